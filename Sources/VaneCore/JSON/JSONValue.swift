@@ -1,0 +1,193 @@
+/// A JSON document kept exactly as written: object members in order, numbers with their text.
+///
+/// Vane reads templates into `JSONValue` first, so that fields it does not know (a new
+/// Firebase field, a managed `rolloutValue`) survive a read and write unchanged, and so that
+/// every error can name the JSON path where it happened.
+public enum JSONValue: Sendable, Hashable {
+    /// `null`
+    case null
+    /// `true` or `false`
+    case bool(Bool)
+    /// A number, with the text it was written as.
+    case number(JSONNumber)
+    /// A string.
+    case string(String)
+    /// An array.
+    case array([JSONValue])
+    /// An object, members in document order.
+    case object(JSONObject)
+}
+
+/// A JSON number that remembers its text, so `20000000` is not written back as `2e7`.
+public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
+    /// The number as written in the document.
+    public let text: String
+    /// The number's value.
+    public let value: Double
+
+    /// Creates a number from its JSON text; nil when the text is not a JSON number.
+    public init?(text: String) {
+        guard JSONNumber.isValidSyntax(text), let value = Double(text) else { return nil }
+        self.text = text
+        self.value = value
+    }
+
+    /// Creates a number from a value, written in its shortest round-trip form.
+    public init(_ value: Double) {
+        self.value = value
+        if value.isFinite, value == value.rounded(), abs(value) < 1e15 {
+            self.text = String(Int64(value))
+        } else {
+            self.text = "\(value)"
+        }
+    }
+
+    /// Creates a number from an integer.
+    public init(_ value: Int) {
+        self.value = Double(value)
+        self.text = String(value)
+    }
+
+    /// The number as written.
+    public var description: String { text }
+
+    /// The value as an integer, when it is one exactly.
+    public var intValue: Int? {
+        if let exact = Int(text) { return exact }
+        guard value.isFinite, value == value.rounded(), abs(value) < 9.0e15 else { return nil }
+        return Int(value)
+    }
+
+    /// Whether `text` follows RFC 8259's number grammar.
+    static func isValidSyntax(_ text: String) -> Bool {
+        var bytes = text.utf8.makeIterator()
+        var current = bytes.next()
+        if current == UInt8(ascii: "-") { current = bytes.next() }
+        guard let first = current else { return false }
+        if first == UInt8(ascii: "0") {
+            current = bytes.next()
+        } else if first >= UInt8(ascii: "1") && first <= UInt8(ascii: "9") {
+            repeat { current = bytes.next() } while current.map(isDigit) ?? false
+        } else {
+            return false
+        }
+        if current == UInt8(ascii: ".") {
+            current = bytes.next()
+            guard current.map(isDigit) ?? false else { return false }
+            repeat { current = bytes.next() } while current.map(isDigit) ?? false
+        }
+        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+            current = bytes.next()
+            if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { current = bytes.next() }
+            guard current.map(isDigit) ?? false else { return false }
+            repeat { current = bytes.next() } while current.map(isDigit) ?? false
+        }
+        return current == nil
+    }
+}
+
+@inline(__always)
+private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+
+/// A JSON object's members, in document order.
+public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
+    /// One `"key": value` member.
+    public struct Member: Sendable, Hashable {
+        /// The member's name.
+        public var key: String
+        /// The member's value.
+        public var value: JSONValue
+
+        /// Creates a member.
+        public init(key: String, value: JSONValue) {
+            self.key = key
+            self.value = value
+        }
+    }
+
+    /// The members, in order.
+    public private(set) var members: [Member]
+
+    /// Creates an object from members; a later member replaces an earlier one of the same key.
+    public init(_ members: [Member] = []) {
+        self.members = []
+        for member in members { self[member.key] = member.value }
+    }
+
+    /// Creates an object from a literal.
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self.init(elements.map { Member(key: $0.0, value: $0.1) })
+    }
+
+    /// The value of the member with this key. Setting nil removes the member; setting a new key
+    /// appends it.
+    public subscript(key: String) -> JSONValue? {
+        get { members.first(where: { $0.key == key })?.value }
+        set {
+            if let index = members.firstIndex(where: { $0.key == key }) {
+                if let newValue { members[index].value = newValue } else { members.remove(at: index) }
+            } else if let newValue {
+                members.append(Member(key: key, value: newValue))
+            }
+        }
+    }
+
+    /// The keys, in order.
+    public var keys: [String] { members.map(\.key) }
+
+    /// The number of members.
+    public var count: Int { members.count }
+
+    /// Whether the object has no members.
+    public var isEmpty: Bool { members.isEmpty }
+
+    /// Iterates the members in order.
+    public func makeIterator() -> IndexingIterator<[Member]> { members.makeIterator() }
+
+    /// Appends a member without checking for an existing key; the parser checks for duplicates.
+    mutating func appendUnchecked(_ member: Member) { members.append(member) }
+}
+
+extension JSONValue {
+    /// The string, when this is a string.
+    public var stringValue: String? {
+        if case .string(let string) = self { return string }
+        return nil
+    }
+
+    /// The object, when this is an object.
+    public var objectValue: JSONObject? {
+        if case .object(let object) = self { return object }
+        return nil
+    }
+
+    /// The elements, when this is an array.
+    public var arrayValue: [JSONValue]? {
+        if case .array(let array) = self { return array }
+        return nil
+    }
+
+    /// The Boolean, when this is `true` or `false`.
+    public var boolValue: Bool? {
+        if case .bool(let bool) = self { return bool }
+        return nil
+    }
+
+    /// The number, when this is a number.
+    public var numberValue: JSONNumber? {
+        if case .number(let number) = self { return number }
+        return nil
+    }
+
+    /// A phrase for error messages: "a string", "an object", …
+    public var kindDescription: String {
+        switch self {
+        case .null: return "null"
+        case .bool: return "a Boolean"
+        case .number: return "a number"
+        case .string: return "a string"
+        case .array: return "an array"
+        case .object: return "an object"
+        }
+    }
+}
