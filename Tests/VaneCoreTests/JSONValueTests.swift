@@ -15,3 +15,118 @@ import Testing
         }
     }
 }
+
+@Suite struct JSONParserTests {
+    @Test func keepsMemberOrderAndNumberText() throws {
+        let json = try JSONValue.parse(#"{"b": 1, "a": [2.50, 3e2, -0], "c": {"z": null, "y": true}}"#)
+        guard case .object(let object) = json else {
+            Issue.record("expected an object")
+            return
+        }
+        #expect(object.keys == ["b", "a", "c"])
+        #expect(json.serialized() == #"{"b":1,"a":[2.50,3e2,-0],"c":{"z":null,"y":true}}"#)
+    }
+
+    @Test func decodesEscapesAndSurrogatePairs() throws {
+        let json = try JSONValue.parse(#"["a\"b\\c\/d\n\t\u00e9\ud83d\ude0a"]"#)
+        #expect(json == .array([.string("a\"b\\c/d\n\té😊")]))
+    }
+
+    @Test func serializationRoundTripsStrings() throws {
+        let original = JSONValue.array([.string("quote \" backslash \\ newline \n control \u{01} emoji 😊 ünïcødé")])
+        #expect(try JSONValue.parse(original.serialized()) == original)
+        #expect(try JSONValue.parse(original.serialized(.pretty)) == original)
+    }
+
+    @Test(arguments: [
+        (#"{"a": 1,}"#, 1, 9, "expected a member name in double quotes, found '}'"),
+        (#"{"a" 1}"#, 1, 6, "expected ':' after the member name \"a\""),
+        ("[1, 2", 1, 6, "the document ends inside an array"),
+        (#"{"a": "unterminated"#, 1, 7, "a string is not closed"),
+        ("{\n  \"a\": tru\n}", 2, 8, "expected a value"),
+        (#"{"a": 1, "a": 2}"#, 1, 10, "duplicate key \"a\""),
+        ("", 1, 1, "the document is empty"),
+        ("[1] [2]", 1, 5, "expected the end of the document"),
+        (#"["\x"]"#, 1, 3, "unknown escape"),
+        ("[01]", 1, 2, "is not a valid JSON number"),
+        (#"["\ud800"]"#, 1, 9, "must be followed by a low surrogate"),
+    ])
+    func reportsWhereAndWhat(input: String, line: Int, column: Int, message: String) {
+        #expect {
+            try JSONValue.parse(input)
+        } throws: { error in
+            guard let error = error as? JSONParseError else { return false }
+            return error.line == line && error.column == column && error.message.contains(message)
+        }
+    }
+
+    @Test func namesThePathOfTheError() {
+        #expect {
+            try JSONValue.parse(#"{"parameters": {"welcome": {"defaultValue": [1, 2, }}}}"#)
+        } throws: { error in
+            (error as? JSONParseError)?.path.description == "parameters.welcome.defaultValue[2]"
+        }
+    }
+
+    @Test func rejectsAbsurdNestingWithoutCrashing() {
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect {
+            try JSONValue.parse(deep)
+        } throws: { error in
+            (error as? JSONParseError)?.message.contains("nested more than 256 levels") == true
+        }
+        let acceptable = String(repeating: "[", count: 200) + String(repeating: "]", count: 200)
+        #expect(throws: Never.self) { try JSONValue.parse(acceptable) }
+    }
+
+    @Test func rejectsDocumentsOverTheSizeLimit() {
+        let big = "[" + String(repeating: "1,", count: 1000) + "1]"
+        #expect(throws: JSONParseError.self) { try JSONValue.parse(big, limits: JSONParseLimits(maximumBytes: 100)) }
+    }
+
+    @Test func rejectsInvalidUTF8AndRawControlCharacters() {
+        #expect(throws: JSONParseError.self) { try JSONValue.parse([0x22, 0xFF, 0xFE, 0x22]) }
+        #expect(throws: JSONParseError.self) { try JSONValue.parse("[\"a\u{01}b\"]") }
+    }
+
+    @Test func everyTruncationOfAValidDocumentFailsCleanly() throws {
+        let document = Array(#"{"a": [1, 2.5, "x\u00e9", {"b": null}], "c": true}"#.utf8)
+        _ = try JSONValue.parse(document)
+        for length in 0..<document.count {
+            #expect(throws: JSONParseError.self) { try JSONValue.parse(document[0..<length]) }
+        }
+    }
+
+    @Test func garbageNeverCrashes() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array(#"{}[]":,\ 0123456789.eE+-truefalsnu"#.utf8)
+        for _ in 0..<2000 {
+            let length = Int.random(in: 0..<40, using: &generator)
+            let bytes = (0..<length).map { _ in alphabet.randomElement(using: &generator) ?? 0 }
+            _ = try? JSONValue.parse(bytes)
+        }
+    }
+}
+
+@Suite struct JSONObjectTests {
+    @Test func setsReplacesAndRemovesMembersInOrder() {
+        var object: JSONObject = ["a": 1, "b": 2, "c": 3]
+        object["b"] = nil
+        object["a"] = "x"
+        object["d"] = .null
+        #expect(object.keys == ["a", "c", "d"])
+        #expect(object["a"] == "x")
+        #expect(object["c"] == 3)
+        #expect(object["d"] == .null)
+        #expect(object["b"] == nil)
+    }
+}
+
+@Suite struct JSONPathTests {
+    @Test func rendersDottedAndBracketedSteps() {
+        let path = JSONPath.root.appending("parameters").appending("my key").appending("conditionalValues").appending(0)
+        #expect(path.description == #"parameters["my key"].conditionalValues[0]"#)
+        #expect(JSONPath.root.description == "$")
+        #expect(JSONPath.root.appending("9lives").description == #"["9lives"]"#)
+    }
+}

@@ -89,7 +89,7 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
 @inline(__always)
 private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
-/// A JSON object's members, in document order.
+/// A JSON object's members, in document order, with constant-time lookup by key.
 public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
     /// One `"key": value` member.
     public struct Member: Sendable, Hashable {
@@ -107,10 +107,13 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
 
     /// The members, in order.
     public private(set) var members: [Member]
+    /// Position of each key in `members`.
+    private var positions: [String: Int]
 
     /// Creates an object from members; a later member replaces an earlier one of the same key.
     public init(_ members: [Member] = []) {
         self.members = []
+        self.positions = [:]
         for member in members { self[member.key] = member.value }
     }
 
@@ -122,11 +125,18 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     /// The value of the member with this key. Setting nil removes the member; setting a new key
     /// appends it.
     public subscript(key: String) -> JSONValue? {
-        get { members.first(where: { $0.key == key })?.value }
+        get { positions[key].map { members[$0].value } }
         set {
-            if let index = members.firstIndex(where: { $0.key == key }) {
-                if let newValue { members[index].value = newValue } else { members.remove(at: index) }
+            if let position = positions[key] {
+                if let newValue {
+                    members[position].value = newValue
+                } else {
+                    members.remove(at: position)
+                    positions[key] = nil
+                    for index in position..<members.count { positions[members[index].key] = index }
+                }
             } else if let newValue {
+                positions[key] = members.count
                 members.append(Member(key: key, value: newValue))
             }
         }
@@ -144,8 +154,11 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     /// Iterates the members in order.
     public func makeIterator() -> IndexingIterator<[Member]> { members.makeIterator() }
 
-    /// Appends a member without checking for an existing key; the parser checks for duplicates.
-    mutating func appendUnchecked(_ member: Member) { members.append(member) }
+    /// Objects are equal when their members are, in the same order.
+    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool { lhs.members == rhs.members }
+
+    /// Hashes the members.
+    public func hash(into hasher: inout Hasher) { hasher.combine(members) }
 }
 
 extension JSONValue {
@@ -189,5 +202,24 @@ extension JSONValue {
         case .array: return "an array"
         case .object: return "an object"
         }
+    }
+}
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
+    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
+{
+    /// A string.
+    public init(stringLiteral value: String) { self = .string(value) }
+    /// A number.
+    public init(integerLiteral value: Int) { self = .number(JSONNumber(value)) }
+    /// A number.
+    public init(floatLiteral value: Double) { self = .number(JSONNumber(value)) }
+    /// `true` or `false`.
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// An array.
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// An object, members in the literal's order.
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(JSONObject(elements.map { JSONObject.Member(key: $0.0, value: $0.1) }))
     }
 }

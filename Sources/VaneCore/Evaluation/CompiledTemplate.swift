@@ -1,0 +1,191 @@
+import Foundation
+
+/// A template compiled for evaluation: conditions parsed into trees, values pre-read into
+/// ``ConfigValue``s. Compile once per published version, then evaluate for any number of users.
+///
+/// A compiled template is immutable, so ``evaluate(_:at:)`` runs from any number of threads at
+/// once without locks.
+///
+/// ```swift
+/// let compiled = try CompiledTemplate(template)
+/// let result = compiled.evaluate(EvaluationContext(randomizationId: "user-42", attributes: ["device.country": "de"]))
+/// let showBanner = result.bool("show_banner", default: false)
+/// ```
+public final class CompiledTemplate: Sendable {
+    /// The template as written.
+    public let template: ConfigTemplate
+    let conditions: [CompiledCondition]
+    let parameters: [CompiledParameter]
+    let parameterIndex: [String: Int]
+    let seeds: [String]
+
+    /// Compiles a template.
+    ///
+    /// Conditional values naming a condition the template lacks are ignored, as are parameters
+    /// repeated under another group (the first wins); ``ConfigTemplate/validate(options:)``
+    /// reports both.
+    /// - Throws: ``TemplateCompilationError`` listing every condition expression that does not parse.
+    public init(_ template: ConfigTemplate) throws(TemplateCompilationError) {
+        self.template = template
+        var issues: [ValidationIssue] = []
+        var seedIndex: [String: Int] = [:]
+        var seeds: [String] = []
+        var conditions: [CompiledCondition] = []
+        var conditionIndex: [String: Int] = [:]
+        for (index, condition) in template.conditions.enumerated() {
+            let expression: ConditionExpression
+            switch condition.source {
+            case .expression(let text):
+                do {
+                    expression = try ConditionParser.parse(text, conditionName: condition.name)
+                } catch {
+                    let path = JSONPath.root.appending("conditions").appending(index).appending("expression")
+                    issues.append(ValidationIssue(.error, at: path, rule: "condition-syntax", error.description))
+                    continue
+                }
+            case .structured(let json):
+                expression = StructuredConditionReader.read(json).expression
+            }
+            if conditionIndex[condition.name] == nil { conditionIndex[condition.name] = conditions.count }
+            conditions.append(
+                CompiledCondition(
+                    name: condition.name,
+                    root: ConditionNode(expression, seedIndex: { seed in
+                        if let existing = seedIndex[seed] { return existing }
+                        seeds.append(seed)
+                        seedIndex[seed] = seeds.count - 1
+                        return seeds.count - 1
+                    })
+                )
+            )
+        }
+        guard issues.isEmpty else { throw TemplateCompilationError(issues: issues) }
+
+        var parameters: [CompiledParameter] = []
+        var parameterIndex: [String: Int] = [:]
+        for parameter in template.allParameters where parameterIndex[parameter.key] == nil {
+            parameterIndex[parameter.key] = parameters.count
+            parameters.append(CompiledParameter(parameter, conditionIndex: conditionIndex))
+        }
+        self.conditions = conditions
+        self.parameters = parameters
+        self.parameterIndex = parameterIndex
+        self.seeds = seeds
+    }
+
+    /// The keys of every parameter, in template order.
+    public var keys: [String] { parameters.map(\.key) }
+
+    /// Whether the template has a parameter with this key.
+    public func containsKey(_ key: String) -> Bool { parameterIndex[key] != nil }
+
+    /// The template's version number, if it has been published.
+    public var versionNumber: String? { template.version?.versionNumber }
+
+    /// Evaluates the template for one user.
+    ///
+    /// For each parameter, the first condition in template order that is true and has a value
+    /// for it wins; otherwise the default value applies. Conditions no parameter reaches are not
+    /// evaluated.
+    /// - Parameters:
+    ///   - context: The user's randomization id and attributes.
+    ///   - now: The evaluation time for `dateTime` rules, unless the context pins `dateTime`.
+    public func evaluate(_ context: EvaluationContext, at now: Date = Date()) -> EvaluationResult {
+        var state = EvaluationState(context: context, now: now, conditionCount: conditions.count, seedCount: seeds.count)
+        var choices = [Int32](repeating: -1, count: parameters.count)
+        for (parameterOffset, parameter) in parameters.enumerated() {
+            for (choice, conditional) in parameter.conditionals.enumerated()
+            where isTrue(condition: conditional.conditionIndex, state: &state) {
+                choices[parameterOffset] = Int32(choice)
+                break
+            }
+        }
+        return EvaluationResult(template: self, choices: choices)
+    }
+
+    private func isTrue(condition index: Int, state: inout EvaluationState) -> Bool {
+        switch state.conditionResults[index] {
+        case 1: return true
+        case 2: return false
+        default:
+            let result = conditions[index].root.evaluate(&state, seeds: seeds)
+            state.conditionResults[index] = result ? 1 : 2
+            return result
+        }
+    }
+}
+
+/// A template whose conditions do not all parse.
+public struct TemplateCompilationError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// One issue per condition that failed, with its path and the parser's message.
+    public var issues: [ValidationIssue]
+
+    /// One line per issue.
+    public var description: String { issues.map(\.description).joined(separator: "\n") }
+}
+
+struct CompiledCondition: Sendable {
+    let name: String
+    let root: ConditionNode
+}
+
+/// A parameter's possible outcomes, its conditional values sorted into template condition order.
+struct CompiledParameter: Sendable {
+    struct Conditional: Sendable {
+        let conditionIndex: Int
+        let conditionName: String
+        let outcome: ResolutionOutcome
+    }
+
+    let key: String
+    let defaultOutcome: ResolutionOutcome
+    let conditionals: [Conditional]
+    let realtime: Bool
+
+    init(_ parameter: TemplateParameter, conditionIndex: [String: Int]) {
+        key = parameter.key
+        defaultOutcome = parameter.defaultValue.map(ResolutionOutcome.init) ?? .noDefaultValue
+        realtime = parameter.metadata?.realtime ?? false
+        conditionals = parameter.conditionalValues.compactMap { conditional in
+            guard let index = conditionIndex[conditional.conditionName] else { return nil }
+            return Conditional(
+                conditionIndex: index,
+                conditionName: conditional.conditionName,
+                outcome: ResolutionOutcome(conditional.value)
+            )
+        }
+        .sorted { $0.conditionIndex < $1.conditionIndex }
+    }
+
+    func outcome(choice: Int32) -> ResolutionOutcome {
+        choice < 0 ? defaultOutcome : conditionals[Int(choice)].outcome
+    }
+}
+
+/// Scratch space for one evaluation: memoised condition results and percent buckets.
+struct EvaluationState {
+    let context: EvaluationContext
+    let now: Date
+    /// 0 not yet evaluated, 1 true, 2 false.
+    var conditionResults: [UInt8]
+    /// Micro-percentile per seed; `UInt64.max` until computed.
+    var buckets: [UInt64]
+
+    init(context: EvaluationContext, now: Date, conditionCount: Int, seedCount: Int) {
+        self.context = context
+        self.now = now
+        self.conditionResults = [UInt8](repeating: 0, count: conditionCount)
+        self.buckets = [UInt64](repeating: .max, count: seedCount)
+    }
+
+    /// The attribute a rule reads; `dateTime` defaults to the evaluation time and
+    /// `app.firebaseInstallationId` to the randomization id.
+    func attribute(_ name: String, element: ConditionElement?) -> AttributeValue? {
+        if let value = context.attributes[name] { return value }
+        switch element {
+        case .dateTime?: return .date(now)
+        case .appFirebaseInstallationId?: return context.randomizationId.map(AttributeValue.string)
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,50 @@
+/// A condition tree ready to evaluate: attribute tests pre-compiled, percent seeds numbered.
+indirect enum ConditionNode: Sendable {
+    case constant(Bool)
+    case and([ConditionNode])
+    case or([ConditionNode])
+    case not(ConditionNode)
+    case percent(seedIndex: Int, range: PercentRange)
+    case attribute(name: String, element: ConditionElement?, test: CompiledAttributeTest)
+
+    init(_ expression: ConditionExpression, seedIndex: (String) -> Int) {
+        switch expression {
+        case .constant(let value): self = .constant(value)
+        case .and(let operands): self = .and(operands.map { ConditionNode($0, seedIndex: seedIndex) })
+        case .or(let operands): self = .or(operands.map { ConditionNode($0, seedIndex: seedIndex) })
+        case .not(let operand): self = .not(ConditionNode(operand, seedIndex: seedIndex))
+        case .percent(let percent): self = .percent(seedIndex: seedIndex(percent.seed), range: percent.range)
+        case .attribute(let condition):
+            var element: ConditionElement?
+            if case .element(let named) = condition.subject { element = named }
+            self = .attribute(name: condition.attributeName, element: element, test: CompiledAttributeTest(condition.test))
+        }
+    }
+
+    func evaluate(_ state: inout EvaluationState, seeds: [String]) -> Bool {
+        switch self {
+        case .constant(let value):
+            return value
+        case .and(let operands):
+            for operand in operands where !operand.evaluate(&state, seeds: seeds) { return false }
+            return true
+        case .or(let operands):
+            for operand in operands where operand.evaluate(&state, seeds: seeds) { return true }
+            return false
+        case .not(let operand):
+            return !operand.evaluate(&state, seeds: seeds)
+        case .percent(let seedIndex, let range):
+            // No randomization id: nobody is in any percentage.
+            guard let id = state.context.randomizationId, !id.isEmpty else { return false }
+            var bucket = state.buckets[seedIndex]
+            if bucket == .max {
+                bucket = PercentBucket.microPercentile(seed: seeds[seedIndex], randomizationId: id)
+                state.buckets[seedIndex] = bucket
+            }
+            return range.contains(microPercentile: bucket)
+        case .attribute(let name, let element, let test):
+            guard let value = state.attribute(name, element: element) else { return false }
+            return test.evaluate(value)
+        }
+    }
+}
