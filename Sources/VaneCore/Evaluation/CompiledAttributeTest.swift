@@ -1,0 +1,294 @@
+import Foundation
+
+/// An ``AttributeTest`` prepared once for fast, repeated evaluation.
+///
+/// Compiling parses numeric targets, splits version targets, folds and indexes string targets and
+/// builds regular expressions, so ``evaluate(_:)`` does no parsing of the rule and, for string and
+/// number values, allocates nothing except for `matches`.
+///
+/// Conversions follow Firebase's Node Admin SDK (see ``AttributeValue/javaScriptString`` and
+/// ``AttributeValue/javaScriptNumber``). The caller handles a missing attribute, which makes every
+/// rule false.
+public struct CompiledAttributeTest: Sendable {
+    private let rule: Rule
+
+    /// Compiles a test. A regular expression that does not compile never matches (the parser rejects
+    /// such templates before they get here); an empty one matches everything, as in JavaScript.
+    public init(_ test: AttributeTest) {
+        switch test {
+        case .equals(let target, let negated, let matching):
+            rule = .membership(StringMembership([target], matching: matching), negated: negated)
+        case .inList(let targets, let matching):
+            rule = .membership(StringMembership(targets, matching: matching), negated: false)
+        case .string(let op, let targets):
+            rule = Self.compileString(op, targets)
+        case .number(let op, let target):
+            rule = .number(op, JavaScript.number(from: target))
+        case .version(let op, let target):
+            rule = .version(op, VersionComparison.Version(target))
+        case .audience(let op, let targets):
+            rule = .audience(op, Self.deduplicatedBytes(targets))
+        case .date(let op, let literal):
+            rule = .date(op, literal.date.timeIntervalSince1970)
+        }
+    }
+
+    /// Whether a present attribute value passes the test.
+    public func evaluate(_ value: AttributeValue) -> Bool {
+        switch rule {
+        case .membership(let membership, let negated):
+            return membership.contains(value) != negated
+        case .contains(let needles, let matchesEverything):
+            return matchesEverything || Self.containsAny(value, needles)
+        case .notContains(let needles, let matchesEverything):
+            return !(matchesEverything || Self.containsAny(value, needles))
+        case .exactlyMatches(let targets):
+            return withJavaScriptString(value) { text in
+                UTF8Bytes.with(JavaScript.trimmingWhitespace(text)) { targets.contains($0) }
+            }
+        case .matches(let regexes):
+            return Self.matchesAny(value, regexes)
+        case .number(let op, let target):
+            return Self.compareNumber(value, op, target)
+        case .version(let op, let target):
+            guard let ordering = withJavaScriptString(value, { VersionComparison.compare($0, target) }) else {
+                return false
+            }
+            return op.holds(forOrdering: ordering)
+        case .audience(let op, let targets):
+            return Self.evaluateAudience(value, op, targets)
+        case .date(let op, let target):
+            guard let date = value.dateValue else { return false }
+            let seconds = date.timeIntervalSince1970
+            return op.holds(forOrdering: seconds < target ? -1 : (seconds > target ? 1 : 0))
+        }
+    }
+
+    /// The compiled form of each kind of test.
+    private enum Rule: Sendable {
+        /// `==`, `!=` and `in`.
+        case membership(StringMembership, negated: Bool)
+        /// `.contains`: UTF-8 needles; true regardless when some target is empty.
+        case contains([[UInt8]], matchesEverything: Bool)
+        /// `.notContains`: the negation of `.contains`.
+        case notContains([[UInt8]], matchesEverything: Bool)
+        /// `.exactlyMatches`: the trimmed targets.
+        case exactlyMatches(FoldedStringSet)
+        /// `.matches`: nil stands for the empty pattern, which matches everything.
+        case matches([SendableRegex?])
+        /// Numeric comparison against the target's `Number()` (possibly NaN).
+        case number(ComparisonOperator, Double)
+        /// Version comparison against the pre-split target.
+        case version(ComparisonOperator, VersionComparison.Version)
+        /// Audience methods over deduplicated UTF-8 targets.
+        case audience(AudienceOperator, [[UInt8]])
+        /// Date comparison against seconds since 1970.
+        case date(ComparisonOperator, Double)
+    }
+
+    private static func compileString(_ op: StringOperator, _ targets: [String]) -> Rule {
+        switch op {
+        case .contains, .notContains:
+            let needles = targets.map { Array($0.utf8) }
+            let matchesEverything = needles.contains { $0.isEmpty }
+            return op == .contains
+                ? .contains(needles, matchesEverything: matchesEverything)
+                : .notContains(needles, matchesEverything: matchesEverything)
+        case .exactlyMatches:
+            let trimmed = targets.map { String(JavaScript.trimmingWhitespace($0[...])) }
+            return .exactlyMatches(FoldedStringSet(trimmed, folding: .none))
+        case .matches:
+            return .matches(targets.compactMap(SendableRegex.compile))
+        }
+    }
+
+    private static func deduplicatedBytes(_ strings: [String]) -> [[UInt8]] {
+        var seen = Set<[UInt8]>()
+        return strings.map { Array($0.utf8) }.filter { seen.insert($0).inserted }
+    }
+
+    private static func containsAny(_ value: AttributeValue, _ needles: [[UInt8]]) -> Bool {
+        withJavaScriptString(value) { text in
+            UTF8Bytes.with(text) { haystack in
+                needles.contains { UTF8Bytes.contains(haystack, $0) }
+            }
+        }
+    }
+
+    private static func matchesAny(_ value: AttributeValue, _ regexes: [SendableRegex?]) -> Bool {
+        let text = value.javaScriptString
+        let range = NSRange(location: 0, length: text.utf16.count)
+        return regexes.contains { regex in
+            guard let regex else { return true }
+            return regex.expression.firstMatch(in: text, options: [], range: range) != nil
+        }
+    }
+
+    private static func compareNumber(_ value: AttributeValue, _ op: ComparisonOperator, _ target: Double) -> Bool {
+        let number: Double
+        switch value {
+        case .number(let direct): number = direct
+        case .string(let text): number = JavaScript.number(from: text)
+        default: number = value.javaScriptNumber
+        }
+        if number.isNaN || target.isNaN { return false }
+        return op.holds(forOrdering: number < target ? -1 : (number > target ? 1 : 0))
+    }
+
+    private static func evaluateAudience(_ value: AttributeValue, _ op: AudienceOperator, _ targets: [[UInt8]]) -> Bool {
+        guard let names = value.stringListValue else { return false }
+        let isMember = { (target: [UInt8]) in names.contains { $0.utf8.elementsEqual(target) } }
+        switch op {
+        case .inAtLeastOne: return targets.contains(where: isMember)
+        case .notInAtLeastOne: return !targets.contains(where: isMember)
+        case .inAll: return targets.allSatisfy(isMember)
+        case .notInAll: return !targets.allSatisfy(isMember)
+        }
+    }
+}
+
+/// Runs `body` on the value's JavaScript string, without converting a string value.
+private func withJavaScriptString<R>(_ value: AttributeValue, _ body: (Substring) -> R) -> R {
+    switch value {
+    case .string(let text): return body(text[...])
+    case .bool(let flag): return body(flag ? "true" : "false")
+    default: return body(value.javaScriptString[...])
+    }
+}
+
+/// An `NSRegularExpression`, which is immutable and documented thread-safe, marked `Sendable`.
+private struct SendableRegex: @unchecked Sendable {
+    let expression: NSRegularExpression
+
+    /// `.some(nil)` for the empty pattern (ICU rejects it; JavaScript matches everywhere), nil when
+    /// the pattern does not compile, so `compactMap` drops patterns that can never match.
+    static func compile(_ pattern: String) -> SendableRegex?? {
+        if pattern.isEmpty { return .some(nil) }
+        guard let expression = try? NSRegularExpression(pattern: pattern) else { return nil }
+        return SendableRegex(expression: expression)
+    }
+}
+
+/// `==`/`!=`/`in` targets, folded per ``StringMatching`` and indexed for lookup.
+private struct StringMembership: Sendable {
+    /// Every target, matched whole.
+    let whole: FoldedStringSet
+    /// Language-tag targets without a subtag (`en`), which also match `en-US`, `en_gb`, …
+    let primaryLanguages: FoldedStringSet?
+
+    init(_ targets: [String], matching: StringMatching) {
+        switch matching {
+        case .exact:
+            whole = FoldedStringSet(targets, folding: .none)
+            primaryLanguages = nil
+        case .caseInsensitive:
+            whole = FoldedStringSet(targets, folding: .asciiCase)
+            primaryLanguages = nil
+        case .languageTag:
+            whole = FoldedStringSet(targets, folding: .languageTag)
+            let primaries = targets.filter { !$0.utf8.contains(where: UTF8Bytes.isSubtagSeparator) }
+            primaryLanguages = primaries.isEmpty ? nil : FoldedStringSet(primaries, folding: .languageTag)
+        }
+    }
+
+    func contains(_ value: AttributeValue) -> Bool {
+        withJavaScriptString(value) { text in
+            UTF8Bytes.with(text) { bytes in
+                if whole.contains(bytes) { return true }
+                guard let primaryLanguages,
+                    let separator = bytes.firstIndex(where: UTF8Bytes.isSubtagSeparator)
+                else { return false }
+                return primaryLanguages.contains(UnsafeBufferPointer(rebasing: bytes[..<separator]))
+            }
+        }
+    }
+}
+
+/// How bytes are normalized before strings are compared.
+enum ByteFolding: Sendable {
+    /// Byte for byte: JavaScript's code-unit equality, not Swift's canonical equivalence.
+    case none
+    /// ASCII letters ignore case.
+    case asciiCase
+    /// ASCII letters ignore case and `_` reads as `-`.
+    case languageTag
+
+    @inline(__always)
+    func fold(_ byte: UInt8) -> UInt8 {
+        switch self {
+        case .none: return byte
+        case .asciiCase: return byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
+        case .languageTag:
+            if byte == UInt8(ascii: "_") { return UInt8(ascii: "-") }
+            return byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
+        }
+    }
+}
+
+/// A set of strings looked up by folded UTF-8 bytes without allocating: buckets keyed by an FNV-1a
+/// hash of the folded bytes, verified byte by byte.
+struct FoldedStringSet: Sendable {
+    let folding: ByteFolding
+    private let buckets: [UInt64: [[UInt8]]]
+
+    init(_ strings: [String], folding: ByteFolding) {
+        self.folding = folding
+        var buckets: [UInt64: [[UInt8]]] = [:]
+        for string in strings {
+            let folded = string.utf8.map(folding.fold)
+            let key = folded.withUnsafeBufferPointer { Self.hash($0, folding: .none) }
+            if buckets[key]?.contains(folded) != true { buckets[key, default: []].append(folded) }
+        }
+        self.buckets = buckets
+    }
+
+    /// Whether some member equals `bytes` after folding.
+    func contains(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let bucket = buckets[Self.hash(bytes, folding: folding)] else { return false }
+        return bucket.contains { member in
+            member.count == bytes.count && zip(member, bytes).allSatisfy { $0 == folding.fold($1) }
+        }
+    }
+
+    private static func hash(_ bytes: UnsafeBufferPointer<UInt8>, folding: ByteFolding) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash = (hash ^ UInt64(folding.fold(byte))) &* 0x100_0000_01b3
+        }
+        return hash
+    }
+}
+
+/// Helpers over UTF-8 bytes, which carry JavaScript's code-unit semantics for search and equality.
+enum UTF8Bytes {
+    /// Runs `body` on the text's UTF-8 bytes, copying only a non-native (bridged) string.
+    @inline(__always)
+    static func with<R>(_ text: Substring, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
+        var copy = String(text)
+        return copy.withUTF8(body)
+    }
+
+    /// `-` or `_`, which separate the subtags of a language tag.
+    static func isSubtagSeparator(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+    }
+
+    /// Whether `needle` occurs in `haystack`; UTF-8 is self-synchronizing, so a byte match is a
+    /// match of whole characters.
+    static func contains(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {
+        guard let first = needle.first else { return true }
+        guard needle.count <= haystack.count else { return false }
+        let lastStart = haystack.count - needle.count
+        var start = 0
+        while start <= lastStart {
+            if haystack[start] == first {
+                var offset = 1
+                while offset < needle.count, haystack[start + offset] == needle[offset] { offset += 1 }
+                if offset == needle.count { return true }
+            }
+            start += 1
+        }
+        return false
+    }
+}

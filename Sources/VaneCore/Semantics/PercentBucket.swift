@@ -1,0 +1,51 @@
+import Crypto
+import Foundation
+
+/// The micro-percentile bucket of a randomization id, as every Firebase SDK computes it.
+public enum PercentBucket {
+    /// Micro-percents in 100 %: buckets run from 0 through 99,999,999.
+    public static let microPercentsPerWhole: UInt64 = 100_000_000
+
+    /// The bucket (0 … 99,999,999) of `randomizationId` under `seed`.
+    ///
+    /// SHA-256 of the UTF-8 bytes of `seed + "." + randomizationId` (just the id when the seed is
+    /// empty), the 32-byte digest read as one big-endian integer, modulo 100,000,000.
+    public static func microPercentile(seed: String, randomizationId: String) -> UInt64 {
+        var hasher = SHA256()
+        if !seed.isEmpty {
+            update(&hasher, with: seed)
+            update(&hasher, with: ".")
+        }
+        update(&hasher, with: randomizationId)
+        var remainder: UInt64 = 0
+        for byte in hasher.finalize() {
+            // Horner's rule modulo 10^8; remainder * 256 + 255 stays far below UInt64.max.
+            remainder = (remainder * 256 + UInt64(byte)) % microPercentsPerWhole
+        }
+        return remainder
+    }
+
+    /// Feeds a string's UTF-8 bytes to the hash without copying them when they are contiguous.
+    private static func update(_ hasher: inout SHA256, with text: String) {
+        let fed: Bool? = text.utf8.withContiguousStorageIfAvailable {
+            hasher.update(bufferPointer: UnsafeRawBufferPointer($0))
+            return true
+        }
+        if fed == nil { hasher.update(data: Array(text.utf8)) }
+    }
+}
+
+extension PercentRange {
+    /// Whether a micro-percentile falls in the range: `<=` and `>` as written, `between` as
+    /// (lower, upper] like Firebase; an unknown operator contains nothing.
+    public func contains(microPercentile: UInt64) -> Bool {
+        // Exact: every bucket is below 2^53.
+        let bucket = Double(microPercentile)
+        switch self {
+        case .lessOrEqual(let bound): return bucket <= bound
+        case .greaterThan(let bound): return bucket > bound
+        case .between(let lower, let upper): return lower < bucket && bucket <= upper
+        case .unknown: return false
+        }
+    }
+}
