@@ -30,6 +30,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(
+            name: "vane-benchmarks",
+            dependencies: ["VaneCore"],
+            path: "Benchmarks/VaneBenchmarks"
+        ),
         .testTarget(
             name: "VaneCoreTests",
             dependencies: ["VaneCore"],

@@ -41,8 +41,9 @@ struct EvalCommand: AsyncParsableCommand {
         }
         var inAppDefaults = InAppDefaults()
         if let defaults {
+            let bytes = try InputFiles.read(defaults)
             do {
-                inAppDefaults = try InAppDefaults(data: try InputFiles.read(defaults))
+                inAppDefaults = try InAppDefaults(data: bytes)
             } catch {
                 throw InputError(file: InputFiles.displayName(defaults), issues: error.issues)
             }

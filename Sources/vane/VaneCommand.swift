@@ -25,17 +25,17 @@ struct VaneCommand: AsyncParsableCommand {
             }
         } catch let error as InputError {
             StandardError.write(error.message)
-            exit(InputError.exitCode)
+            Foundation.exit(InputError.exitCode)
         } catch let error as ExitCode {
-            exit(error.rawValue)
+            Foundation.exit(error.rawValue)
         } catch {
             let message = fullMessage(for: error)
             if exitCode(for: error) == .success {
                 if !message.isEmpty { print(message) }
-                exit(0)
+                Foundation.exit(0)
             }
             StandardError.write(message)
-            exit(UsageExit.code)
+            Foundation.exit(UsageExit.code)
         }
     }
 }

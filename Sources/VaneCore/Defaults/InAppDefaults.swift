@@ -32,7 +32,14 @@ public struct InAppDefaults: Sendable, Hashable {
     public init(_ entries: [Entry] = []) {
         self.entries = []
         self.index = [:]
-        for entry in entries { self[entry.key] = entry.value }
+        for entry in entries {
+            if let position = index[entry.key] {
+                self.entries[position] = entry
+            } else {
+                index[entry.key] = self.entries.count
+                self.entries.append(entry)
+            }
+        }
     }
 
     /// Creates defaults from a dictionary.

@@ -1,0 +1,90 @@
+import Foundation
+import VaneCore
+
+// Vane's engine benchmarks. Run in release mode:
+//     swift run -c release vane-benchmarks
+// Every figure is printed beside a plain Dictionary lookup measured in the same run.
+
+let harness = Harness()
+let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+let large = TemplateGenerator.template(parameters: 3000, conditions: 2000)
+let typical = TemplateGenerator.template(parameters: 50, conditions: 20)
+let largeJSON = large.serialized(.compact)
+let context = TemplateGenerator.context
+
+guard let compiledLarge = try? CompiledTemplate(large), let compiledTypical = try? CompiledTemplate(typical) else {
+    FileHandle.standardError.write(Data("the generated templates do not compile\n".utf8))
+    exit(1)
+}
+let result = compiledTypical.evaluate(context, at: now)
+let dictionary = Dictionary(uniqueKeysWithValues: typical.parameters.map { ($0.key, $0.defaultValue?.stringValue ?? "") })
+let readKeys = typical.parameters.map(\.key)
+var readIndex = 0
+
+print("Vane engine benchmarks (\(ProcessInfo.processInfo.activeProcessorCount) cores)")
+print("large template: \(large.parameters.count) parameters, \(large.conditions.count) conditions, \(largeJSON.utf8.count) bytes of JSON")
+print("")
+
+let baseline = harness.measure("Dictionary<String, String> lookup (baseline)") {
+    readIndex = (readIndex + 1) % readKeys.count
+    blackHole(dictionary[readKeys[readIndex]])
+}
+let typedRead = harness.measure("typed read: result.bool(_:default:)") {
+    readIndex = (readIndex + 1) % readKeys.count
+    blackHole(result.bool(readKeys[readIndex], default: false))
+}
+let stringRead = harness.measure("typed read: result.string(_:default:)") {
+    readIndex = (readIndex + 1) % readKeys.count
+    blackHole(result.string(readKeys[readIndex], default: ""))
+}
+let evaluateTypical = harness.measure("evaluate 50 parameters / 20 conditions") {
+    blackHole(compiledTypical.evaluate(context, at: now))
+}
+let evaluateLarge = harness.measure("evaluate 3,000 parameters / 2,000 conditions") {
+    blackHole(compiledLarge.evaluate(context, at: now))
+}
+let quickHarness = Harness(rounds: 7, minimumRoundDuration: .milliseconds(200))
+let compileLarge = quickHarness.measure("compile 3,000 / 2,000 template") {
+    blackHole(try? CompiledTemplate(large))
+}
+let parseLarge = quickHarness.measure("parse JSON + decode 3,000 / 2,000 template") {
+    blackHole(try? ConfigTemplate(data: Array(largeJSON.utf8)))
+}
+let validateLarge = quickHarness.measure("validate 3,000 / 2,000 template") {
+    blackHole(large.validate())
+}
+
+struct Row {
+    let measurement: Harness.Measurement
+    let target: String
+    let met: Bool?
+}
+
+let readRatio = typedRead.nanosecondsPerOperation / baseline.nanosecondsPerOperation
+let stringRatio = stringRead.nanosecondsPerOperation / baseline.nanosecondsPerOperation
+let rows = [
+    Row(measurement: baseline, target: "1.00×", met: nil),
+    Row(measurement: typedRead, target: String(format: "%.2f× baseline (target ≤ 3×)", readRatio), met: readRatio <= 3),
+    Row(measurement: stringRead, target: String(format: "%.2f× baseline (target ≤ 3×)", stringRatio), met: stringRatio <= 3),
+    Row(
+        measurement: evaluateTypical,
+        target: String(format: "%.0f× baseline (target < 10 µs)", evaluateTypical.nanosecondsPerOperation / baseline.nanosecondsPerOperation),
+        met: evaluateTypical.nanosecondsPerOperation < 10_000
+    ),
+    Row(
+        measurement: evaluateLarge,
+        target: String(format: "%.0f× baseline (target < 1 ms)", evaluateLarge.nanosecondsPerOperation / baseline.nanosecondsPerOperation),
+        met: evaluateLarge.nanosecondsPerOperation < 1_000_000
+    ),
+    Row(measurement: compileLarge, target: "once per publish", met: nil),
+    Row(measurement: parseLarge, target: "once per publish", met: nil),
+    Row(measurement: validateLarge, target: "once per publish", met: nil),
+]
+
+print("| benchmark | median per operation | ratio / target | met |")
+print("|---|---|---|---|")
+for row in rows {
+    let met = row.met.map { $0 ? "yes" : "NO" } ?? "–"
+    print("| \(row.measurement.name) | \(formatTime(row.measurement.nanosecondsPerOperation)) | \(row.target) | \(met) |")
+}
