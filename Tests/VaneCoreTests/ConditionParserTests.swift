@@ -20,7 +20,15 @@ func syntaxError(_ expression: String, name: String? = nil) -> ConditionSyntaxEr
     }
 }
 
-func utcDate(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int, _ second: Int, zone: String = "UTC")
+func utcDate(
+    _ year: Int,
+    _ month: Int,
+    _ day: Int,
+    _ hour: Int,
+    _ minute: Int,
+    _ second: Int,
+    zone: String = "UTC"
+)
     -> Date?
 {
     var calendar = Calendar(identifier: .gregorian)
@@ -39,18 +47,33 @@ func utcDate(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int, 
     }
 
     @Test func appId() throws {
-        #expect(try ConditionParser.parse("app.id == '1:123:ios:abc'") == rule(.appId, .equals("1:123:ios:abc", negated: false, matching: .exact)))
+        #expect(
+            try ConditionParser.parse("app.id == '1:123:ios:abc'")
+                == rule(.appId, .equals("1:123:ios:abc", negated: false, matching: .exact))
+        )
         #expect(try ConditionParser.parse("app.id!='x'") == rule(.appId, .equals("x", negated: true, matching: .exact)))
     }
 
     @Test func deviceOS() throws {
-        #expect(try ConditionParser.parse("device.os == 'ios'") == rule(.deviceOS, .equals("ios", negated: false, matching: .caseInsensitive)))
-        #expect(try ConditionParser.parse("device.os != 'android'") == rule(.deviceOS, .equals("android", negated: true, matching: .caseInsensitive)))
+        #expect(
+            try ConditionParser.parse("device.os == 'ios'")
+                == rule(.deviceOS, .equals("ios", negated: false, matching: .caseInsensitive))
+        )
+        #expect(
+            try ConditionParser.parse("device.os != 'android'")
+                == rule(.deviceOS, .equals("android", negated: true, matching: .caseInsensitive))
+        )
     }
 
     @Test func countryLanguageAndInstallationId() throws {
-        #expect(try ConditionParser.parse("device.country in ['us', 'gb']") == rule(.deviceCountry, .inList(["us", "gb"], matching: .caseInsensitive)))
-        #expect(try ConditionParser.parse("device.language in ['en-US','es-ES']") == rule(.deviceLanguage, .inList(["en-US", "es-ES"], matching: .languageTag)))
+        #expect(
+            try ConditionParser.parse("device.country in ['us', 'gb']")
+                == rule(.deviceCountry, .inList(["us", "gb"], matching: .caseInsensitive))
+        )
+        #expect(
+            try ConditionParser.parse("device.language in ['en-US','es-ES']")
+                == rule(.deviceLanguage, .inList(["en-US", "es-ES"], matching: .languageTag))
+        )
         let fid = rule(.appFirebaseInstallationId, .inList(["cXXXXXXXXXA"], matching: .exact))
         #expect(try ConditionParser.parse("app.firebaseInstallationId in ['cXXXXXXXXXA']") == fid)
         #expect(try ConditionParser.parse("firebaseInstallationId in ['cXXXXXXXXXA']") == fid)
@@ -58,44 +81,88 @@ func utcDate(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int, 
 
     @Test func versionAndBuildComparisons() throws {
         for comparison in ComparisonOperator.allCases {
-            #expect(try ConditionParser.parse("app.version.\(comparison.rawValue)(['2.1.0'])") == rule(.appVersion, .version(comparison, "2.1.0")))
-            #expect(try ConditionParser.parse("app.build.\(comparison.rawValue)(['120'])") == rule(.appBuild, .version(comparison, "120")))
+            #expect(
+                try ConditionParser.parse("app.version.\(comparison.rawValue)(['2.1.0'])")
+                    == rule(.appVersion, .version(comparison, "2.1.0"))
+            )
+            #expect(
+                try ConditionParser.parse("app.build.\(comparison.rawValue)(['120'])")
+                    == rule(.appBuild, .version(comparison, "120"))
+            )
         }
         // Vane is lenient about whitespace that Firebase rejects.
-        #expect(try ConditionParser.parse("app.version. >= ( [ '1.0.0' ] )") == rule(.appVersion, .version(.greaterOrEqual, "1.0.0")))
+        #expect(
+            try ConditionParser.parse("app.version. >= ( [ '1.0.0' ] )")
+                == rule(.appVersion, .version(.greaterOrEqual, "1.0.0"))
+        )
     }
 
     @Test func stringMethods() throws {
         for method in StringOperator.allCases {
-            #expect(try ConditionParser.parse("app.version.\(method.rawValue)(['beta', 'rc'])") == rule(.appVersion, .string(method, ["beta", "rc"])))
-            #expect(try ConditionParser.parse("app.build.\(method.rawValue)(['1'])") == rule(.appBuild, .string(method, ["1"])))
-            #expect(try ConditionParser.parse("app.userProperty['tier'].\(method.rawValue)(['gold'])") == rule(.userProperty("tier"), .string(method, ["gold"])))
-            #expect(try ConditionParser.parse("app.customSignal['plan'] .\(method.rawValue)(['pro'])") == rule(.customSignal("plan"), .string(method, ["pro"])))
+            #expect(
+                try ConditionParser.parse("app.version.\(method.rawValue)(['beta', 'rc'])")
+                    == rule(.appVersion, .string(method, ["beta", "rc"]))
+            )
+            #expect(
+                try ConditionParser.parse("app.build.\(method.rawValue)(['1'])")
+                    == rule(.appBuild, .string(method, ["1"]))
+            )
+            #expect(
+                try ConditionParser.parse("app.userProperty['tier'].\(method.rawValue)(['gold'])")
+                    == rule(.userProperty("tier"), .string(method, ["gold"]))
+            )
+            #expect(
+                try ConditionParser.parse("app.customSignal['plan'] .\(method.rawValue)(['pro'])")
+                    == rule(.customSignal("plan"), .string(method, ["pro"]))
+            )
         }
     }
 
     @Test func audiences() throws {
         for method in AudienceOperator.allCases {
-            #expect(try ConditionParser.parse("app.audiences.\(method.rawValue)(['Purchasers', 'VIP'])") == rule(.appAudiences, .audience(method, ["Purchasers", "VIP"])))
-            #expect(try ConditionParser.parse("app.importedSegments.\(method.rawValue)(['s'])") == rule(.appImportedSegments, .audience(method, ["s"])))
+            #expect(
+                try ConditionParser.parse("app.audiences.\(method.rawValue)(['Purchasers', 'VIP'])")
+                    == rule(.appAudiences, .audience(method, ["Purchasers", "VIP"]))
+            )
+            #expect(
+                try ConditionParser.parse("app.importedSegments.\(method.rawValue)(['s'])")
+                    == rule(.appImportedSegments, .audience(method, ["s"]))
+            )
         }
     }
 
     @Test func keyedNumericComparisonsKeepTheNumberText() throws {
         for comparison in ComparisonOperator.allCases {
-            #expect(try ConditionParser.parse("app.customSignal['n'] \(comparison.rawValue) 5") == rule(.customSignal("n"), .number(comparison, "5")))
+            #expect(
+                try ConditionParser.parse("app.customSignal['n'] \(comparison.rawValue) 5")
+                    == rule(.customSignal("n"), .number(comparison, "5"))
+            )
         }
-        #expect(try ConditionParser.parse("app.userProperty['level']>=-2.50") == rule(.userProperty("level"), .number(.greaterOrEqual, "-2.50")))
-        #expect(try ConditionParser.parse("app.customSignal['n'] < +007") == rule(.customSignal("n"), .number(.lessThan, "+007")))
+        #expect(
+            try ConditionParser.parse("app.userProperty['level']>=-2.50")
+                == rule(.userProperty("level"), .number(.greaterOrEqual, "-2.50"))
+        )
+        #expect(
+            try ConditionParser.parse("app.customSignal['n'] < +007")
+                == rule(.customSignal("n"), .number(.lessThan, "+007"))
+        )
     }
 
     @Test func semanticVersionFunction() throws {
-        #expect(try ConditionParser.parse("version(app.customSignal['v']) >= '1.2.0'") == rule(.customSignal("v"), .version(.greaterOrEqual, "1.2.0")))
-        #expect(try ConditionParser.parse("version( app.userProperty['v'] )!='2'") == rule(.userProperty("v"), .version(.notEqual, "2")))
+        #expect(
+            try ConditionParser.parse("version(app.customSignal['v']) >= '1.2.0'")
+                == rule(.customSignal("v"), .version(.greaterOrEqual, "1.2.0"))
+        )
+        #expect(
+            try ConditionParser.parse("version( app.userProperty['v'] )!='2'")
+                == rule(.userProperty("v"), .version(.notEqual, "2"))
+        )
     }
 
     @Test func firstOpenTimestamp() throws {
-        let expression = try ConditionParser.parse("app.firstOpenTimestamp >= ('2022-10-31T14:37:47', 'America/Los_Angeles')")
+        let expression = try ConditionParser.parse(
+            "app.firstOpenTimestamp >= ('2022-10-31T14:37:47', 'America/Los_Angeles')"
+        )
         let date = try #require(utcDate(2022, 10, 31, 21, 37, 47))
         let literal = DateLiteral(text: "2022-10-31T14:37:47", timeZone: "America/Los_Angeles", date: date)
         #expect(expression == rule(.appFirstOpenTimestamp, .date(.greaterOrEqual, literal)))
@@ -104,25 +171,59 @@ func utcDate(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int, 
     @Test func dateTimeWithAndWithoutZone() throws {
         let pacific = try ConditionParser.parse("dateTime < dateTime('2017-03-22T13:39:44', 'America/Los_Angeles')")
         let pacificDate = try #require(utcDate(2017, 3, 22, 20, 39, 44))
-        #expect(pacific == rule(.dateTime, .date(.lessThan, DateLiteral(text: "2017-03-22T13:39:44", timeZone: "America/Los_Angeles", date: pacificDate))))
+        #expect(
+            pacific
+                == rule(
+                    .dateTime,
+                    .date(
+                        .lessThan,
+                        DateLiteral(text: "2017-03-22T13:39:44", timeZone: "America/Los_Angeles", date: pacificDate)
+                    )
+                )
+        )
         let utc = try ConditionParser.parse("device.dateTime >= dateTime('2030-01-01T00:00:00')")
         let utcValue = try #require(utcDate(2030, 1, 1, 0, 0, 0))
-        #expect(utc == rule(.dateTime, .date(.greaterOrEqual, DateLiteral(text: "2030-01-01T00:00:00", timeZone: nil, date: utcValue))))
+        #expect(
+            utc
+                == rule(
+                    .dateTime,
+                    .date(.greaterOrEqual, DateLiteral(text: "2030-01-01T00:00:00", timeZone: nil, date: utcValue))
+                )
+        )
         #expect(try ConditionParser.parse("dateTime >= device.dateTime('2030-01-01T00:00:00')") == utc)
     }
 
     @Test func percentForms() throws {
-        #expect(try ConditionParser.parse("percent <= 20") == .percent(PercentCondition(range: .lessOrEqual(20_000_000))))
+        #expect(
+            try ConditionParser.parse("percent <= 20") == .percent(PercentCondition(range: .lessOrEqual(20_000_000)))
+        )
         #expect(try ConditionParser.parse("PERCENT > 0.000001") == .percent(PercentCondition(range: .greaterThan(1))))
-        #expect(try ConditionParser.parse("percent between 10 and 20.5") == .percent(PercentCondition(range: .between(lower: 10_000_000, upper: 20_500_000))))
-        #expect(try ConditionParser.parse("percent('seed1') Between 0 AND 100") == .percent(PercentCondition(seed: "seed1", range: .between(lower: 0, upper: 100_000_000))))
-        #expect(try ConditionParser.parse("percent between 5 and 5") == .percent(PercentCondition(range: .between(lower: 5_000_000, upper: 5_000_000))))
-        #expect(try ConditionParser.parse("percent<=33.333333") == .percent(PercentCondition(range: .lessOrEqual(33_333_333))))
+        #expect(
+            try ConditionParser.parse("percent between 10 and 20.5")
+                == .percent(PercentCondition(range: .between(lower: 10_000_000, upper: 20_500_000)))
+        )
+        #expect(
+            try ConditionParser.parse("percent('seed1') Between 0 AND 100")
+                == .percent(PercentCondition(seed: "seed1", range: .between(lower: 0, upper: 100_000_000)))
+        )
+        #expect(
+            try ConditionParser.parse("percent between 5 and 5")
+                == .percent(PercentCondition(range: .between(lower: 5_000_000, upper: 5_000_000)))
+        )
+        #expect(
+            try ConditionParser.parse("percent<=33.333333")
+                == .percent(PercentCondition(range: .lessOrEqual(33_333_333)))
+        )
     }
 
     @Test func stringEscapes() throws {
-        #expect(try ConditionParser.parse(#"app.id == 'it\'s \\ ok'"#) == rule(.appId, .equals(#"it's \ ok"#, negated: false, matching: .exact)))
-        #expect(try ConditionParser.parse("app.id == ''") == rule(.appId, .equals("", negated: false, matching: .exact)))
+        #expect(
+            try ConditionParser.parse(#"app.id == 'it\'s \\ ok'"#)
+                == rule(.appId, .equals(#"it's \ ok"#, negated: false, matching: .exact))
+        )
+        #expect(
+            try ConditionParser.parse("app.id == ''") == rule(.appId, .equals("", negated: false, matching: .exact))
+        )
     }
 }
 
@@ -182,12 +283,19 @@ func utcDate(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int, 
 
     @Test func descriptionNamesConditionColumnExpectedAndFound() {
         let error = syntaxError("device.os == ios", name: "ios_us")
-        #expect(error?.description == "condition \"ios_us\", column 14: expected a string in single quotes, found \"ios\"")
+        #expect(
+            error?.description == "condition \"ios_us\", column 14: expected a string in single quotes, found \"ios\""
+        )
         #expect(syntaxError("device.os == ios")?.description.hasPrefix("column 14: expected") == true)
     }
 
     @Test func missingQuote() {
-        expectError("device.os == 'ios", column: 18, expected: "a single quote (') to close the string that starts at column 14", found: "the end of the condition")
+        expectError(
+            "device.os == 'ios",
+            column: 18,
+            expected: "a single quote (') to close the string that starts at column 14",
+            found: "the end of the condition"
+        )
         expectError("device.os == ios'", column: 14, expected: "a string in single quotes", found: "\"ios\"")
         expectError(#"app.id == 'a\b'"#, column: 13, expected: #"\' or \\"#)
     }
@@ -201,7 +309,12 @@ func utcDate(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int, 
     }
 
     @Test func versionComparisonNeedsMethodSyntax() {
-        expectError("app.version >= '2.61.0'", column: 13, expected: "\".\" and a method, as in app.version.>=(['2.0.0'])", found: "\">=\"")
+        expectError(
+            "app.version >= '2.61.0'",
+            column: 13,
+            expected: "\".\" and a method, as in app.version.>=(['2.0.0'])",
+            found: "\">=\""
+        )
         expectError("app.version.>=(['1', '2'])", column: 20, expected: "exactly one version", found: "\",\"")
         expectError("app.version.startsWith(['1'])", column: 13, expected: "a comparison (==")
     }
@@ -231,15 +344,29 @@ func utcDate(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int, 
         expectError("percent <= 1.1234567", column: 12, expected: "at most 6 decimals")
         expectError("percent <= 'x'", column: 12, expected: "a percentage")
         expectError("percent >= 5", column: 9, expected: "\"<=\", \">\" or \"between\"")
-        expectError("percent between 20 and 10", column: 24, expected: "an upper bound no smaller than the lower bound", found: "\"10\"")
+        expectError(
+            "percent between 20 and 10",
+            column: 24,
+            expected: "an upper bound no smaller than the lower bound",
+            found: "\"10\""
+        )
         expectError("percent between 10 or 20", column: 20, expected: "\"and\"")
         expectError("percent(seed) <= 5", column: 9, expected: "a seed in single quotes")
         expectError("percent <= 100000000000000000000000", column: 12, expected: "a percentage")
     }
 
     @Test func dates() {
-        expectError("dateTime < dateTime('2017-03-22T13:39:44', 'Mars/Olympus')", column: 44, expected: "a known time zone", found: "'Mars/Olympus'")
-        expectError("dateTime < dateTime('2017-02-30T13:39:44')", column: 21, expected: "a date-time 'YYYY-MM-DDTHH:MM:SS'")
+        expectError(
+            "dateTime < dateTime('2017-03-22T13:39:44', 'Mars/Olympus')",
+            column: 44,
+            expected: "a known time zone",
+            found: "'Mars/Olympus'"
+        )
+        expectError(
+            "dateTime < dateTime('2017-02-30T13:39:44')",
+            column: 21,
+            expected: "a date-time 'YYYY-MM-DDTHH:MM:SS'"
+        )
         expectError("dateTime < dateTime('2017-03-22 13:39:44')", column: 21, expected: "a date-time")
         expectError("dateTime < dateTime('2017-03-22T24:00:00')", column: 21, expected: "a date-time")
         expectError("app.firstOpenTimestamp >= '2022-10-31T14:37:47'", column: 27, expected: "\"(\" and a date")
@@ -248,12 +375,22 @@ func utcDate(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int, 
     }
 
     @Test func badRegex() {
-        expectError("app.customSignal['k'].matches(['ok', '[a-'])", column: 38, expected: "a regular expression that compiles", found: "'[a-'")
+        expectError(
+            "app.customSignal['k'].matches(['ok', '[a-'])",
+            column: 38,
+            expected: "a regular expression that compiles",
+            found: "'[a-'"
+        )
         #expect(syntaxError("app.customSignal['k'].matches(['^a.*b$'])") == nil)
     }
 
     @Test func keyedErrors() {
-        expectError("app.customSignal['plan'] == 'pro'", column: 29, expected: "app.customSignal['plan'].exactlyMatches(['pro'])", found: "'pro'")
+        expectError(
+            "app.customSignal['plan'] == 'pro'",
+            column: 29,
+            expected: "app.customSignal['plan'].exactlyMatches(['pro'])",
+            found: "'pro'"
+        )
         expectError("app.customSignal[plan] == 1", column: 18, expected: "a string in single quotes")
         expectError("app.customSignal['k'].>=(['1'])", column: 23, expected: "a string method")
         expectError("app.userProperty['k']", column: 22, expected: "a comparison with a number")

@@ -27,8 +27,14 @@ let sampleAtoms = [
     @Test func canonicalFormNormalizesSpacingAndKeywords() throws {
         let expression = try ConditionParser.parse("TRUE&&( percent('s')BETWEEN 1 AND 2|| app.version . >= ( ['1'] ) )")
         #expect(expression.expressionText == "true && (percent('s') between 1 and 2 || app.version.>=(['1']))")
-        #expect(try ConditionParser.parse("firebaseInstallationId in ['c']").expressionText == "app.firebaseInstallationId in ['c']")
-        #expect(try ConditionParser.parse("device.dateTime < dateTime('2030-01-01T00:00:00')").expressionText == "dateTime < dateTime('2030-01-01T00:00:00')")
+        #expect(
+            try ConditionParser.parse("firebaseInstallationId in ['c']").expressionText
+                == "app.firebaseInstallationId in ['c']"
+        )
+        #expect(
+            try ConditionParser.parse("device.dateTime < dateTime('2030-01-01T00:00:00')").expressionText
+                == "dateTime < dateTime('2030-01-01T00:00:00')"
+        )
     }
 
     @Test func minimalParentheses() throws {
@@ -83,12 +89,18 @@ let sampleAtoms = [
 
 @Suite struct FirebaseExportTests {
     @Test func andsOfAtomsExport() throws {
-        let expression = try ConditionParser.parse("(device.os=='ios' && app.version.>=(['2.0'])) && percent('s') between 0 and 20.5")
-        #expect(try expression.firebaseExpression().get() == "device.os == 'ios' && app.version.>=(['2.0']) && percent('s') between 0 and 20.5")
+        let expression = try ConditionParser.parse(
+            "(device.os=='ios' && app.version.>=(['2.0'])) && percent('s') between 0 and 20.5"
+        )
+        #expect(
+            try expression.firebaseExpression().get()
+                == "device.os == 'ios' && app.version.>=(['2.0']) && percent('s') between 0 and 20.5"
+        )
         #expect(try ConditionExpression.and([]).firebaseExpression().get() == "true")
         #expect(try ConditionExpression.and([.and([]), .constant(false)]).firebaseExpression().get() == "false")
         #expect(try ConditionExpression.or([.constant(true)]).firebaseExpression().get() == "true")
-        for atom in sampleAtoms where !atom.contains("\\") && atom != "app.id != 'x'" && !atom.hasPrefix("version(app.userProperty") {
+        for atom in sampleAtoms
+        where !atom.contains("\\") && atom != "app.id != 'x'" && !atom.hasPrefix("version(app.userProperty") {
             #expect(try ConditionParser.parse(atom).firebaseExpression().get() == atom)
         }
     }
@@ -102,7 +114,11 @@ let sampleAtoms = [
         #expect(try reasons(#"app.id == 'a\'b'"#) == [.unquotableString("a'b")])
         #expect(try reasons(#"device.country in ['a\\b']"#) == [.unquotableString(#"a\b"#)])
         #expect(try reasons("app.id != 'x'") == [.unsupportedRule("app.id != 'x'")])
-        #expect(try reasons("version(app.userProperty['v']) >= '1'") == [.unsupportedRule("version(app.userProperty['v']) >= '1'")])
+        #expect(
+            try reasons("version(app.userProperty['v']) >= '1'") == [
+                .unsupportedRule("version(app.userProperty['v']) >= '1'")
+            ]
+        )
         #expect(try reasons("true && (true || false) && !true") == [.usesOr, .usesNot])
         let unknown = ConditionExpression.percent(PercentCondition(range: .unknown("UNKNOWN")))
         #expect(unknown.firebaseIncompatibilities.map(\.reason) == [.unknownPercentOperator("UNKNOWN")])
@@ -110,7 +126,11 @@ let sampleAtoms = [
         #expect(fractional.firebaseIncompatibilities.map(\.reason) == [.invalidPercent(0.5)])
         let inverted = ConditionExpression.percent(PercentCondition(range: .between(lower: 20, upper: 10)))
         #expect(inverted.firebaseIncompatibilities.map(\.reason) == [.invalidPercent(20)])
-        #expect(rule(.customSignal("n"), .number(.equal, "abc")).firebaseIncompatibilities.map(\.reason) == [.nonNumericTarget("abc")])
+        #expect(
+            rule(.customSignal("n"), .number(.equal, "abc")).firebaseIncompatibilities.map(\.reason) == [
+                .nonNumericTarget("abc")
+            ]
+        )
         #expect(rule(.deviceCountry, .inList([], matching: .caseInsensitive)).firebaseIncompatibilities.count == 1)
     }
 
