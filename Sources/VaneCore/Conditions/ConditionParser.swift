@@ -164,7 +164,8 @@ private struct ExpressionParser {
 
     private mutating func parseAppElement() throws(ConditionParseFailure) -> ConditionExpression {
         try expectSymbol(".", "\".\" and an element name after \"app\"")
-        let names = "id, version, build, userProperty, customSignal, firstOpenTimestamp, firebaseInstallationId, "
+        let names =
+            "id, version, build, userProperty, customSignal, firstOpenTimestamp, firebaseInstallationId, "
             + "audiences or importedSegments"
         guard case .identifier(let name) = current.kind else { throw failure(expected: "one of app.\(names)") }
         switch name {
@@ -273,7 +274,9 @@ private struct ExpressionParser {
     }
 
     /// `app.audiences.inAtLeastOne(['a'])`.
-    private mutating func parseAudience(_ element: ConditionElement) throws(ConditionParseFailure) -> ConditionExpression {
+    private mutating func parseAudience(
+        _ element: ConditionElement
+    ) throws(ConditionParseFailure) -> ConditionExpression {
         let methods = "inAtLeastOne, notInAtLeastOne, inAll or notInAll"
         try expectSymbol(".", "\".\" and one of \(methods)")
         guard case .identifier(let name) = current.kind, let method = AudienceOperator(rawValue: name) else {
@@ -309,7 +312,8 @@ private struct ExpressionParser {
         case .string(let value):
             let element = isCustomSignal ? "app.customSignal" : "app.userProperty"
             throw failure(
-                expected: "a number; to compare text write \(element)[\(quoted(key))].exactlyMatches([\(quoted(value))])"
+                expected:
+                    "a number; to compare text write \(element)[\(quoted(key))].exactlyMatches([\(quoted(value))])"
             )
         default:
             throw failure(expected: "a number")

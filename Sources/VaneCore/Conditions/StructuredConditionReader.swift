@@ -39,7 +39,9 @@ public enum StructuredConditionReader {
     public static let maximumDepth = 10
 
     /// Reads a condition; never throws, whatever the JSON.
-    public static func read(_ json: JSONValue) -> (expression: ConditionExpression, issues: [StructuredConditionIssue]) {
+    public static func read(
+        _ json: JSONValue
+    ) -> (expression: ConditionExpression, issues: [StructuredConditionIssue]) {
         var reader = Reader()
         let expression = reader.condition(json, path: "", depth: 0)
         return (expression, reader.issues)
