@@ -18,20 +18,32 @@ struct TemplateGenerator {
     static let languages = ["en", "de", "fr", "ja", "pt-BR", "es", "it", "nl", "sv"]
 
     /// A template with `parameters` keys and `conditions` conditions of every common kind.
-    static func template(parameters parameterCount: Int, conditions conditionCount: Int, seed: UInt64 = 42) -> ConfigTemplate {
+    static func template(
+        parameters parameterCount: Int,
+        conditions conditionCount: Int,
+        seed: UInt64 = 42
+    ) -> ConfigTemplate {
         var random = SeededGenerator(state: seed)
         var conditions: [TemplateCondition] = []
         for index in 0..<conditionCount {
             let expression: String
             switch index % 8 {
             case 0: expression = "device.country in [\(pick(countries, 3, &random))]"
-            case 1: expression = "app.version.>=(['\(Int.random(in: 1...4, using: &random)).\(Int.random(in: 0...9, using: &random)).0'])"
+            case 1:
+                expression =
+                    "app.version.>=(['\(Int.random(in: 1...4, using: &random)).\(Int.random(in: 0...9, using: &random)).0'])"
             case 2: expression = "percent('seed_\(index)') <= \(Int.random(in: 1...99, using: &random))"
             case 3: expression = "device.os == 'ios' && device.language in [\(pick(languages, 2, &random))]"
-            case 4: expression = "app.customSignal['plan'].exactlyMatches(['pro', 'team']) && app.customSignal['seats'] >= \(index % 50)"
-            case 5: expression = "percent between \(index % 50) and \(index % 50 + 10) && device.country in [\(pick(countries, 2, &random))]"
+            case 4:
+                expression =
+                    "app.customSignal['plan'].exactlyMatches(['pro', 'team']) && app.customSignal['seats'] >= \(index % 50)"
+            case 5:
+                expression =
+                    "percent between \(index % 50) and \(index % 50 + 10) && device.country in [\(pick(countries, 2, &random))]"
             case 6: expression = "version(app.customSignal['sdk']) >= '1.\(index % 20).0' || app.build.>=(['\(index)'])"
-            default: expression = "app.userProperty['level'] > \(index % 100) && dateTime >= dateTime('2024-01-01T00:00:00', 'UTC')"
+            default:
+                expression =
+                    "app.userProperty['level'] > \(index % 100) && dateTime >= dateTime('2024-01-01T00:00:00', 'UTC')"
             }
             conditions.append(TemplateCondition(name: "condition_\(index)", expression: expression))
         }
@@ -44,7 +56,10 @@ struct TemplateGenerator {
                     value: .value("variant_\(Int.random(in: 0..<5, using: &random))")
                 )
             }
-            let unique = Dictionary(conditionals.map { ($0.conditionName, $0) }, uniquingKeysWith: { first, _ in first })
+            let unique = Dictionary(
+                conditionals.map { ($0.conditionName, $0) },
+                uniquingKeysWith: { first, _ in first }
+            )
             parameters.append(
                 TemplateParameter(
                     key: "parameter_\(index)",
@@ -65,7 +80,8 @@ struct TemplateGenerator {
     static let context = EvaluationContext(
         randomizationId: "8f14e45f-ceea-467f-a0e6-1c4f7c1d2a3b",
         attributes: [
-            "device.country": "de", "device.os": "ios", "device.language": "de-DE", "app.version": "3.2.1", "app.build": "812",
+            "device.country": "de", "device.os": "ios", "device.language": "de-DE", "app.version": "3.2.1",
+            "app.build": "812",
             "plan": "pro", "seats": 12, "sdk": "1.9.3", "level": 42,
         ]
     )

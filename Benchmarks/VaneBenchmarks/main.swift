@@ -18,12 +18,24 @@ guard let compiledLarge = try? CompiledTemplate(large), let compiledTypical = tr
     exit(1)
 }
 let result = compiledTypical.evaluate(context, at: now)
-let dictionary = Dictionary(uniqueKeysWithValues: typical.parameters.map { ($0.key, $0.defaultValue?.stringValue ?? "") })
+let dictionary = Dictionary(
+    uniqueKeysWithValues: typical.parameters.map { ($0.key, $0.defaultValue?.stringValue ?? "") }
+)
 let readKeys = typical.parameters.map(\.key)
 var readIndex = 0
 
+// `--profile evaluate-large|evaluate-typical` just loops one operation, for valgrind or perf.
+if let flag = CommandLine.arguments.firstIndex(of: "--profile"), flag + 1 < CommandLine.arguments.count {
+    let typicalOnly = CommandLine.arguments[flag + 1] == "evaluate-typical"
+    let compiled = typicalOnly ? compiledTypical : compiledLarge
+    for _ in 0..<(typicalOnly ? 300_000 : 5000) { blackHole(compiled.evaluate(context, at: now)) }
+    exit(0)
+}
+
 print("Vane engine benchmarks (\(ProcessInfo.processInfo.activeProcessorCount) cores)")
-print("large template: \(large.parameters.count) parameters, \(large.conditions.count) conditions, \(largeJSON.utf8.count) bytes of JSON")
+print(
+    "large template: \(large.parameters.count) parameters, \(large.conditions.count) conditions, \(largeJSON.utf8.count) bytes of JSON"
+)
 print("")
 
 let baseline = harness.measure("Dictionary<String, String> lookup (baseline)") {
@@ -66,15 +78,25 @@ let stringRatio = stringRead.nanosecondsPerOperation / baseline.nanosecondsPerOp
 let rows = [
     Row(measurement: baseline, target: "1.00×", met: nil),
     Row(measurement: typedRead, target: String(format: "%.2f× baseline (target ≤ 3×)", readRatio), met: readRatio <= 3),
-    Row(measurement: stringRead, target: String(format: "%.2f× baseline (target ≤ 3×)", stringRatio), met: stringRatio <= 3),
+    Row(
+        measurement: stringRead,
+        target: String(format: "%.2f× baseline (target ≤ 3×)", stringRatio),
+        met: stringRatio <= 3
+    ),
     Row(
         measurement: evaluateTypical,
-        target: String(format: "%.0f× baseline (target < 10 µs)", evaluateTypical.nanosecondsPerOperation / baseline.nanosecondsPerOperation),
+        target: String(
+            format: "%.0f× baseline (target < 10 µs)",
+            evaluateTypical.nanosecondsPerOperation / baseline.nanosecondsPerOperation
+        ),
         met: evaluateTypical.nanosecondsPerOperation < 10_000
     ),
     Row(
         measurement: evaluateLarge,
-        target: String(format: "%.0f× baseline (target < 1 ms)", evaluateLarge.nanosecondsPerOperation / baseline.nanosecondsPerOperation),
+        target: String(
+            format: "%.0f× baseline (target < 1 ms)",
+            evaluateLarge.nanosecondsPerOperation / baseline.nanosecondsPerOperation
+        ),
         met: evaluateLarge.nanosecondsPerOperation < 1_000_000
     ),
     Row(measurement: compileLarge, target: "once per publish", met: nil),
@@ -86,5 +108,7 @@ print("| benchmark | median per operation | ratio / target | met |")
 print("|---|---|---|---|")
 for row in rows {
     let met = row.met.map { $0 ? "yes" : "NO" } ?? "–"
-    print("| \(row.measurement.name) | \(formatTime(row.measurement.nanosecondsPerOperation)) | \(row.target) | \(met) |")
+    print(
+        "| \(row.measurement.name) | \(formatTime(row.measurement.nanosecondsPerOperation)) | \(row.target) | \(met) |"
+    )
 }

@@ -20,7 +20,10 @@ struct EvalCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The context: a JSON object, or an array of objects.")
     var context: String
 
-    @Option(name: .long, help: "In-app defaults (a flat JSON object, or [{\"name\", \"value\"}]) for keys the template leaves out.")
+    @Option(
+        name: .long,
+        help: "In-app defaults (a flat JSON object, or [{\"name\", \"value\"}]) for keys the template leaves out."
+    )
     var defaults: String?
 
     @Flag(name: .long, help: "Show each key's source and the condition that decided it.")
@@ -28,7 +31,9 @@ struct EvalCommand: AsyncParsableCommand {
 
     func validate() throws {
         let stdinUses = [template, context, defaults].filter { $0 == "-" }.count
-        if stdinUses > 1 { throw ValidationError("only one of --template, --context and --defaults can read standard input (-)") }
+        if stdinUses > 1 {
+            throw ValidationError("only one of --template, --context and --defaults can read standard input (-)")
+        }
     }
 
     func run() async throws {
@@ -58,7 +63,10 @@ struct EvalCommand: AsyncParsableCommand {
             }
             output = .array(results)
         } else {
-            output = render(compiled.evaluate(try Self.context(contextJSON, at: .root, file: context)), defaults: inAppDefaults)
+            output = render(
+                compiled.evaluate(try Self.context(contextJSON, at: .root, file: context)),
+                defaults: inAppDefaults
+            )
         }
         print(output.serialized(.pretty), terminator: "")
     }
@@ -85,7 +93,9 @@ struct EvalCommand: AsyncParsableCommand {
         for entry in defaults.entries where !result.template.containsKey(entry.key) {
             object[entry.key] =
                 explain
-                ? .object(["value": .string(entry.value.stringValue), "source": "inAppDefault", "reason": "notInTemplate"])
+                ? .object([
+                    "value": .string(entry.value.stringValue), "source": "inAppDefault", "reason": "notInTemplate",
+                ])
                 : .string(entry.value.stringValue)
         }
         return .object(object)

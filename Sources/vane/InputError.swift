@@ -1,5 +1,5 @@
-import VaneCore
 import Foundation
+import VaneCore
 
 /// Input Vane cannot use: a missing file, malformed JSON, an invalid template. Exit code 1.
 struct InputError: Error, CustomStringConvertible {

@@ -10,7 +10,9 @@ enum InputFiles {
         guard let data = FileManager.default.contents(atPath: path) else {
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-                throw InputError(isDirectory.boolValue ? "\(path): is a directory; expected a JSON file" : "\(path): cannot be read")
+                throw InputError(
+                    isDirectory.boolValue ? "\(path): is a directory; expected a JSON file" : "\(path): cannot be read"
+                )
             }
             throw InputError("\(path): no such file")
         }

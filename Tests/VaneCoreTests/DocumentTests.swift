@@ -5,7 +5,8 @@ import Testing
 @Suite struct EvaluationContextJSONTests {
     @Test func readsIdAndTypedAttributes() throws {
         let context = try EvaluationContext(json: [
-            "targetingKey": "user-1", "app.version": "2.4.0", "seats": 12, "beta": true, "app.audiences": ["a", "b"], "gone": .null,
+            "targetingKey": "user-1", "app.version": "2.4.0", "seats": 12, "beta": true, "app.audiences": ["a", "b"],
+            "gone": .null,
         ])
         #expect(context.randomizationId == "user-1")
         #expect(context["app.version"] == .string("2.4.0"))
@@ -19,7 +20,9 @@ import Testing
         #expect {
             try EvaluationContext(json: ["randomizationId": 5, "nested": ["a": 1], "list": ["ok", 2]])
         } throws: { error in
-            Set((error as? DocumentError)?.issues.map(\.path.description) ?? []) == ["randomizationId", "nested", "list[1]"]
+            Set((error as? DocumentError)?.issues.map(\.path.description) ?? []) == [
+                "randomizationId", "nested", "list[1]",
+            ]
         }
         #expect(throws: DocumentError.self) { try EvaluationContext(json: "user-1") }
     }
@@ -27,7 +30,9 @@ import Testing
 
 @Suite struct InAppDefaultsTests {
     @Test func readsTheFlatFormat() throws {
-        let defaults = try InAppDefaults(data: Array(#"{"welcome": "Hi", "limit": 20, "on": true, "layout": {"a": [1]}, "none": null}"#.utf8))
+        let defaults = try InAppDefaults(
+            data: Array(#"{"welcome": "Hi", "limit": 20, "on": true, "layout": {"a": [1]}, "none": null}"#.utf8)
+        )
         #expect(defaults.entries.map(\.key) == ["welcome", "limit", "on", "layout"])
         #expect(defaults["limit"]?.intValue == 20)
         #expect(defaults["on"]?.boolValue == true)
@@ -36,8 +41,17 @@ import Testing
     }
 
     @Test func readsTheSeedListFormat() throws {
-        let defaults = try InAppDefaults(data: Array(#"[{"name": "welcome", "description": "greeting", "value": "Hi"}, {"name": "n", "value": 3}]"#.utf8))
-        #expect(defaults.entries == [InAppDefaults.Entry(key: "welcome", value: "Hi", description: "greeting"), InAppDefaults.Entry(key: "n", value: "3")])
+        let defaults = try InAppDefaults(
+            data: Array(
+                #"[{"name": "welcome", "description": "greeting", "value": "Hi"}, {"name": "n", "value": 3}]"#.utf8
+            )
+        )
+        #expect(
+            defaults.entries == [
+                InAppDefaults.Entry(key: "welcome", value: "Hi", description: "greeting"),
+                InAppDefaults.Entry(key: "n", value: "3"),
+            ]
+        )
     }
 
     @Test func reportsBadEntries() {
@@ -53,11 +67,16 @@ import Testing
     @Test func templateDefaultsSkipParametersWithoutAStaticDefault() throws {
         let defaults = try Fixtures.template("client-template.json").defaultValues
         #expect(defaults.entries.map(\.key) == ["welcome", "checkout_enabled", "layout", "price_tier"])
-        #expect(defaults.json() == ["welcome": "Hi", "checkout_enabled": "false", "layout": #"{"columns":2,"sections":["hero","list"]}"#, "price_tier": "2"])
+        #expect(
+            defaults.json() == [
+                "welcome": "Hi", "checkout_enabled": "false", "layout": #"{"columns":2,"sections":["hero","list"]}"#,
+                "price_tier": "2",
+            ]
+        )
     }
 }
 
-@Suite struct FirebaseExportTests {
+@Suite struct FirebaseTemplateExportTests {
     @Test func dropsVaneMetadataAndRewritesExpressions() throws {
         let template = ConfigTemplate(
             conditions: [TemplateCondition(name: "ios", expression: "(device.os=='ios')&&app.version . >= (['2.0'])")],
@@ -72,7 +91,9 @@ import Testing
         )
         let output = FirebaseExport.export(template)
         #expect(output.isLossless)
-        #expect(output.template.conditions.first?.source == .expression("device.os == 'ios' && app.version.>=(['2.0'])"))
+        #expect(
+            output.template.conditions.first?.source == .expression("device.os == 'ios' && app.version.>=(['2.0'])")
+        )
         #expect(output.template.parameters.first?.metadata == nil)
         #expect(output.template.serialized().contains("vane") == false)
     }

@@ -5,7 +5,10 @@ import Testing
 
 @Suite struct EvaluationTests {
     /// Firebase's own example: `fruit` with `is_ios` before `is_in_20_percent` in template order.
-    func fruitTemplate(conditionalOrder: [String] = ["is_in_20_percent", "is_ios"], defaultValue: ParameterValue? = .value("pear"))
+    func fruitTemplate(
+        conditionalOrder: [String] = ["is_in_20_percent", "is_ios"],
+        defaultValue: ParameterValue? = .value("pear")
+    )
         -> ConfigTemplate
     {
         let values: [String: String] = ["is_ios": "apple", "is_in_20_percent": "banana"]
@@ -18,7 +21,9 @@ import Testing
                 TemplateParameter(
                     key: "fruit",
                     defaultValue: defaultValue,
-                    conditionalValues: conditionalOrder.map { ConditionalValue(conditionName: $0, value: .value(values[$0] ?? "")) }
+                    conditionalValues: conditionalOrder.map {
+                        ConditionalValue(conditionName: $0, value: .value(values[$0] ?? ""))
+                    }
                 )
             ]
         )
@@ -46,9 +51,13 @@ import Testing
         let iosInside = compiled.evaluate(EvaluationContext(randomizationId: inside, attributes: ["device.os": "ios"]))
         #expect(iosInside["fruit"]?.stringValue == "apple")
         #expect(iosInside.resolution(forKey: "fruit")?.matchedCondition == "is_ios")
-        let androidInside = compiled.evaluate(EvaluationContext(randomizationId: inside, attributes: ["device.os": "android"]))
+        let androidInside = compiled.evaluate(
+            EvaluationContext(randomizationId: inside, attributes: ["device.os": "android"])
+        )
         #expect(androidInside["fruit"]?.stringValue == "banana")
-        let androidOutside = compiled.evaluate(EvaluationContext(randomizationId: outside, attributes: ["device.os": "android"]))
+        let androidOutside = compiled.evaluate(
+            EvaluationContext(randomizationId: outside, attributes: ["device.os": "android"])
+        )
         #expect(androidOutside["fruit"]?.stringValue == "pear")
         #expect(androidOutside.resolution(forKey: "fruit")?.matchedCondition == nil)
         #expect(androidOutside.resolution(forKey: "fruit")?.outcome == .value("pear"))
@@ -56,7 +65,9 @@ import Testing
 
     @Test func noDefaultAndNoMatchLeavesTheKeyOut() throws {
         let compiled = try CompiledTemplate(fruitTemplate(defaultValue: nil))
-        let result = compiled.evaluate(EvaluationContext(randomizationId: ids().outside, attributes: ["device.os": "web"]))
+        let result = compiled.evaluate(
+            EvaluationContext(randomizationId: ids().outside, attributes: ["device.os": "web"])
+        )
         #expect(result["fruit"] == nil)
         #expect(result.entries.isEmpty)
         #expect(result.resolution(forKey: "fruit")?.outcome == .noDefaultValue)
@@ -67,7 +78,10 @@ import Testing
         template.parameters[0].conditionalValues[1].value = .useInAppDefault  // is_ios
         let result = try CompiledTemplate(template).evaluate(EvaluationContext(attributes: ["device.os": "ios"]))
         #expect(result["fruit"] == nil)
-        #expect(result.resolution(forKey: "fruit") == ParameterResolution(key: "fruit", outcome: .useInAppDefault, matchedCondition: "is_ios"))
+        #expect(
+            result.resolution(forKey: "fruit")
+                == ParameterResolution(key: "fruit", outcome: .useInAppDefault, matchedCondition: "is_ios")
+        )
         #expect(result.string("fruit", default: "app default") == "app default")
     }
 
@@ -99,9 +113,21 @@ import Testing
                 TemplateCondition(name: "negated", expression: "!(device.os == 'ios')"),
             ],
             parameters: [
-                TemplateParameter(key: "a", defaultValue: .value("default"), conditionalValues: [ConditionalValue(conditionName: "not_ios", value: .value("x"))]),
-                TemplateParameter(key: "b", defaultValue: .value("default"), conditionalValues: [ConditionalValue(conditionName: "no_beta", value: .value("x"))]),
-                TemplateParameter(key: "c", defaultValue: .value("default"), conditionalValues: [ConditionalValue(conditionName: "negated", value: .value("x"))]),
+                TemplateParameter(
+                    key: "a",
+                    defaultValue: .value("default"),
+                    conditionalValues: [ConditionalValue(conditionName: "not_ios", value: .value("x"))]
+                ),
+                TemplateParameter(
+                    key: "b",
+                    defaultValue: .value("default"),
+                    conditionalValues: [ConditionalValue(conditionName: "no_beta", value: .value("x"))]
+                ),
+                TemplateParameter(
+                    key: "c",
+                    defaultValue: .value("default"),
+                    conditionalValues: [ConditionalValue(conditionName: "negated", value: .value("x"))]
+                ),
             ]
         )
         let result = try CompiledTemplate(template).evaluate(EvaluationContext())
@@ -113,7 +139,12 @@ import Testing
 
     @Test func dateTimeUsesTheEvaluationTimeUnlessTheContextPinsIt() throws {
         let template = ConfigTemplate(
-            conditions: [TemplateCondition(name: "after_launch", expression: "dateTime >= dateTime('2030-01-01T00:00:00', 'UTC')")],
+            conditions: [
+                TemplateCondition(
+                    name: "after_launch",
+                    expression: "dateTime >= dateTime('2030-01-01T00:00:00', 'UTC')"
+                )
+            ],
             parameters: [
                 TemplateParameter(
                     key: "launched",
@@ -124,17 +155,24 @@ import Testing
         )
         let compiled = try CompiledTemplate(template)
         let launch = Date(timeIntervalSince1970: 1_893_456_000)  // 2030-01-01T00:00:00Z
-        #expect(compiled.evaluate(EvaluationContext(), at: launch.addingTimeInterval(-1)).bool("launched", default: true) == false)
+        #expect(
+            compiled.evaluate(EvaluationContext(), at: launch.addingTimeInterval(-1)).bool("launched", default: true)
+                == false
+        )
         #expect(compiled.evaluate(EvaluationContext(), at: launch).bool("launched", default: false) == true)
         let pinned = EvaluationContext(attributes: ["dateTime": .date(launch.addingTimeInterval(3600))])
-        #expect(compiled.evaluate(pinned, at: launch.addingTimeInterval(-86_400)).bool("launched", default: false) == true)
+        #expect(
+            compiled.evaluate(pinned, at: launch.addingTimeInterval(-86_400)).bool("launched", default: false) == true
+        )
         let pinnedText = EvaluationContext(attributes: ["dateTime": "2029-12-31T23:00:00Z"])
         #expect(compiled.evaluate(pinnedText, at: launch).bool("launched", default: true) == false)
     }
 
     @Test func installationIdDefaultsToTheRandomizationId() throws {
         let template = ConfigTemplate(
-            conditions: [TemplateCondition(name: "qa_devices", expression: "app.firebaseInstallationId in ['device-qa-1']")],
+            conditions: [
+                TemplateCondition(name: "qa_devices", expression: "app.firebaseInstallationId in ['device-qa-1']")
+            ],
             parameters: [
                 TemplateParameter(
                     key: "debug_menu",
@@ -146,14 +184,21 @@ import Testing
         let compiled = try CompiledTemplate(template)
         #expect(compiled.evaluate(EvaluationContext(randomizationId: "device-qa-1")).bool("debug_menu", default: false))
         #expect(!compiled.evaluate(EvaluationContext(randomizationId: "device-2")).bool("debug_menu", default: false))
-        let explicit = EvaluationContext(randomizationId: "device-2", attributes: ["app.firebaseInstallationId": "device-qa-1"])
+        let explicit = EvaluationContext(
+            randomizationId: "device-2",
+            attributes: ["app.firebaseInstallationId": "device-qa-1"]
+        )
         #expect(compiled.evaluate(explicit).bool("debug_menu", default: false))
     }
 
     @Test func conditionalValuesForUnknownConditionsAreIgnored() throws {
         let template = ConfigTemplate(
             parameters: [
-                TemplateParameter(key: "a", defaultValue: .value("1"), conditionalValues: [ConditionalValue(conditionName: "ghost", value: .value("2"))])
+                TemplateParameter(
+                    key: "a",
+                    defaultValue: .value("1"),
+                    conditionalValues: [ConditionalValue(conditionName: "ghost", value: .value("2"))]
+                )
             ]
         )
         #expect(try CompiledTemplate(template).evaluate(EvaluationContext())["a"]?.stringValue == "1")
@@ -179,7 +224,9 @@ import Testing
     @Test func serverTemplatesEvaluateWithNodeSemantics() throws {
         let compiled = try CompiledTemplate(Fixtures.template("server-template.json"))
         // "everyone" is last in template order, "premium" first among max_items' conditions.
-        #expect(compiled.evaluate(EvaluationContext(attributes: ["tier": " premium "])).int("max_items", default: 0) == 100)
+        #expect(
+            compiled.evaluate(EvaluationContext(attributes: ["tier": " premium "])).int("max_items", default: 0) == 100
+        )
         #expect(compiled.evaluate(EvaluationContext(attributes: ["tier": "free"])).int("max_items", default: 0) == 20)
         // checkout: 10 % by seed checkout_v2 AND app_version >= 2.4.0.
         var inBucket: String?
@@ -188,13 +235,25 @@ import Testing
             if PercentBucket.microPercentile(seed: "checkout_v2", randomizationId: id) <= 10_000_000 { inBucket = id }
         }
         let id = try #require(inBucket)
-        #expect(compiled.evaluate(EvaluationContext(randomizationId: id, attributes: ["app_version": "2.4.1"])).bool("checkout_v2_enabled", default: false))
-        #expect(!compiled.evaluate(EvaluationContext(randomizationId: id, attributes: ["app_version": "2.3.9"])).bool("checkout_v2_enabled", default: true))
+        #expect(
+            compiled.evaluate(EvaluationContext(randomizationId: id, attributes: ["app_version": "2.4.1"])).bool(
+                "checkout_v2_enabled",
+                default: false
+            )
+        )
+        #expect(
+            !compiled.evaluate(EvaluationContext(randomizationId: id, attributes: ["app_version": "2.3.9"])).bool(
+                "checkout_v2_enabled",
+                default: true
+            )
+        )
     }
 
     @Test func entriesAreExactlyWhatAClientReceivesInTemplateOrder() throws {
         let compiled = try CompiledTemplate(Fixtures.template("client-template.json"))
-        let result = compiled.evaluate(EvaluationContext(randomizationId: "someone", attributes: ["device.os": "android"]))
+        let result = compiled.evaluate(
+            EvaluationContext(randomizationId: "someone", attributes: ["device.os": "android"])
+        )
         let keys = result.entries.map(\.key)
         #expect(keys.starts(with: ["welcome", "checkout_enabled", "layout"]))
         #expect(!keys.contains("legacy_flag"))
@@ -204,7 +263,10 @@ import Testing
     @Test func evaluatesConcurrentlyWithTheSameResults() async throws {
         let compiled = try CompiledTemplate(Fixtures.template("client-template.json"))
         let contexts = (0..<200).map {
-            EvaluationContext(randomizationId: "user-\($0)", attributes: ["device.os": $0 % 2 == 0 ? "ios" : "android", "device.country": "us"])
+            EvaluationContext(
+                randomizationId: "user-\($0)",
+                attributes: ["device.os": $0 % 2 == 0 ? "ios" : "android", "device.country": "us"]
+            )
         }
         let expected = contexts.map { compiled.evaluate($0).values }
         let results = await withTaskGroup(of: (Int, [String: String]).self) { group in

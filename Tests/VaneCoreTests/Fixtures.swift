@@ -26,7 +26,11 @@ func canonical(_ value: JSONValue) -> JSONValue {
     switch value {
     case .object(let object):
         return .object(
-            JSONObject(object.members.sorted { $0.key < $1.key }.map { JSONObject.Member(key: $0.key, value: canonical($0.value)) })
+            JSONObject(
+                object.members.sorted { $0.key < $1.key }.map {
+                    JSONObject.Member(key: $0.key, value: canonical($0.value))
+                }
+            )
         )
     case .array(let elements):
         return .array(elements.map(canonical))

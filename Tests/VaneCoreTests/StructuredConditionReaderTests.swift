@@ -60,7 +60,7 @@ private let falseNode: JSONValue = .object(["false": .object([:])])
         let json: JSONValue = .object(["false": .object([:]), "true": .object([:]), "percent": .object([:])])
         let (expression, issues) = StructuredConditionReader.read(json)
         #expect(expression == .constant(true))
-        #expect(issues.map(\.path) == ["false", "percent"])
+        #expect(issues.map(\.path.description) == ["false", "percent"])
         // Falsy values are absent, as in JavaScript.
         #expect(
             StructuredConditionReader.read(.object(["true": .null, "false": .object([:])])).expression
@@ -82,7 +82,7 @@ private let falseNode: JSONValue = .object(["false": .object([:])])
             .object(["orCondition": .object(["conditions": .null])])
         )
         #expect(expression == .constant(false))
-        #expect(issues.map(\.path) == ["orCondition.conditions"])
+        #expect(issues.map(\.path.description) == ["orCondition.conditions"])
     }
 
     @Test func depthRule() {
@@ -95,7 +95,7 @@ private let falseNode: JSONValue = .object(["false": .object([:])])
         let (expression, issues) = StructuredConditionReader.read(five)
         #expect(expression == .or([.and([.or([.and([.or([.constant(false)])])])])]))
         #expect(
-            issues.map(\.path) == [
+            issues.map(\.path.description) == [
                 "orCondition.conditions[0].andCondition.conditions[0].orCondition.conditions[0]"
                     + ".andCondition.conditions[0].orCondition.conditions[0]"
             ]
@@ -110,7 +110,7 @@ private let falseNode: JSONValue = .object(["false": .object([:])])
     @Test func percentRules() {
         func read(_ fields: JSONObject) -> (ConditionExpression, [String]) {
             let result = StructuredConditionReader.read(.object(["percent": .object(fields)]))
-            return (result.expression, result.issues.map(\.path))
+            return (result.expression, result.issues.map(\.path.description))
         }
         #expect(
             read(["percentOperator": .string("LESS_OR_EQUAL"), "microPercent": number(20_000_000)]).0
@@ -184,11 +184,11 @@ private let falseNode: JSONValue = .object(["false": .object([:])])
         )
         let numbers = StructuredConditionReader.read(signalNode("NUMERIC_EQUAL", .array([number(5)])))
         #expect(numbers.expression == rule(.customSignal("k"), .number(.equal, "5")))
-        #expect(numbers.issues.map(\.path) == ["customSignal.targetCustomSignalValues[0]"])
+        #expect(numbers.issues.map(\.path.description) == ["customSignal.targetCustomSignalValues[0]"])
         let missing = StructuredConditionReader.read(.object(["customSignal": .object([:])]))
         #expect(missing.expression == .constant(false))
         #expect(
-            missing.issues.map(\.path) == [
+            missing.issues.map(\.path.description) == [
                 "customSignal.customSignalOperator", "customSignal.customSignalKey",
                 "customSignal.targetCustomSignalValues",
             ]
@@ -216,7 +216,11 @@ private let falseNode: JSONValue = .object(["false": .object([:])])
         )
         let unknownChild = StructuredConditionReader.read(or(.object(["mystery": .object([:])])))
         #expect(unknownChild.expression == .or([.constant(false)]))
-        #expect(unknownChild.issues.map(\.path) == ["orCondition.conditions[0].mystery", "orCondition.conditions[0]"])
+        #expect(
+            unknownChild.issues.map(\.path.description) == [
+                "orCondition.conditions[0].mystery", "orCondition.conditions[0]",
+            ]
+        )
     }
 
     @Test func veryDeepJSONStopsAtTheDepthLimit() {

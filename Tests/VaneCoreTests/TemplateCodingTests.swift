@@ -25,7 +25,10 @@ import Testing
         let legacy = try #require(template.parameter(forKey: "legacy_flag"))
         #expect(legacy.defaultValue?.kind == .useInAppDefault)
         #expect(legacy.conditionalValue(for: "beta_build")?.kind == .managed("experimentValue"))
-        #expect(template.parameter(forKey: "price_tier")?.conditionalValue(for: "pro_users")?.kind == .managed("personalizationValue"))
+        #expect(
+            template.parameter(forKey: "price_tier")?.conditionalValue(for: "pro_users")?.kind
+                == .managed("personalizationValue")
+        )
     }
 
     @Test func keepsUnknownEnumStringsAndFields() throws {
@@ -88,7 +91,9 @@ import Testing
 
     @Test func reportsMalformedJSONWithLineAndColumn() {
         #expect {
-            try ConfigTemplate(data: Array("{\n  \"parameters\": {\n    \"a\": {\"defaultValue\": {\"value\": \"x\"}\n  }\n".utf8))
+            try ConfigTemplate(
+                data: Array("{\n  \"parameters\": {\n    \"a\": {\"defaultValue\": {\"value\": \"x\"}\n  }\n".utf8)
+            )
         } throws: { error in
             guard let issue = (error as? DocumentError)?.issues.first else { return false }
             return issue.rule == "json-syntax" && issue.message.hasPrefix("line 5, column 1:")

@@ -9,7 +9,9 @@ import Testing
 
     func errors(_ json: JSONValue, options: ValidationOptions = .default) throws -> [String: String] {
         var result: [String: String] = [:]
-        for issue in try issues(json, options: options) where issue.severity == .error { result[issue.path.description] = issue.rule }
+        for issue in try issues(json, options: options) where issue.severity == .error {
+            result[issue.path.description] = issue.rule
+        }
         return result
     }
 
@@ -42,7 +44,12 @@ import Testing
     @Test func unknownConditionsInConditionalValues() throws {
         let found = try errors([
             "conditions": [["name": "known", "expression": "true"]],
-            "parameters": ["p": ["defaultValue": ["value": "x"], "conditionalValues": ["known": ["value": "y"], "ghost": ["value": "z"]]]],
+            "parameters": [
+                "p": [
+                    "defaultValue": ["value": "x"],
+                    "conditionalValues": ["known": ["value": "y"], "ghost": ["value": "z"]],
+                ]
+            ],
         ])
         #expect(found == ["parameters.p.conditionalValues.ghost": "unknown-condition"])
     }
@@ -98,7 +105,8 @@ import Testing
         ])
         #expect(
             Set(found.keys) == [
-                #"parameters["1starts_with_digit"]"#, "parameters.has-dash", #"parameters["has space"]"#, #"parameters["ünïcode"]"#,
+                #"parameters["1starts_with_digit"]"#, "parameters.has-dash", #"parameters["has space"]"#,
+                #"parameters["ünïcode"]"#,
                 "parameters.\(long)",
             ]
         )
@@ -108,11 +116,18 @@ import Testing
         let found = try errors([
             "parameters": ["shared": ["defaultValue": ["value": "x"]]],
             "parameterGroups": [
-                "G1": ["parameters": ["shared": ["defaultValue": ["value": "y"]], "G2": ["defaultValue": ["value": "z"]]]],
+                "G1": [
+                    "parameters": ["shared": ["defaultValue": ["value": "y"]], "G2": ["defaultValue": ["value": "z"]]]
+                ],
                 "G2": ["parameters": [:]],
             ],
         ])
-        #expect(found == ["parameterGroups.G1.parameters.shared": "duplicate-key", "parameterGroups.G1.parameters.G2": "duplicate-key"])
+        #expect(
+            found == [
+                "parameterGroups.G1.parameters.shared": "duplicate-key",
+                "parameterGroups.G1.parameters.G2": "duplicate-key",
+            ]
+        )
     }
 
     @Test func firebaseLimits() throws {
@@ -124,14 +139,24 @@ import Testing
         #expect(try errors(["conditions": conditions]) == ["conditions": "limit"])
 
         let big = String(repeating: "x", count: 500_001)
-        let sizes = try errors(["parameters": ["a": ["defaultValue": ["value": .string(big)]], "b": ["defaultValue": ["value": .string(big)]]]])
+        let sizes = try errors([
+            "parameters": [
+                "a": ["defaultValue": ["value": .string(big)]], "b": ["defaultValue": ["value": .string(big)]],
+            ]
+        ])
         #expect(sizes == ["parameters": "limit"])
 
         let description = String(repeating: "d", count: 1025)
         #expect(try errors(["version": ["description": .string(description)]]) == ["version.description": "limit"])
-        #expect(try errors(["parameters": ["p": ["defaultValue": ["value": "x"], "description": .string(String(repeating: "d", count: 257))]]]) == [
-            "parameters.p.description": "limit"
-        ])
+        #expect(
+            try errors([
+                "parameters": [
+                    "p": ["defaultValue": ["value": "x"], "description": .string(String(repeating: "d", count: 257))]
+                ]
+            ]) == [
+                "parameters.p.description": "limit"
+            ]
+        )
 
         let relaxed = ValidationOptions(maximumParameters: 5000)
         #expect(try errors(["parameters": .object(parameters)], options: relaxed).isEmpty)
@@ -172,7 +197,9 @@ import Testing
         // The message names the kind of secret but never repeats it.
         #expect(all.first.map { !$0.message.contains(secret) } == true)
         // Allowed per parameter, or everywhere.
-        let allowed: JSONValue = ["parameters": ["config": ["defaultValue": ["value": .string(secret)], "vane": ["allowSecrets": true]]]]
+        let allowed: JSONValue = [
+            "parameters": ["config": ["defaultValue": ["value": .string(secret)], "vane": ["allowSecrets": true]]]
+        ]
         #expect(try issues(allowed).isEmpty)
         #expect(try issues(json, options: ValidationOptions(allowSecrets: true)).isEmpty)
     }

@@ -11,7 +11,8 @@ struct CLIRunner {
     /// The `vane` binary built next to the tests.
     static let executable: URL = {
         if let path = ProcessInfo.processInfo.environment["VANE_CLI"] { return URL(fileURLWithPath: path) }
-        let besideTests = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("vane")
+        let besideTests = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("vane")
         if FileManager.default.isExecutableFile(atPath: besideTests.path) { return besideTests }
         return packageRoot.appendingPathComponent(".build/debug/vane")
     }()

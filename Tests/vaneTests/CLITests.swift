@@ -9,30 +9,44 @@ import VaneCore
         ])
         #expect(output.status == 0, "\(output.stderr)")
         let json = try JSONValue.parse(output.stdout)
-        #expect(json.objectValue?.keys == ["payments_enabled", "banner_text", "settings_layout", "checkout_variant", "max_upload_mb"])
+        #expect(
+            json.objectValue?.keys == [
+                "payments_enabled", "banner_text", "settings_layout", "checkout_variant", "max_upload_mb",
+            ]
+        )
         #expect(json.objectValue?["banner_text"] == "Willkommen bei Vane!")
         #expect(json.objectValue?["max_upload_mb"] == "500")
         let expectedVariant =
-            PercentBucket.microPercentile(seed: "checkout_test", randomizationId: "installation-7f3a9c") > 50_000_000 ? "one_page" : "control"
+            PercentBucket.microPercentile(seed: "checkout_test", randomizationId: "installation-7f3a9c") > 50_000_000
+            ? "one_page" : "control"
         #expect(json.objectValue?["checkout_variant"] == .string(expectedVariant))
     }
 
     @Test func explainsSourceAndDecidingCondition() throws {
         let output = try CLIRunner.run([
-            "eval", "--template", CLIRunner.example("demo.json"), "--context", CLIRunner.example("demo-context.json"), "--explain",
+            "eval", "--template", CLIRunner.example("demo.json"), "--context", CLIRunner.example("demo-context.json"),
+            "--explain",
         ])
         #expect(output.status == 0, "\(output.stderr)")
         let json = try JSONValue.parse(output.stdout)
         #expect(
             json.objectValue?["banner_text"]
-                == ["value": "Willkommen bei Vane!", "source": "remote", "reason": "conditionalValue", "condition": "germany_austria"]
+                == [
+                    "value": "Willkommen bei Vane!", "source": "remote", "reason": "conditionalValue",
+                    "condition": "germany_austria",
+                ]
         )
-        #expect(json.objectValue?["payments_enabled"] == ["value": "true", "source": "remote", "reason": "defaultValue"])
+        #expect(
+            json.objectValue?["payments_enabled"] == ["value": "true", "source": "remote", "reason": "defaultValue"]
+        )
     }
 
     @Test func evaluatesAnArrayOfContextsFromStandardInput() throws {
         let contexts = #"[{"randomizationId": "a", "device.country": "AT"}, {"targetingKey": "b", "seats": 12}]"#
-        let output = try CLIRunner.run(["eval", "--template", CLIRunner.example("demo.json"), "--context", "-"], stdin: contexts)
+        let output = try CLIRunner.run(
+            ["eval", "--template", CLIRunner.example("demo.json"), "--context", "-"],
+            stdin: contexts
+        )
         #expect(output.status == 0, "\(output.stderr)")
         let results = try #require(try JSONValue.parse(output.stdout).arrayValue)
         #expect(results.count == 2)
@@ -49,7 +63,9 @@ import VaneCore
         let context = try CLIRunner.temporaryFile("{}", name: "context.json")
         let plain = try CLIRunner.run(["eval", "--template", template, "--context", context, "--defaults", defaults])
         #expect(try JSONValue.parse(plain.stdout) == ["a": "local a", "b": "remote", "c": "3"])
-        let explained = try CLIRunner.run(["eval", "--template", template, "--context", context, "--defaults", defaults, "--explain"])
+        let explained = try CLIRunner.run([
+            "eval", "--template", template, "--context", context, "--defaults", defaults, "--explain",
+        ])
         let json = try JSONValue.parse(explained.stdout)
         #expect(json.objectValue?["a"] == ["value": "local a", "source": "inAppDefault", "reason": "useInAppDefault"])
         #expect(json.objectValue?["c"] == ["value": "3", "source": "inAppDefault", "reason": "notInTemplate"])
@@ -66,22 +82,33 @@ import VaneCore
     }
 
     @Test func invalidInputExitsOneWithAPreciseMessage() throws {
-        let broken = try CLIRunner.temporaryFile(#"{"conditions": [{"name": "x", "expression": "device.os == ios"}], "parameters": {}}"#)
+        let broken = try CLIRunner.temporaryFile(
+            #"{"conditions": [{"name": "x", "expression": "device.os == ios"}], "parameters": {}}"#
+        )
         let output = try CLIRunner.run(["eval", "--template", broken, "--context", "-"], stdin: "{}")
         #expect(output.status == 1)
         #expect(output.stdout.isEmpty)
         #expect(output.stderr.contains("conditions[0].expression"))
         #expect(output.stderr.contains("column 14"))
 
-        let truncated = try CLIRunner.run(["eval", "--template", CLIRunner.example("demo.json"), "--context", "-"], stdin: #"{"randomizationId": "#)
+        let truncated = try CLIRunner.run(
+            ["eval", "--template", CLIRunner.example("demo.json"), "--context", "-"],
+            stdin: #"{"randomizationId": "#
+        )
         #expect(truncated.status == 1)
         #expect(truncated.stderr.contains("<stdin>: line 1"))
 
-        let missing = try CLIRunner.run(["eval", "--template", "/nonexistent/template.json", "--context", "-"], stdin: "{}")
+        let missing = try CLIRunner.run(
+            ["eval", "--template", "/nonexistent/template.json", "--context", "-"],
+            stdin: "{}"
+        )
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("/nonexistent/template.json: no such file"))
 
-        let badContext = try CLIRunner.run(["eval", "--template", CLIRunner.example("demo.json"), "--context", "-"], stdin: #"{"nested": {"a": 1}}"#)
+        let badContext = try CLIRunner.run(
+            ["eval", "--template", CLIRunner.example("demo.json"), "--context", "-"],
+            stdin: #"{"nested": {"a": 1}}"#
+        )
         #expect(badContext.status == 1)
         #expect(badContext.stderr.contains("<stdin>: error: nested:"))
     }
@@ -124,7 +151,9 @@ import VaneCore
     }
 
     @Test func allowSecretsFlag() throws {
-        let file = try CLIRunner.temporaryFile(#"{"parameters": {"db": {"defaultValue": {"value": "postgres://u:secretpw@host/db"}}}}"#)
+        let file = try CLIRunner.temporaryFile(
+            #"{"parameters": {"db": {"defaultValue": {"value": "postgres://u:secretpw@host/db"}}}}"#
+        )
         #expect(try CLIRunner.run(["validate", file]).status == 1)
         #expect(try CLIRunner.run(["validate", "--allow-secrets", file]).status == 0)
     }

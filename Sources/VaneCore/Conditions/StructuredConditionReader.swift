@@ -7,18 +7,18 @@ import Foundation
 public struct StructuredConditionIssue: Sendable, Equatable, CustomStringConvertible {
     /// The JSON path of the part, relative to the condition, such as
     /// `orCondition.conditions[0].percent.percentOperator`; empty for the condition itself.
-    public var path: String
+    public var path: JSONPath
     /// What is wrong and how it reads.
     public var message: String
 
     /// Creates an issue.
-    public init(path: String, message: String) {
+    public init(path: JSONPath, message: String) {
         self.path = path
         self.message = message
     }
 
     /// `path: message`, or the message alone at the top.
-    public var description: String { path.isEmpty ? message : "\(path): \(message)" }
+    public var description: String { path.components.isEmpty ? message : "\(path): \(message)" }
 }
 
 /// Reads a server template's structured condition (a `OneOfCondition`) into a
@@ -43,7 +43,7 @@ public enum StructuredConditionReader {
         _ json: JSONValue
     ) -> (expression: ConditionExpression, issues: [StructuredConditionIssue]) {
         var reader = Reader()
-        let expression = reader.condition(json, path: "", depth: 0)
+        let expression = reader.condition(json, path: .root, depth: 0)
         return (expression, reader.issues)
     }
 }
@@ -53,7 +53,7 @@ private let conditionKinds = ["orCondition", "andCondition", "true", "false", "p
 private struct Reader {
     var issues: [StructuredConditionIssue] = []
 
-    mutating func condition(_ json: JSONValue, path: String, depth: Int) -> ConditionExpression {
+    mutating func condition(_ json: JSONValue, path: JSONPath, depth: Int) -> ConditionExpression {
         guard depth < StructuredConditionReader.maximumDepth else {
             note(path, "nested deeper than Firebase evaluates (more than 4 AND/OR levels), so it is false")
             return .constant(false)
@@ -63,7 +63,7 @@ private struct Reader {
             return .constant(false)
         }
         for key in object.keys where !conditionKinds.contains(key) {
-            note(join(path, key), "unknown field, ignored")
+            note(path.appending(key), "unknown field, ignored")
         }
         let present = conditionKinds.filter { object[$0].map(isTruthy) ?? false }
         guard let kind = present.first, let value = object[kind] else {
@@ -71,9 +71,9 @@ private struct Reader {
             return .constant(false)
         }
         for ignored in present.dropFirst() {
-            note(join(path, ignored), "ignored: Firebase reads only the first of \(kind) and \(ignored)")
+            note(path.appending(ignored), "ignored: Firebase reads only the first of \(kind) and \(ignored)")
         }
-        let valuePath = join(path, kind)
+        let valuePath = path.appending(kind)
         switch kind {
         case "orCondition": return combinator(value, path: valuePath, depth: depth, isAnd: false)
         case "andCondition": return combinator(value, path: valuePath, depth: depth, isAnd: true)
@@ -85,7 +85,8 @@ private struct Reader {
     }
 
     /// `{conditions: [...]}`; children sit two levels deeper, as Node counts.
-    private mutating func combinator(_ json: JSONValue, path: String, depth: Int, isAnd: Bool) -> ConditionExpression {
+    private mutating func combinator(_ json: JSONValue, path: JSONPath, depth: Int, isAnd: Bool) -> ConditionExpression
+    {
         let empty = ConditionExpression.constant(isAnd)
         let emptyMessage = "no conditions: an empty \(isAnd ? "AND is true" : "OR is false")"
         guard case .object(let object) = json else {
@@ -93,31 +94,31 @@ private struct Reader {
             return empty
         }
         guard let conditions = object["conditions"], isTruthy(conditions) else {
-            note(join(path, "conditions"), emptyMessage)
+            note(path.appending("conditions"), emptyMessage)
             return empty
         }
         guard case .array(let children) = conditions else {
-            note(join(path, "conditions"), "expected an array, found \(conditions.kindDescription); it is false")
+            note(path.appending("conditions"), "expected an array, found \(conditions.kindDescription); it is false")
             return .constant(false)
         }
         guard !children.isEmpty else {
-            note(join(path, "conditions"), emptyMessage)
+            note(path.appending("conditions"), emptyMessage)
             return empty
         }
         let operands = children.enumerated().map { index, child in
-            condition(child, path: "\(path).conditions[\(index)]", depth: depth + 2)
+            condition(child, path: path.appending("conditions").appending(index), depth: depth + 2)
         }
         return isAnd ? .and(operands) : .or(operands)
     }
 
     // MARK: Percent
 
-    private mutating func percent(_ json: JSONValue, path: String) -> ConditionExpression {
+    private mutating func percent(_ json: JSONValue, path: JSONPath) -> ConditionExpression {
         guard case .object(let object) = json else {
             note(path, "expected an object, found \(json.kindDescription); it is false")
             return .constant(false)
         }
-        let operatorPath = join(path, "percentOperator")
+        let operatorPath = path.appending("percentOperator")
         guard let operatorValue = object["percentOperator"], isTruthy(operatorValue) else {
             note(operatorPath, "missing, so the condition is false")
             return .constant(false)
@@ -126,15 +127,15 @@ private struct Reader {
             note(operatorPath, "expected a string, found \(operatorValue.kindDescription); the condition is false")
             return .constant(false)
         }
-        let seed = percentSeed(object["seed"], path: join(path, "seed"))
+        let seed = percentSeed(object["seed"], path: path.appending("seed"))
         let range: PercentRange?
         switch name {
         case "LESS_OR_EQUAL":
-            range = micros(object["microPercent"], path: join(path, "microPercent")).map { .lessOrEqual($0) }
+            range = micros(object["microPercent"], path: path.appending("microPercent")).map { .lessOrEqual($0) }
         case "GREATER_THAN":
-            range = micros(object["microPercent"], path: join(path, "microPercent")).map { .greaterThan($0) }
+            range = micros(object["microPercent"], path: path.appending("microPercent")).map { .greaterThan($0) }
         case "BETWEEN":
-            range = betweenRange(object["microPercentRange"], path: join(path, "microPercentRange"))
+            range = betweenRange(object["microPercentRange"], path: path.appending("microPercentRange"))
         default:
             note(operatorPath, "unknown operator \"\(name)\", never true")
             range = .unknown(name)
@@ -143,7 +144,7 @@ private struct Reader {
         return .percent(PercentCondition(seed: seed, range: range))
     }
 
-    private mutating func percentSeed(_ json: JSONValue?, path: String) -> String {
+    private mutating func percentSeed(_ json: JSONValue?, path: JSONPath) -> String {
         switch json {
         case nil, .null?: return ""
         case .string(let seed)?: return seed
@@ -153,7 +154,7 @@ private struct Reader {
         }
     }
 
-    private mutating func betweenRange(_ json: JSONValue?, path: String) -> PercentRange? {
+    private mutating func betweenRange(_ json: JSONValue?, path: JSONPath) -> PercentRange? {
         guard let json, isTruthy(json) else {
             note(path, "missing, so both bounds are 0 and the condition is never true")
             return .between(lower: 0, upper: 0)
@@ -162,15 +163,15 @@ private struct Reader {
             note(path, "expected an object, found \(json.kindDescription); both bounds are 0")
             return .between(lower: 0, upper: 0)
         }
-        guard let lower = micros(object["microPercentLowerBound"], path: join(path, "microPercentLowerBound")),
-            let upper = micros(object["microPercentUpperBound"], path: join(path, "microPercentUpperBound"))
+        guard let lower = micros(object["microPercentLowerBound"], path: path.appending("microPercentLowerBound")),
+            let upper = micros(object["microPercentUpperBound"], path: path.appending("microPercentUpperBound"))
         else { return nil }
         return .between(lower: lower, upper: upper)
     }
 
     /// A micro-percent field read as Node's `value || 0` compares it; nil when JavaScript's
     /// comparison would be NaN (never true).
-    private mutating func micros(_ json: JSONValue?, path: String) -> Double? {
+    private mutating func micros(_ json: JSONValue?, path: JSONPath) -> Double? {
         let value: Double?
         switch json {
         case nil, .null?:
@@ -197,17 +198,20 @@ private struct Reader {
 
     // MARK: Custom signals
 
-    private mutating func customSignal(_ json: JSONValue, path: String) -> ConditionExpression {
+    private mutating func customSignal(_ json: JSONValue, path: JSONPath) -> ConditionExpression {
         guard case .object(let object) = json else {
             note(path, "expected an object, found \(json.kindDescription); it is false")
             return .constant(false)
         }
-        let operatorName = requiredString(object["customSignalOperator"], path: join(path, "customSignalOperator"))
-        let key = requiredString(object["customSignalKey"], path: join(path, "customSignalKey"))
-        let targets = targetValues(object["targetCustomSignalValues"], path: join(path, "targetCustomSignalValues"))
+        let operatorName = requiredString(object["customSignalOperator"], path: path.appending("customSignalOperator"))
+        let key = requiredString(object["customSignalKey"], path: path.appending("customSignalKey"))
+        let targets = targetValues(object["targetCustomSignalValues"], path: path.appending("targetCustomSignalValues"))
         guard let operatorName, let key, let targets, let first = targets.first else { return .constant(false) }
         guard let test = customSignalTest(operatorName, targets: targets, first: first) else {
-            note(join(path, "customSignalOperator"), "unknown operator \"\(operatorName)\", so the condition is false")
+            note(
+                path.appending("customSignalOperator"),
+                "unknown operator \"\(operatorName)\", so the condition is false"
+            )
             return .constant(false)
         }
         return .attribute(AttributeCondition(subject: .customSignal(key), test: test))
@@ -231,7 +235,7 @@ private struct Reader {
     }
 
     /// A non-empty string field; nil (the condition is false) otherwise.
-    private mutating func requiredString(_ json: JSONValue?, path: String) -> String? {
+    private mutating func requiredString(_ json: JSONValue?, path: JSONPath) -> String? {
         switch json {
         case .string(let value)? where !value.isEmpty: return value
         case nil, .null?, .string?: note(path, "missing, so the condition is false")
@@ -241,7 +245,7 @@ private struct Reader {
     }
 
     /// The target list; nil (the condition is false) when missing, empty or not a list.
-    private mutating func targetValues(_ json: JSONValue?, path: String) -> [String]? {
+    private mutating func targetValues(_ json: JSONValue?, path: JSONPath) -> [String]? {
         guard let json, isTruthy(json) else {
             note(path, "missing, so the condition is false")
             return nil
@@ -260,13 +264,16 @@ private struct Reader {
             case .string(let value):
                 targets.append(value)
             case .number(let number):
-                note("\(path)[\(index)]", "expected a string, found a number; read as its text")
+                note(path.appending(index), "expected a string, found a number; read as its text")
                 targets.append(number.intValue.map(String.init) ?? number.text)
             case .bool(let bool):
-                note("\(path)[\(index)]", "expected a string, found a Boolean; read as its text")
+                note(path.appending(index), "expected a string, found a Boolean; read as its text")
                 targets.append(bool ? "true" : "false")
             default:
-                note("\(path)[\(index)]", "expected a string, found \(element.kindDescription); the condition is false")
+                note(
+                    path.appending(index),
+                    "expected a string, found \(element.kindDescription); the condition is false"
+                )
                 return nil
             }
         }
@@ -275,11 +282,9 @@ private struct Reader {
 
     // MARK: Helpers
 
-    private mutating func note(_ path: String, _ message: String) {
+    private mutating func note(_ path: JSONPath, _ message: String) {
         issues.append(StructuredConditionIssue(path: path, message: message))
     }
-
-    private func join(_ path: String, _ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
 
     /// JavaScript truthiness, which decides whether Node sees a field as present.
     private func isTruthy(_ json: JSONValue) -> Bool {

@@ -102,11 +102,25 @@ public struct InAppDefaults: Sendable, Hashable {
                     continue
                 }
                 guard case .string(let name)? = object["name"], !name.isEmpty else {
-                    issues.append(ValidationIssue(.error, at: path.appending("name"), rule: "required", "expected the key as a non-empty string"))
+                    issues.append(
+                        ValidationIssue(
+                            .error,
+                            at: path.appending("name"),
+                            rule: "required",
+                            "expected the key as a non-empty string"
+                        )
+                    )
                     continue
                 }
                 guard let value = object["value"], let text = Self.text(of: value) else {
-                    issues.append(ValidationIssue(.error, at: path.appending("value"), rule: "required", "the entry \"\(name)\" has no value"))
+                    issues.append(
+                        ValidationIssue(
+                            .error,
+                            at: path.appending("value"),
+                            rule: "required",
+                            "the entry \"\(name)\" has no value"
+                        )
+                    )
                     continue
                 }
                 var description: String?

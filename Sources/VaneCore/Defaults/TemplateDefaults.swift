@@ -6,7 +6,11 @@ extension ConfigTemplate {
         InAppDefaults(
             allParameters.compactMap { parameter in
                 guard let string = parameter.defaultValue?.stringValue else { return nil }
-                return InAppDefaults.Entry(key: parameter.key, value: ConfigValue(string), description: parameter.description)
+                return InAppDefaults.Entry(
+                    key: parameter.key,
+                    value: ConfigValue(string),
+                    description: parameter.description
+                )
             }
         )
     }

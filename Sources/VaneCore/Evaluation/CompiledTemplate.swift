@@ -18,6 +18,13 @@ public final class CompiledTemplate: Sendable {
     let parameters: [CompiledParameter]
     let parameterIndex: [String: Int]
     let seeds: [String]
+    /// The attribute names rules read, numbered; each evaluation looks each one up at most once.
+    let attributeSlots: [AttributeSlot]
+    /// The hot loop's view of the parameters: for parameter `p`, its conditional values'
+    /// condition indices are `conditionalConditions[conditionalStarts[p]..<conditionalStarts[p + 1]]`.
+    /// Plain integers, so walking them costs no reference counting.
+    let conditionalStarts: [Int32]
+    let conditionalConditions: [Int32]
 
     /// Compiles a template.
     ///
@@ -32,6 +39,8 @@ public final class CompiledTemplate: Sendable {
         var seeds: [String] = []
         var conditions: [CompiledCondition] = []
         var conditionIndex: [String: Int] = [:]
+        var slots: [AttributeSlot] = []
+        var slotIndex: [String: Int] = [:]
         for (index, condition) in template.conditions.enumerated() {
             let expression: ConditionExpression
             switch condition.source {
@@ -50,12 +59,21 @@ public final class CompiledTemplate: Sendable {
             conditions.append(
                 CompiledCondition(
                     name: condition.name,
-                    root: ConditionNode(expression, seedIndex: { seed in
-                        if let existing = seedIndex[seed] { return existing }
-                        seeds.append(seed)
-                        seedIndex[seed] = seeds.count - 1
-                        return seeds.count - 1
-                    })
+                    root: ConditionNode(
+                        expression,
+                        seedIndex: { seed in
+                            if let existing = seedIndex[seed] { return existing }
+                            seeds.append(seed)
+                            seedIndex[seed] = seeds.count - 1
+                            return seeds.count - 1
+                        },
+                        attributeSlot: { name, element in
+                            if let existing = slotIndex[name] { return existing }
+                            slots.append(AttributeSlot(name: name, element: element))
+                            slotIndex[name] = slots.count - 1
+                            return slots.count - 1
+                        }
+                    )
                 )
             )
         }
@@ -71,6 +89,15 @@ public final class CompiledTemplate: Sendable {
         self.parameters = parameters
         self.parameterIndex = parameterIndex
         self.seeds = seeds
+        self.attributeSlots = slots
+        var starts: [Int32] = [0]
+        var conditionals: [Int32] = []
+        for parameter in parameters {
+            conditionals.append(contentsOf: parameter.conditionals.map { Int32($0.conditionIndex) })
+            starts.append(Int32(conditionals.count))
+        }
+        self.conditionalStarts = starts
+        self.conditionalConditions = conditionals
     }
 
     /// The keys of every parameter, in template order.
@@ -91,13 +118,28 @@ public final class CompiledTemplate: Sendable {
     ///   - context: The user's randomization id and attributes.
     ///   - now: The evaluation time for `dateTime` rules, unless the context pins `dateTime`.
     public func evaluate(_ context: EvaluationContext, at now: Date = Date()) -> EvaluationResult {
-        var state = EvaluationState(context: context, now: now, conditionCount: conditions.count, seedCount: seeds.count)
+        var state = EvaluationState(
+            context: context,
+            now: now,
+            conditionCount: conditions.count,
+            seedCount: seeds.count,
+            slotCount: attributeSlots.count
+        )
         var choices = [Int32](repeating: -1, count: parameters.count)
-        for (parameterOffset, parameter) in parameters.enumerated() {
-            for (choice, conditional) in parameter.conditionals.enumerated()
-            where isTrue(condition: conditional.conditionIndex, state: &state) {
-                choices[parameterOffset] = Int32(choice)
-                break
+        conditionalStarts.withUnsafeBufferPointer { starts in
+            conditionalConditions.withUnsafeBufferPointer { conditionals in
+                for parameter in 0..<parameters.count {
+                    let start = Int(starts[parameter])
+                    let end = Int(starts[parameter + 1])
+                    var position = start
+                    while position < end {
+                        if isTrue(condition: Int(conditionals[position]), state: &state) {
+                            choices[parameter] = Int32(position - start)
+                            break
+                        }
+                        position += 1
+                    }
+                }
             }
         }
         return EvaluationResult(template: self, choices: choices)
@@ -108,7 +150,7 @@ public final class CompiledTemplate: Sendable {
         case 1: return true
         case 2: return false
         default:
-            let result = conditions[index].root.evaluate(&state, seeds: seeds)
+            let result = conditions[index].root.evaluate(&state, template: self)
             state.conditionResults[index] = result ? 1 : 2
             return result
         }
@@ -162,7 +204,13 @@ struct CompiledParameter: Sendable {
     }
 }
 
-/// Scratch space for one evaluation: memoised condition results and percent buckets.
+/// An attribute name rules read, with the built-in element it names, if any.
+struct AttributeSlot: Sendable {
+    let name: String
+    let element: ConditionElement?
+}
+
+/// Scratch space for one evaluation: memoised condition results, percent buckets and attributes.
 struct EvaluationState {
     let context: EvaluationContext
     let now: Date
@@ -170,19 +218,40 @@ struct EvaluationState {
     var conditionResults: [UInt8]
     /// Micro-percentile per seed; `UInt64.max` until computed.
     var buckets: [UInt64]
+    /// Per attribute slot: 0 not looked up, 1 present, 2 missing.
+    var slotStates: [UInt8]
+    var slotValues: [AttributeValue]
 
-    init(context: EvaluationContext, now: Date, conditionCount: Int, seedCount: Int) {
+    init(context: EvaluationContext, now: Date, conditionCount: Int, seedCount: Int, slotCount: Int) {
         self.context = context
         self.now = now
         self.conditionResults = [UInt8](repeating: 0, count: conditionCount)
         self.buckets = [UInt64](repeating: .max, count: seedCount)
+        self.slotStates = [UInt8](repeating: 0, count: slotCount)
+        self.slotValues = [AttributeValue](repeating: .bool(false), count: slotCount)
+    }
+
+    /// Whether the attribute in `slot` is present, looking it up on first use.
+    mutating func loadAttribute(_ slot: Int, from slots: [AttributeSlot]) -> Bool {
+        switch slotStates[slot] {
+        case 1: return true
+        case 2: return false
+        default:
+            if let value = Self.attribute(slots[slot], context: context, now: now) {
+                slotValues[slot] = value
+                slotStates[slot] = 1
+                return true
+            }
+            slotStates[slot] = 2
+            return false
+        }
     }
 
     /// The attribute a rule reads; `dateTime` defaults to the evaluation time and
     /// `app.firebaseInstallationId` to the randomization id.
-    func attribute(_ name: String, element: ConditionElement?) -> AttributeValue? {
-        if let value = context.attributes[name] { return value }
-        switch element {
+    static func attribute(_ slot: AttributeSlot, context: EvaluationContext, now: Date) -> AttributeValue? {
+        if let value = context.attributes[slot.name] { return value }
+        switch slot.element {
         case .dateTime?: return .date(now)
         case .appFirebaseInstallationId?: return context.randomizationId.map(AttributeValue.string)
         default: return nil

@@ -15,7 +15,12 @@ extension EvaluationContext {
     public init(json: JSONValue, at path: JSONPath = .root) throws(DocumentError) {
         guard case .object(let object) = json else {
             throw DocumentError(issues: [
-                ValidationIssue(.error, at: path, rule: "type", "expected a context object, found \(json.kindDescription)")
+                ValidationIssue(
+                    .error,
+                    at: path,
+                    rule: "type",
+                    "expected a context object, found \(json.kindDescription)"
+                )
             ])
         }
         var issues: [ValidationIssue] = []
@@ -28,7 +33,12 @@ extension EvaluationContext {
                 case .null: break
                 default:
                     issues.append(
-                        ValidationIssue(.error, at: memberPath, rule: "type", "expected a string, found \(member.value.kindDescription)")
+                        ValidationIssue(
+                            .error,
+                            at: memberPath,
+                            rule: "type",
+                            "expected a string, found \(member.value.kindDescription)"
+                        )
                     )
                 }
                 continue

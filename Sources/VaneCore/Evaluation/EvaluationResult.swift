@@ -50,7 +50,9 @@ public struct EvaluationResult: Sendable {
         var entries: [(key: String, value: String)] = []
         entries.reserveCapacity(choices.count)
         for (index, parameter) in template.parameters.enumerated() {
-            if let value = parameter.outcome(choice: choices[index]).value { entries.append((parameter.key, value.stringValue)) }
+            if let value = parameter.outcome(choice: choices[index]).value {
+                entries.append((parameter.key, value.stringValue))
+            }
         }
         return entries
     }

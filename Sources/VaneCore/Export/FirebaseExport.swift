@@ -33,7 +33,9 @@ public enum FirebaseExport {
             do {
                 expression = try ConditionParser.parse(text, conditionName: condition.name)
             } catch {
-                omissions.append(ValidationIssue(.error, at: path, rule: "firebase-export", "left out: \(error.description)"))
+                omissions.append(
+                    ValidationIssue(.error, at: path, rule: "firebase-export", "left out: \(error.description)")
+                )
                 dropped.insert(condition.name)
                 continue
             }
@@ -63,7 +65,10 @@ public enum FirebaseExport {
         return Output(template: exported, omissions: omissions)
     }
 
-    private static func firebaseParameter(_ parameter: TemplateParameter, dropping dropped: Set<String>) -> TemplateParameter {
+    private static func firebaseParameter(
+        _ parameter: TemplateParameter,
+        dropping dropped: Set<String>
+    ) -> TemplateParameter {
         var result = parameter
         result.metadata = nil
         result.conditionalValues.removeAll { dropped.contains($0.conditionName) }

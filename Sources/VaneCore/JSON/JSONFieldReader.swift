@@ -45,7 +45,10 @@ struct JSONFieldReader {
         case .string(let string) where Int64(string) != nil: return string
         case .number(let number) where number.intValue != nil: return number.intValue.map(String.init)
         default:
-            fail(path, "expected a whole number (as a string such as \"42\" or a number), found \(value.kindDescription)")
+            fail(
+                path,
+                "expected a whole number (as a string such as \"42\" or a number), found \(value.kindDescription)"
+            )
             return nil
         }
     }

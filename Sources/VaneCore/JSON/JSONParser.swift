@@ -5,7 +5,10 @@ extension JSONValue {
     ///
     /// Duplicate keys in one object are an error: Vane will not guess which one was meant.
     /// - Throws: ``JSONParseError`` naming the line, column and JSON path of the first problem.
-    public static func parse(_ data: some Collection<UInt8>, limits: JSONParseLimits = .default) throws(JSONParseError)
+    public static func parse(
+        _ data: some Collection<UInt8>,
+        limits: JSONParseLimits = .default
+    ) throws(JSONParseError)
         -> JSONValue
     {
         var parser = JSONParser(bytes: Array(data), limits: limits)
@@ -56,7 +59,10 @@ private struct JSONParser {
         case UInt8(ascii: "f"): return try parseLiteral("false", .bool(false))
         case UInt8(ascii: "n"): return try parseLiteral("null", .null)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
-        default: throw error("expected a value (object, array, string, number, true, false or null), found \(describeCurrent())")
+        default:
+            throw error(
+                "expected a value (object, array, string, number, true, false or null), found \(describeCurrent())"
+            )
         }
     }
 
@@ -73,7 +79,9 @@ private struct JSONParser {
         }
         while true {
             skipWhitespace()
-            guard position < bytes.count else { throw error("the document ends inside an object; expected a member name or '}'") }
+            guard position < bytes.count else {
+                throw error("the document ends inside an object; expected a member name or '}'")
+            }
             guard bytes[position] == UInt8(ascii: "\"") else {
                 throw error("expected a member name in double quotes, found \(describeCurrent())")
             }
@@ -141,7 +149,9 @@ private struct JSONParser {
     mutating func parseLiteral(_ word: String, _ value: JSONValue) throws(JSONParseError) -> JSONValue {
         let utf8 = Array(word.utf8)
         guard position + utf8.count <= bytes.count, Array(bytes[position..<position + utf8.count]) == utf8 else {
-            throw error("expected a value (object, array, string, number, true, false or null), found \(describeCurrent())")
+            throw error(
+                "expected a value (object, array, string, number, true, false or null), found \(describeCurrent())"
+            )
         }
         position += utf8.count
         return value
@@ -187,15 +197,21 @@ private struct JSONParser {
             }
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
-                guard flush(position, into: &scalars) else { throw error("a string contains bytes that are not valid UTF-8") }
+                guard flush(position, into: &scalars) else {
+                    throw error("a string contains bytes that are not valid UTF-8")
+                }
                 position += 1
                 return String(scalars)
             }
             if byte < 0x20 {
-                throw error("a control character (U+\(String(byte, radix: 16, uppercase: true))) must be escaped inside a string")
+                throw error(
+                    "a control character (U+\(String(byte, radix: 16, uppercase: true))) must be escaped inside a string"
+                )
             }
             if byte == UInt8(ascii: "\\") {
-                guard flush(position, into: &scalars) else { throw error("a string contains bytes that are not valid UTF-8") }
+                guard flush(position, into: &scalars) else {
+                    throw error("a string contains bytes that are not valid UTF-8")
+                }
                 position += 1
                 guard position < bytes.count else { throw error("the document ends inside an escape sequence") }
                 let escape = bytes[position]
@@ -212,7 +228,9 @@ private struct JSONParser {
                 case UInt8(ascii: "u"): scalars.append(try parseUnicodeEscape())
                 default:
                     position -= 2
-                    throw error("unknown escape '\\\(Character(UnicodeScalar(escape)))'; expected one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX")
+                    throw error(
+                        "unknown escape '\\\(Character(UnicodeScalar(escape)))'; expected one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX"
+                    )
                 }
                 runStart = position
                 continue
@@ -224,8 +242,13 @@ private struct JSONParser {
     mutating func parseUnicodeEscape() throws(JSONParseError) -> Unicode.Scalar {
         let first = try parseHex4()
         if (0xD800...0xDBFF).contains(first) {
-            guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u")
-            else { throw error("a high surrogate \\u\(String(first, radix: 16)) must be followed by a low surrogate \\uDC00-\\uDFFF") }
+            guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
+                bytes[position + 1] == UInt8(ascii: "u")
+            else {
+                throw error(
+                    "a high surrogate \\u\(String(first, radix: 16)) must be followed by a low surrogate \\uDC00-\\uDFFF"
+                )
+            }
             position += 2
             let second = try parseHex4()
             guard (0xDC00...0xDFFF).contains(second) else {
@@ -283,6 +306,11 @@ private struct JSONParser {
             line += 1
             lineStart = index + 1
         }
-        return JSONParseError(message: message, line: line, column: end - lineStart + 1, path: JSONPath(components: path))
+        return JSONParseError(
+            message: message,
+            line: line,
+            column: end - lineStart + 1,
+            path: JSONPath(components: path)
+        )
     }
 }

@@ -22,7 +22,12 @@ extension ConfigTemplate {
         var reader = JSONFieldReader()
         guard let root = reader.object(json, at: .root) else {
             throw DocumentError(issues: [
-                ValidationIssue(.error, at: .root, rule: "type", "expected a template object, found \(json.kindDescription)")
+                ValidationIssue(
+                    .error,
+                    at: .root,
+                    rule: "type",
+                    "expected a template object, found \(json.kindDescription)"
+                )
             ])
         }
         self = TemplateDecoder.template(root, reader: &reader)
@@ -60,13 +65,19 @@ enum TemplateDecoder {
         if let object = reader.object(root["version"], at: JSONPath.root.appending("version")) {
             template.version = version(object, at: JSONPath.root.appending("version"), reader: &reader)
         }
-        template.unknownFields = reader.unknownMembers(of: root, known: ["conditions", "parameters", "parameterGroups", "version"])
+        template.unknownFields = reader.unknownMembers(
+            of: root,
+            known: ["conditions", "parameters", "parameterGroups", "version"]
+        )
         return template
     }
 
-    static func condition(_ object: JSONObject, at path: JSONPath, reader: inout JSONFieldReader) -> TemplateCondition? {
+    static func condition(_ object: JSONObject, at path: JSONPath, reader: inout JSONFieldReader) -> TemplateCondition?
+    {
         let name = reader.string(object["name"], at: path.appending("name"))
-        if name == nil, object["name"] == nil { reader.fail(path.appending("name"), "a condition needs a name", rule: "required") }
+        if name == nil, object["name"] == nil {
+            reader.fail(path.appending("name"), "a condition needs a name", rule: "required")
+        }
         let source: TemplateCondition.Source
         if let expression = object["expression"] {
             guard let text = reader.string(expression, at: path.appending("expression")) else { return nil }
@@ -90,7 +101,8 @@ enum TemplateDecoder {
         )
     }
 
-    static func parameters(_ value: JSONValue?, at path: JSONPath, reader: inout JSONFieldReader) -> [TemplateParameter] {
+    static func parameters(_ value: JSONValue?, at path: JSONPath, reader: inout JSONFieldReader) -> [TemplateParameter]
+    {
         var result: [TemplateParameter] = []
         for member in reader.object(value, at: path) ?? JSONObject() {
             let memberPath = path.appending(member.key)
@@ -103,7 +115,12 @@ enum TemplateDecoder {
         return result
     }
 
-    static func parameter(key: String, _ object: JSONObject, at path: JSONPath, reader: inout JSONFieldReader)
+    static func parameter(
+        key: String,
+        _ object: JSONObject,
+        at path: JSONPath,
+        reader: inout JSONFieldReader
+    )
         -> TemplateParameter
     {
         var parameter = TemplateParameter(key: key)
@@ -117,7 +134,9 @@ enum TemplateDecoder {
             }
         }
         parameter.description = reader.string(object["description"], at: path.appending("description"))
-        parameter.valueType = reader.string(object["valueType"], at: path.appending("valueType")).map(ParameterValueType.init)
+        parameter.valueType = reader.string(object["valueType"], at: path.appending("valueType")).map(
+            ParameterValueType.init
+        )
         if let metadata = reader.object(object["vane"], at: path.appending("vane")) {
             parameter.metadata = Self.metadata(metadata, at: path.appending("vane"), reader: &reader)
         }
@@ -147,7 +166,10 @@ enum TemplateDecoder {
             return nil
         }
         if let flag = object["useInAppDefault"], flag != .bool(true) {
-            reader.fail(path.appending("useInAppDefault"), "expected true, found \(flag.serialized()); leave it out for false")
+            reader.fail(
+                path.appending("useInAppDefault"),
+                "expected true, found \(flag.serialized()); leave it out for false"
+            )
             return nil
         }
         if object.isEmpty {
@@ -191,7 +213,9 @@ enum TemplateDecoder {
             updateTime: reader.string(object["updateTime"], at: path.appending("updateTime")),
             updateUser: user,
             description: reader.string(object["description"], at: path.appending("description")),
-            updateOrigin: reader.string(object["updateOrigin"], at: path.appending("updateOrigin")).map(UpdateOrigin.init),
+            updateOrigin: reader.string(object["updateOrigin"], at: path.appending("updateOrigin")).map(
+                UpdateOrigin.init
+            ),
             updateType: reader.string(object["updateType"], at: path.appending("updateType")).map(UpdateType.init),
             rollbackSource: reader.integerString(object["rollbackSource"], at: path.appending("rollbackSource")),
             isLegacy: reader.bool(object["isLegacy"], at: path.appending("isLegacy")),

@@ -102,7 +102,9 @@ extension TemplateVersion {
 enum TemplateEncoder {
     static func parameters(_ parameters: [TemplateParameter]) -> JSONObject {
         var object = JSONObject()
-        for parameter in parameters where object[parameter.key] == nil { object[parameter.key] = .object(parameter.json()) }
+        for parameter in parameters where object[parameter.key] == nil {
+            object[parameter.key] = .object(parameter.json())
+        }
         return object
     }
 

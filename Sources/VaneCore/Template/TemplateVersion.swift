@@ -62,7 +62,12 @@ public struct TemplateUser: Sendable, Hashable {
     public var unknownFields: JSONObject
 
     /// Creates a user.
-    public init(email: String? = nil, name: String? = nil, imageUrl: String? = nil, unknownFields: JSONObject = JSONObject()) {
+    public init(
+        email: String? = nil,
+        name: String? = nil,
+        imageUrl: String? = nil,
+        unknownFields: JSONObject = JSONObject()
+    ) {
         self.email = email
         self.name = name
         self.imageUrl = imageUrl

@@ -91,7 +91,11 @@ struct TemplateValidator {
         for group in template.parameterGroups {
             let groupPath = JSONPath.root.appending("parameterGroups").appending(group.name)
             if group.name.count > options.maximumDescription {
-                error(groupPath, "group-name", "the group name has \(group.name.count) characters; the limit is \(options.maximumDescription)")
+                error(
+                    groupPath,
+                    "group-name",
+                    "the group name has \(group.name.count) characters; the limit is \(options.maximumDescription)"
+                )
             }
             if let description = group.description, description.count > options.maximumDescription {
                 error(
@@ -122,15 +126,28 @@ struct TemplateValidator {
         }
     }
 
-    mutating func check(_ parameter: TemplateParameter, at path: JSONPath, seenKeys: inout [String: JSONPath], groupNames: Set<String>) {
+    mutating func check(
+        _ parameter: TemplateParameter,
+        at path: JSONPath,
+        seenKeys: inout [String: JSONPath],
+        groupNames: Set<String>
+    ) {
         checkKey(parameter.key, at: path)
         if let first = seenKeys[parameter.key] {
-            error(path, "duplicate-key", "the key \"\(parameter.key)\" is also defined at \(first); a key may appear once")
+            error(
+                path,
+                "duplicate-key",
+                "the key \"\(parameter.key)\" is also defined at \(first); a key may appear once"
+            )
         } else {
             seenKeys[parameter.key] = path
         }
         if groupNames.contains(parameter.key) {
-            error(path, "duplicate-key", "the key \"\(parameter.key)\" is also the name of a parameter group; rename one")
+            error(
+                path,
+                "duplicate-key",
+                "the key \"\(parameter.key)\" is also the name of a parameter group; rename one"
+            )
         }
         if let description = parameter.description, description.count > options.maximumDescription {
             error(
@@ -184,7 +201,8 @@ struct TemplateValidator {
         }
         let utf8 = Array(key.utf8)
         let isLetter = { (byte: UInt8) in
-            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+                || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
                 || byte == UInt8(ascii: "_")
         }
         let isDigit = { (byte: UInt8) in byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
@@ -197,7 +215,12 @@ struct TemplateValidator {
         }
     }
 
-    mutating func check(_ value: ParameterValue, of parameter: TemplateParameter, type: ParameterValueType, at path: JSONPath) {
+    mutating func check(
+        _ value: ParameterValue,
+        of parameter: TemplateParameter,
+        type: ParameterValueType,
+        at path: JSONPath
+    ) {
         guard case .value(let string) = value.kind else { return }
         let valuePath = path.appending("value")
         valueCharacters += string.count
@@ -231,7 +254,9 @@ struct TemplateValidator {
                 "\(Self.quote(string)) is not one of the allowed values \(allowed.map(Self.quote).joined(separator: ", "))"
             )
         }
-        if !options.allowSecrets, parameter.metadata?.allowSecrets != true, let kind = SecretScanner.credentialKind(in: string) {
+        if !options.allowSecrets, parameter.metadata?.allowSecrets != true,
+            let kind = SecretScanner.credentialKind(in: string)
+        {
             error(
                 valuePath,
                 "secret",

@@ -52,7 +52,12 @@ public struct DocumentError: Error, Sendable, Hashable, CustomStringConvertible 
     /// Creates an error for a document that is not JSON.
     public init(_ error: JSONParseError) {
         self.issues = [
-            ValidationIssue(.error, at: error.path, rule: "json-syntax", "line \(error.line), column \(error.column): \(error.message)")
+            ValidationIssue(
+                .error,
+                at: error.path,
+                rule: "json-syntax",
+                "line \(error.line), column \(error.column): \(error.message)"
+            )
         ]
     }
 
