@@ -135,7 +135,8 @@ public struct CompiledAttributeTest: Sendable {
         return op.holds(forOrdering: number < target ? -1 : (number > target ? 1 : 0))
     }
 
-    private static func evaluateAudience(_ value: AttributeValue, _ op: AudienceOperator, _ targets: [[UInt8]]) -> Bool {
+    private static func evaluateAudience(_ value: AttributeValue, _ op: AudienceOperator, _ targets: [[UInt8]]) -> Bool
+    {
         guard let names = value.stringListValue else { return false }
         let isMember = { (target: [UInt8]) in names.contains { $0.utf8.elementsEqual(target) } }
         switch op {
