@@ -42,7 +42,8 @@ import Testing
     @Test(arguments: [
         "not a number", "NaN", "nan", "inf", "infinity", "Infinityx", "+-5", "--5", "-", "+", ".", ".e1", "e3", "1e",
         "1e+", "1e1.5", "1_000", "1,000", "5px", "1 2", "0x", "0xg", "-0x10", "+0x10", "0x 10", "0b2", "0o8", "0x1.8",
-        "\u{85}5", "\u{200B}5", "5\u{200B}", "٥", "１",
+        "\u{85}5", "\u{200B}5", "5\u{200B}", "٥", "１", "5\u{20AC}", "\u{20AC}5", "5\u{1F600}", "\u{1F600}5",
+        "\u{E9}", "5\u{301}",
     ])
     func rejectsInvalidText(text: String) {
         #expect(JavaScript.number(from: text).isNaN, "Number(\(text.debugDescription))")
@@ -58,6 +59,15 @@ import Testing
             #expect(JavaScript.number(from: pad + "5" + pad) == 5, "U+\(String(space.value, radix: 16))")
             #expect(JavaScript.number(from: pad) == 0)
         }
+    }
+
+    @Test func trimsLikeJavaScript() {
+        #expect(JavaScript.trimmingWhitespace("\u{3000} a b \u{2028}\u{FEFF}") == "a b")
+        #expect(JavaScript.trimmingWhitespace("\u{1F600}\u{A0}") == "\u{1F600}")
+        #expect(JavaScript.trimmingWhitespace("\u{A0}caf\u{E9}") == "caf\u{E9}")
+        #expect(JavaScript.trimmingWhitespace("\u{20AC}\u{205F}") == "\u{20AC}")
+        #expect(JavaScript.trimmingWhitespace("\u{85}x\u{200B}") == "\u{85}x\u{200B}")
+        #expect(JavaScript.trimmingWhitespace(" \t\n ").isEmpty)
     }
 
     @Test func roundTripsThroughJavaScriptString() {
