@@ -3,8 +3,9 @@ import Foundation
 /// An ``AttributeTest`` prepared once for fast, repeated evaluation.
 ///
 /// Compiling parses numeric targets, splits version targets, folds and indexes string targets and
-/// builds regular expressions, so ``evaluate(_:)`` does no parsing of the rule and, for string and
-/// number values, allocates nothing except for `matches`.
+/// builds regular expressions, so ``evaluate(_:)`` does no parsing of the rule. Rules work on the
+/// value's UTF-8 bytes in place: a string value (or a number value in a numeric rule) allocates
+/// nothing, except in `matches`, which hands the text to `NSRegularExpression`.
 ///
 /// Conversions follow Firebase's Node Admin SDK (see ``AttributeValue/javaScriptString`` and
 /// ``AttributeValue/javaScriptNumber``). The caller handles a missing attribute, which makes every
