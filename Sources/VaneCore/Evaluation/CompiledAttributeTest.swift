@@ -3,8 +3,9 @@ import Foundation
 /// An ``AttributeTest`` prepared once for fast, repeated evaluation.
 ///
 /// Compiling parses numeric targets, splits version targets, folds and indexes string targets and
-/// builds regular expressions, so ``evaluate(_:)`` does no parsing of the rule and, for string and
-/// number values, allocates nothing except for `matches`.
+/// builds regular expressions, so ``evaluate(_:)`` does no parsing of the rule. Rules work on the
+/// value's UTF-8 bytes in place: a string value (or a number value in a numeric rule) allocates
+/// nothing, except in `matches`, which hands the text to `NSRegularExpression`.
 ///
 /// Conversions follow Firebase's Node Admin SDK (see ``AttributeValue/javaScriptString`` and
 /// ``AttributeValue/javaScriptNumber``). The caller handles a missing attribute, which makes every
@@ -43,17 +44,16 @@ public struct CompiledAttributeTest: Sendable {
         case .notContains(let needles, let matchesEverything):
             return !(matchesEverything || Self.containsAny(value, needles))
         case .exactlyMatches(let targets):
-            return withJavaScriptString(value) { text in
-                UTF8Bytes.with(JavaScript.trimmingWhitespace(text)) { targets.contains($0) }
+            return UTF8Bytes.withJavaScriptString(value) { bytes in
+                targets.contains(UnsafeBufferPointer(rebasing: bytes[UTF8Bytes.trimmedRange(bytes)]))
             }
         case .matches(let regexes):
             return Self.matchesAny(value, regexes)
         case .number(let op, let target):
             return Self.compareNumber(value, op, target)
         case .version(let op, let target):
-            guard let ordering = withJavaScriptString(value, { VersionComparison.compare($0, target) }) else {
-                return false
-            }
+            let ordering = UTF8Bytes.withJavaScriptString(value) { VersionComparison.compare(utf8: $0, target) }
+            guard let ordering else { return false }
             return op.holds(forOrdering: ordering)
         case .audience(let op, let targets):
             return Self.evaluateAudience(value, op, targets)
@@ -95,7 +95,7 @@ public struct CompiledAttributeTest: Sendable {
                 ? .contains(needles, matchesEverything: matchesEverything)
                 : .notContains(needles, matchesEverything: matchesEverything)
         case .exactlyMatches:
-            let trimmed = targets.map { String(JavaScript.trimmingWhitespace($0[...])) }
+            let trimmed = targets.map(JavaScript.trimmingWhitespace)
             return .exactlyMatches(FoldedStringSet(trimmed, folding: .none))
         case .matches:
             return .matches(targets.compactMap(SendableRegex.compile))
@@ -108,10 +108,8 @@ public struct CompiledAttributeTest: Sendable {
     }
 
     private static func containsAny(_ value: AttributeValue, _ needles: [[UInt8]]) -> Bool {
-        withJavaScriptString(value) { text in
-            UTF8Bytes.with(text) { haystack in
-                needles.contains { UTF8Bytes.contains(haystack, $0) }
-            }
+        UTF8Bytes.withJavaScriptString(value) { haystack in
+            needles.contains { needle in needle.withUnsafeBufferPointer { UTF8Bytes.contains(haystack, $0) } }
         }
     }
 
@@ -135,24 +133,20 @@ public struct CompiledAttributeTest: Sendable {
         return op.holds(forOrdering: number < target ? -1 : (number > target ? 1 : 0))
     }
 
-    private static func evaluateAudience(_ value: AttributeValue, _ op: AudienceOperator, _ targets: [[UInt8]]) -> Bool {
+    private static func evaluateAudience(_ value: AttributeValue, _ op: AudienceOperator, _ targets: [[UInt8]]) -> Bool
+    {
         guard let names = value.stringListValue else { return false }
-        let isMember = { (target: [UInt8]) in names.contains { $0.utf8.elementsEqual(target) } }
+        let isMember = { (target: [UInt8]) in
+            target.withUnsafeBufferPointer { target in
+                names.contains { name in UTF8Bytes.with(name) { UTF8Bytes.equal($0, target) } }
+            }
+        }
         switch op {
         case .inAtLeastOne: return targets.contains(where: isMember)
         case .notInAtLeastOne: return !targets.contains(where: isMember)
         case .inAll: return targets.allSatisfy(isMember)
         case .notInAll: return !targets.allSatisfy(isMember)
         }
-    }
-}
-
-/// Runs `body` on the value's JavaScript string, without converting a string value.
-private func withJavaScriptString<R>(_ value: AttributeValue, _ body: (Substring) -> R) -> R {
-    switch value {
-    case .string(let text): return body(text[...])
-    case .bool(let flag): return body(flag ? "true" : "false")
-    default: return body(value.javaScriptString[...])
     }
 }
 
@@ -192,103 +186,12 @@ private struct StringMembership: Sendable {
     }
 
     func contains(_ value: AttributeValue) -> Bool {
-        withJavaScriptString(value) { text in
-            UTF8Bytes.with(text) { bytes in
-                if whole.contains(bytes) { return true }
-                guard let primaryLanguages,
-                    let separator = bytes.firstIndex(where: UTF8Bytes.isSubtagSeparator)
-                else { return false }
-                return primaryLanguages.contains(UnsafeBufferPointer(rebasing: bytes[..<separator]))
-            }
+        UTF8Bytes.withJavaScriptString(value) { bytes in
+            if whole.contains(bytes) { return true }
+            guard let primaryLanguages,
+                let separator = bytes.firstIndex(where: UTF8Bytes.isSubtagSeparator)
+            else { return false }
+            return primaryLanguages.contains(UnsafeBufferPointer(rebasing: bytes[..<separator]))
         }
-    }
-}
-
-/// How bytes are normalized before strings are compared.
-enum ByteFolding: Sendable {
-    /// Byte for byte: JavaScript's code-unit equality, not Swift's canonical equivalence.
-    case none
-    /// ASCII letters ignore case.
-    case asciiCase
-    /// ASCII letters ignore case and `_` reads as `-`.
-    case languageTag
-
-    @inline(__always)
-    func fold(_ byte: UInt8) -> UInt8 {
-        switch self {
-        case .none: return byte
-        case .asciiCase: return byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
-        case .languageTag:
-            if byte == UInt8(ascii: "_") { return UInt8(ascii: "-") }
-            return byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
-        }
-    }
-}
-
-/// A set of strings looked up by folded UTF-8 bytes without allocating: buckets keyed by an FNV-1a
-/// hash of the folded bytes, verified byte by byte.
-struct FoldedStringSet: Sendable {
-    let folding: ByteFolding
-    private let buckets: [UInt64: [[UInt8]]]
-
-    init(_ strings: [String], folding: ByteFolding) {
-        self.folding = folding
-        var buckets: [UInt64: [[UInt8]]] = [:]
-        for string in strings {
-            let folded = string.utf8.map(folding.fold)
-            let key = folded.withUnsafeBufferPointer { Self.hash($0, folding: .none) }
-            if buckets[key]?.contains(folded) != true { buckets[key, default: []].append(folded) }
-        }
-        self.buckets = buckets
-    }
-
-    /// Whether some member equals `bytes` after folding.
-    func contains(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let bucket = buckets[Self.hash(bytes, folding: folding)] else { return false }
-        return bucket.contains { member in
-            member.count == bytes.count && zip(member, bytes).allSatisfy { $0 == folding.fold($1) }
-        }
-    }
-
-    private static func hash(_ bytes: UnsafeBufferPointer<UInt8>, folding: ByteFolding) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash = (hash ^ UInt64(folding.fold(byte))) &* 0x100_0000_01b3
-        }
-        return hash
-    }
-}
-
-/// Helpers over UTF-8 bytes, which carry JavaScript's code-unit semantics for search and equality.
-enum UTF8Bytes {
-    /// Runs `body` on the text's UTF-8 bytes, copying only a non-native (bridged) string.
-    @inline(__always)
-    static func with<R>(_ text: Substring, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
-        var copy = String(text)
-        return copy.withUTF8(body)
-    }
-
-    /// `-` or `_`, which separate the subtags of a language tag.
-    static func isSubtagSeparator(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
-    }
-
-    /// Whether `needle` occurs in `haystack`; UTF-8 is self-synchronizing, so a byte match is a
-    /// match of whole characters.
-    static func contains(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {
-        guard let first = needle.first else { return true }
-        guard needle.count <= haystack.count else { return false }
-        let lastStart = haystack.count - needle.count
-        var start = 0
-        while start <= lastStart {
-            if haystack[start] == first {
-                var offset = 1
-                while offset < needle.count, haystack[start + offset] == needle[offset] { offset += 1 }
-                if offset == needle.count { return true }
-            }
-            start += 1
-        }
-        return false
     }
 }

@@ -12,19 +12,24 @@ public enum JavaScript {
     /// `Infinity`, and signed decimals with optional fraction and exponent (`5.`, `.5`, `1e3`).
     /// Anything else (`1_000`, `1,000`, `5px`, `inf`) is NaN.
     public static func number(from text: String) -> Double {
-        number(from: text[...])
+        if let value = text.utf8.withContiguousStorageIfAvailable(number(utf8:)) { return value }
+        var copy = text
+        return copy.withUTF8(number(utf8:))
     }
 
     /// JavaScript `Number(text)` on a slice; see ``number(from:)-(String)``.
     static func number(from text: Substring) -> Double {
-        let trimmed = trimmingWhitespace(text)
-        if trimmed.isEmpty { return 0 }
-        if let value = trimmed.utf8.withContiguousStorageIfAvailable({ NumberScanner.number(in: $0, text: trimmed) }) {
-            return value
-        }
+        if let value = text.utf8.withContiguousStorageIfAvailable(number(utf8:)) { return value }
         // Only non-native (bridged) strings get here; copy once into contiguous storage.
-        var copy = String(trimmed)
-        return copy.withUTF8 { NumberScanner.number(in: $0, text: trimmed) }
+        var copy = String(text)
+        return copy.withUTF8(number(utf8:))
+    }
+
+    /// JavaScript `Number(text)` on UTF-8 bytes, the form the evaluator works on.
+    static func number(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Double {
+        let range = UTF8Bytes.trimmedRange(bytes)
+        if range.isEmpty { return 0 }
+        return NumberScanner.number(in: UnsafeBufferPointer(rebasing: bytes[range]))
     }
 
     /// JavaScript `String(number)`: ECMAScript's `Number::toString`.
@@ -55,23 +60,10 @@ public enum JavaScript {
     }
 
     /// JavaScript `String.prototype.trim()`.
-    static func trimmingWhitespace(_ text: Substring) -> Substring {
-        // Fast path: no scalar walk when both ends are visible ASCII.
-        if let first = text.utf8.first, let last = text.utf8.last,
-            first > 0x20, first < 0x80, last > 0x20, last < 0x80
-        {
-            return text
+    static func trimmingWhitespace(_ text: String) -> String {
+        UTF8Bytes.with(text) { bytes in
+            String(decoding: UnsafeBufferPointer(rebasing: bytes[UTF8Bytes.trimmedRange(bytes)]), as: UTF8.self)
         }
-        let scalars = text.unicodeScalars
-        var start = scalars.startIndex
-        var end = scalars.endIndex
-        while start < end, isWhitespace(scalars[start]) { start = scalars.index(after: start) }
-        while end > start {
-            let previous = scalars.index(before: end)
-            guard isWhitespace(scalars[previous]) else { break }
-            end = previous
-        }
-        return Substring(scalars[start..<end])
     }
 
     /// The decimal digits (ASCII, no leading or trailing zeros) of a positive finite number and
@@ -151,7 +143,7 @@ private enum NumberScanner {
         return value
     }
 
-    static func number(in bytes: UnsafeBufferPointer<UInt8>, text: Substring) -> Double {
+    static func number(in bytes: UnsafeBufferPointer<UInt8>) -> Double {
         if bytes.count > 2, bytes[0] == UInt8(ascii: "0") {
             switch bytes[1] | 0x20 {
             case UInt8(ascii: "x"): return radixInteger(bytes, bitsPerDigit: 4)
@@ -160,7 +152,7 @@ private enum NumberScanner {
             default: break
             }
         }
-        return decimal(bytes, text: text)
+        return decimal(bytes)
     }
 
     /// The value of a hex digit, or nil.
@@ -204,7 +196,7 @@ private enum NumberScanner {
     }
 
     /// `[+-]? (Infinity | digits [. digits?] | . digits) ([eE] [+-]? digits)?`
-    private static func decimal(_ bytes: UnsafeBufferPointer<UInt8>, text: Substring) -> Double {
+    private static func decimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Double {
         var index = 0
         let count = bytes.count
         var negative = false
@@ -265,8 +257,7 @@ private enum NumberScanner {
             magnitude = decimalExponent < 0 ? Double(mantissa) / scale : Double(mantissa) * scale
         } else {
             // The text is valid for Swift's correctly rounded parser too (checked above).
-            let parsed = Double(text) ?? .nan
-            return parsed
+            return Double(String(decoding: bytes, as: UTF8.self)) ?? .nan
         }
         return negative ? -magnitude : magnitude
     }

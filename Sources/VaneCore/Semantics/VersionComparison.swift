@@ -44,20 +44,29 @@ public enum VersionComparison {
 
     /// ``compare(_:_:)-(String,Version)`` on a slice.
     static func compare(_ lhs: Substring, _ rhs: Version) -> Int? {
+        if let ordering = lhs.utf8.withContiguousStorageIfAvailable({ compare(utf8: $0, rhs) }) { return ordering }
+        var copy = String(lhs)
+        return copy.withUTF8 { compare(utf8: $0, rhs) }
+    }
+
+    /// ``compare(_:_:)-(String,Version)`` on UTF-8 bytes; walks them in place, converting only the
+    /// segments the comparison reaches.
+    static func compare(utf8 lhs: UnsafeBufferPointer<UInt8>, _ rhs: Version) -> Int? {
         guard let right = rhs.segments else { return nil }
         // Count the separators first: a sixth segment voids the comparison even after a difference.
         var dots = 0
-        for byte in lhs.utf8 where byte == UInt8(ascii: ".") {
+        for byte in lhs where byte == UInt8(ascii: ".") {
             dots += 1
             if dots >= maximumSegmentCount { return nil }
         }
-        var rest = lhs
+        var segmentStart = 0
         for position in 0..<maximumSegmentCount {
             let left: Double
             if position <= dots {
-                let end = rest.utf8.firstIndex(of: UInt8(ascii: ".")) ?? rest.endIndex
-                left = JavaScript.number(from: rest[..<end])
-                rest = end < rest.endIndex ? rest[rest.index(after: end)...] : rest[end...]
+                var segmentEnd = segmentStart
+                while segmentEnd < lhs.count, lhs[segmentEnd] != UInt8(ascii: ".") { segmentEnd += 1 }
+                left = JavaScript.number(utf8: UnsafeBufferPointer(rebasing: lhs[segmentStart..<segmentEnd]))
+                segmentStart = segmentEnd + 1
             } else {
                 left = 0
             }
