@@ -57,17 +57,9 @@ enum DateLiteralParser {
         }
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
             let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-            year >= 1, (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
+            year >= 1, (1...12).contains(month), (1...ISO8601Timestamp.daysIn(month: month, year: year)).contains(day),
             hour < 24, minute < 60, second < 60
         else { return nil }
         return DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
-    }
-
-    private static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
     }
 }

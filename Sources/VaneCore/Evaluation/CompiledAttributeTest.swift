@@ -115,11 +115,7 @@ public struct CompiledAttributeTest: Sendable {
 
     private static func matchesAny(_ value: AttributeValue, _ regexes: [SendableRegex?]) -> Bool {
         let text = value.javaScriptString
-        let range = NSRange(location: 0, length: text.utf16.count)
-        return regexes.contains { regex in
-            guard let regex else { return true }
-            return regex.expression.firstMatch(in: text, options: [], range: range) != nil
-        }
+        return regexes.contains { $0?.matches(text) ?? true }
     }
 
     private static func compareNumber(_ value: AttributeValue, _ op: ComparisonOperator, _ target: Double) -> Bool {
@@ -147,19 +143,6 @@ public struct CompiledAttributeTest: Sendable {
         case .inAll: return targets.allSatisfy(isMember)
         case .notInAll: return !targets.allSatisfy(isMember)
         }
-    }
-}
-
-/// An `NSRegularExpression`, which is immutable and documented thread-safe, marked `Sendable`.
-private struct SendableRegex: @unchecked Sendable {
-    let expression: NSRegularExpression
-
-    /// `.some(nil)` for the empty pattern (ICU rejects it; JavaScript matches everywhere), nil when
-    /// the pattern does not compile, so `compactMap` drops patterns that can never match.
-    static func compile(_ pattern: String) -> SendableRegex?? {
-        if pattern.isEmpty { return .some(nil) }
-        guard let expression = try? NSRegularExpression(pattern: pattern) else { return nil }
-        return SendableRegex(expression: expression)
     }
 }
 

@@ -149,7 +149,8 @@ enum ISO8601Timestamp {
         year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
     }
 
-    private static func daysIn(month: Int, year: Int) -> Int {
+    /// The number of days in a month of the proleptic Gregorian calendar.
+    static func daysIn(month: Int, year: Int) -> Int {
         switch month {
         case 2: return isLeap(year) ? 29 : 28
         case 4, 6, 9, 11: return 30

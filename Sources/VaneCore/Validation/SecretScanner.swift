@@ -7,14 +7,13 @@ import Foundation
 /// shapes of common credentials; it names what it found, never the secret itself.
 public enum SecretScanner {
     /// A kind of credential and the pattern that finds it.
-    struct Pattern: @unchecked Sendable {
-        // NSRegularExpression is immutable after creation and documented as thread-safe.
+    struct Pattern: Sendable {
         let kind: String
-        let regex: NSRegularExpression?
+        let regex: SendableRegex?
 
         init(_ kind: String, _ pattern: String) {
             self.kind = kind
-            self.regex = try? NSRegularExpression(pattern: pattern, options: [])
+            self.regex = SendableRegex.compile(pattern) ?? nil
         }
     }
 
@@ -38,12 +37,6 @@ public enum SecretScanner {
     public static func credentialKind(in text: String) -> String? {
         // Short values cannot hold any of these shapes; skip the regex work for them.
         guard text.utf8.count >= 16 else { return nil }
-        let range = NSRange(text.startIndex..<text.endIndex, in: text)
-        for pattern in patterns {
-            if let regex = pattern.regex, regex.firstMatch(in: text, options: [], range: range) != nil {
-                return pattern.kind
-            }
-        }
-        return nil
+        return patterns.first { $0.regex?.matches(text) == true }?.kind
     }
 }
