@@ -15,21 +15,34 @@ struct Harness {
 
     /// Measures `body`, which performs one operation per call.
     func measure(_ name: String, _ body: () -> Void) -> Measurement {
-        // Find a batch size that makes one round last long enough to time reliably.
-        var batch = 1
+        withoutActuallyEscaping(body) { measureSideBySide([(name, $0)])[0] }
+    }
+
+    /// Measures several bodies in alternating rounds, so that a slower or busier stretch of time
+    /// affects each of them alike and their ratios stay honest.
+    func measureSideBySide(_ bodies: [(name: String, body: () -> Void)]) -> [Measurement] {
         let clock = ContinuousClock()
-        while true {
-            let elapsed = clock.measure { for _ in 0..<batch { body() } }
-            if elapsed >= minimumRoundDuration || batch >= 1 << 30 { break }
-            batch *= 2
+        // Per body, a batch size that makes one round last long enough to time reliably.
+        let batches = bodies.map { entry in
+            var batch = 1
+            while true {
+                let elapsed = clock.measure { for _ in 0..<batch { entry.body() } }
+                if elapsed >= minimumRoundDuration || batch >= 1 << 30 { return batch }
+                batch *= 2
+            }
         }
-        var samples: [Double] = []
+        var samples = [[Double]](repeating: [], count: bodies.count)
         for _ in 0..<rounds {
-            let elapsed = clock.measure { for _ in 0..<batch { body() } }
-            samples.append(elapsed.nanoseconds / Double(batch))
+            for (index, entry) in bodies.enumerated() {
+                let batch = batches[index]
+                let elapsed = clock.measure { for _ in 0..<batch { entry.body() } }
+                samples[index].append(elapsed.nanoseconds / Double(batch))
+            }
         }
-        samples.sort()
-        return Measurement(name: name, nanosecondsPerOperation: samples[samples.count / 2])
+        return bodies.indices.map { index in
+            let sorted = samples[index].sorted()
+            return Measurement(name: bodies[index].name, nanosecondsPerOperation: sorted[sorted.count / 2])
+        }
     }
 }
 

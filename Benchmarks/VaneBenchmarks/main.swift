@@ -38,24 +38,36 @@ print(
 )
 print("")
 
-let baseline = harness.measure("Dictionary<String, String> lookup (baseline)") {
-    readIndex = (readIndex + 1) % readKeys.count
-    blackHole(dictionary[readKeys[readIndex]])
-}
-let typedRead = harness.measure("typed read: result.bool(_:default:)") {
-    readIndex = (readIndex + 1) % readKeys.count
-    blackHole(result.bool(readKeys[readIndex], default: false))
-}
-let stringRead = harness.measure("typed read: result.string(_:default:)") {
-    readIndex = (readIndex + 1) % readKeys.count
-    blackHole(result.string(readKeys[readIndex], default: ""))
-}
-let evaluateTypical = harness.measure("evaluate 50 parameters / 20 conditions") {
-    blackHole(compiledTypical.evaluate(context, at: now))
-}
-let evaluateLarge = harness.measure("evaluate 3,000 parameters / 2,000 conditions") {
-    blackHole(compiledLarge.evaluate(context, at: now))
-}
+var readIndex2 = 0
+var readIndex3 = 0
+let sideBySide = harness.measureSideBySide([
+    (
+        "Dictionary<String, String> lookup (baseline)",
+        {
+            readIndex = (readIndex + 1) % readKeys.count
+            blackHole(dictionary[readKeys[readIndex]])
+        }
+    ),
+    (
+        "typed read: result.bool(_:default:)",
+        {
+            readIndex2 = (readIndex2 + 1) % readKeys.count
+            blackHole(result.bool(readKeys[readIndex2], default: false))
+        }
+    ),
+    (
+        "typed read: result.string(_:default:)",
+        {
+            readIndex3 = (readIndex3 + 1) % readKeys.count
+            blackHole(result.string(readKeys[readIndex3], default: ""))
+        }
+    ),
+    ("evaluate 50 parameters / 20 conditions", { blackHole(compiledTypical.evaluate(context, at: now)) }),
+    ("evaluate 3,000 parameters / 2,000 conditions", { blackHole(compiledLarge.evaluate(context, at: now)) }),
+])
+let (baseline, typedRead, stringRead, evaluateTypical, evaluateLarge) = (
+    sideBySide[0], sideBySide[1], sideBySide[2], sideBySide[3], sideBySide[4]
+)
 let quickHarness = Harness(rounds: 7, minimumRoundDuration: .milliseconds(200))
 let compileLarge = quickHarness.measure("compile 3,000 / 2,000 template") {
     blackHole(try? CompiledTemplate(large))

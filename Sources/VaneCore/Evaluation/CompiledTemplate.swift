@@ -17,7 +17,8 @@ public final class CompiledTemplate: Sendable {
     let conditions: [CompiledCondition]
     let parameters: [CompiledParameter]
     let parameterIndex: [String: Int]
-    let seeds: [String]
+    /// Each percent seed's hash prefix (`seed.` in UTF-8), numbered.
+    let seedPrefixes: [[UInt8]]
     /// The attribute names rules read, numbered; each evaluation looks each one up at most once.
     let attributeSlots: [AttributeSlot]
     /// The hot loop's view of the parameters: for parameter `p`, its conditional values'
@@ -88,7 +89,7 @@ public final class CompiledTemplate: Sendable {
         self.conditions = conditions
         self.parameters = parameters
         self.parameterIndex = parameterIndex
-        self.seeds = seeds
+        self.seedPrefixes = seeds.map(PercentBucket.seedPrefix)
         self.attributeSlots = slots
         var starts: [Int32] = [0]
         var conditionals: [Int32] = []
@@ -122,7 +123,7 @@ public final class CompiledTemplate: Sendable {
             context: context,
             now: now,
             conditionCount: conditions.count,
-            seedCount: seeds.count,
+            seedCount: seedPrefixes.count,
             slotCount: attributeSlots.count
         )
         var choices = [Int32](repeating: -1, count: parameters.count)
@@ -146,12 +147,12 @@ public final class CompiledTemplate: Sendable {
     }
 
     private func isTrue(condition index: Int, state: inout EvaluationState) -> Bool {
-        switch state.conditionResults[index] {
+        switch state.states[index] {
         case 1: return true
         case 2: return false
         default:
             let result = conditions[index].root.evaluate(&state, template: self)
-            state.conditionResults[index] = result ? 1 : 2
+            state.states[index] = result ? 1 : 2
             return result
         }
     }
@@ -214,35 +215,35 @@ struct AttributeSlot: Sendable {
 struct EvaluationState {
     let context: EvaluationContext
     let now: Date
-    /// 0 not yet evaluated, 1 true, 2 false.
-    var conditionResults: [UInt8]
+    /// One array for two memos, to allocate once: per condition (`0..<slotOffset`) and then per
+    /// attribute slot, 0 for not yet known, 1 for true or present, 2 for false or missing.
+    var states: [UInt8]
+    let slotOffset: Int
     /// Micro-percentile per seed; `UInt64.max` until computed.
     var buckets: [UInt64]
-    /// Per attribute slot: 0 not looked up, 1 present, 2 missing.
-    var slotStates: [UInt8]
     var slotValues: [AttributeValue]
 
     init(context: EvaluationContext, now: Date, conditionCount: Int, seedCount: Int, slotCount: Int) {
         self.context = context
         self.now = now
-        self.conditionResults = [UInt8](repeating: 0, count: conditionCount)
-        self.buckets = [UInt64](repeating: .max, count: seedCount)
-        self.slotStates = [UInt8](repeating: 0, count: slotCount)
-        self.slotValues = [AttributeValue](repeating: .bool(false), count: slotCount)
+        self.states = [UInt8](repeating: 0, count: conditionCount + slotCount)
+        self.slotOffset = conditionCount
+        self.buckets = seedCount == 0 ? [] : [UInt64](repeating: .max, count: seedCount)
+        self.slotValues = slotCount == 0 ? [] : [AttributeValue](repeating: .bool(false), count: slotCount)
     }
 
     /// Whether the attribute in `slot` is present, looking it up on first use.
     mutating func loadAttribute(_ slot: Int, from slots: [AttributeSlot]) -> Bool {
-        switch slotStates[slot] {
+        switch states[slotOffset + slot] {
         case 1: return true
         case 2: return false
         default:
             if let value = Self.attribute(slots[slot], context: context, now: now) {
                 slotValues[slot] = value
-                slotStates[slot] = 1
+                states[slotOffset + slot] = 1
                 return true
             }
-            slotStates[slot] = 2
+            states[slotOffset + slot] = 2
             return false
         }
     }

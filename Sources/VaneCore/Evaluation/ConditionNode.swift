@@ -50,7 +50,10 @@ indirect enum ConditionNode: Sendable {
             guard let id = state.context.randomizationId, !id.isEmpty else { return false }
             var bucket = state.buckets[seedIndex]
             if bucket == .max {
-                bucket = PercentBucket.microPercentile(seed: template.seeds[seedIndex], randomizationId: id)
+                bucket = PercentBucket.microPercentile(
+                    seedPrefix: template.seedPrefixes[seedIndex],
+                    randomizationId: id
+                )
                 state.buckets[seedIndex] = bucket
             }
             return range.contains(microPercentile: bucket)

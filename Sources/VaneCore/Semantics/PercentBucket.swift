@@ -11,18 +11,29 @@ public enum PercentBucket {
     /// SHA-256 of the UTF-8 bytes of `seed + "." + randomizationId` (just the id when the seed is
     /// empty), the 32-byte digest read as one big-endian integer, modulo 100,000,000.
     public static func microPercentile(seed: String, randomizationId: String) -> UInt64 {
+        microPercentile(seedPrefix: seedPrefix(seed), randomizationId: randomizationId)
+    }
+
+    /// The bytes hashed before the id: `seed.` in UTF-8, or nothing without a seed. Compiled
+    /// templates compute it once per seed.
+    static func seedPrefix(_ seed: String) -> [UInt8] {
+        seed.isEmpty ? [] : Array(seed.utf8) + [UInt8(ascii: ".")]
+    }
+
+    /// The bucket of `randomizationId` after a precomputed ``seedPrefix(_:)``.
+    static func microPercentile(seedPrefix: [UInt8], randomizationId: String) -> UInt64 {
         var hasher = SHA256()
-        if !seed.isEmpty {
-            update(&hasher, with: seed)
-            update(&hasher, with: ".")
-        }
+        if !seedPrefix.isEmpty { seedPrefix.withUnsafeBytes { hasher.update(bufferPointer: $0) } }
         update(&hasher, with: randomizationId)
-        var remainder: UInt64 = 0
-        for byte in hasher.finalize() {
-            // Horner's rule modulo 10^8; remainder * 256 + 255 stays far below UInt64.max.
-            remainder = (remainder * 256 + UInt64(byte)) % microPercentsPerWhole
+        // Reads the digest in place: iterating it directly would copy it into an array first.
+        return hasher.finalize().withUnsafeBytes { digest in
+            var remainder: UInt64 = 0
+            for byte in digest {
+                // Horner's rule modulo 10^8; remainder * 256 + 255 stays far below UInt64.max.
+                remainder = (remainder * 256 + UInt64(byte)) % microPercentsPerWhole
+            }
+            return remainder
         }
-        return remainder
     }
 
     /// Feeds a string's UTF-8 bytes to the hash without copying them when they are contiguous.
