@@ -11,7 +11,7 @@ struct VaneCommand: AsyncParsableCommand {
         commandName: "vane",
         abstract: "Self-hosted feature flags, A/B tests and remote config for Swift.",
         version: VaneVersion.current,
-        subcommands: [EvalCommand.self, ValidateCommand.self, PercentileCommand.self]
+        subcommands: [ServeCommand.self, EvalCommand.self, ValidateCommand.self, PercentileCommand.self]
     )
 
     /// Runs the command, mapping errors to Vane's exit codes.

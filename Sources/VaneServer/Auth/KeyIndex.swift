@@ -1,0 +1,67 @@
+import Logging
+import NIOConcurrencyHelpers
+
+/// The API keys, held in memory so that authenticating a request never waits for the database.
+///
+/// The index is refreshed from the store periodically (keys created or revoked on another node)
+/// and on an unknown key — at most once a second, so a flood of bad keys cannot flood the
+/// database.
+public final class KeyIndex: Sendable {
+    private struct State {
+        var keysByHash: [String: StoredKey] = [:]
+        var lastRefreshOnMiss: Int64 = 0
+    }
+
+    private let store: ConfigStore
+    private let state = NIOLockedValueBox(State())
+
+    /// Creates an index over a store; call ``refresh()`` before serving.
+    public init(store: ConfigStore) {
+        self.store = store
+    }
+
+    /// Reloads every key from the store.
+    public func refresh() async throws {
+        let keys = try await store.keyHashes()
+        var byHash: [String: StoredKey] = [:]
+        for (hash, key) in keys { byHash[hash] = key }
+        state.withLockedValue { $0.keysByHash = byHash }
+    }
+
+    /// The live key a secret belongs to; nil for an unknown or revoked key.
+    public func authenticate(secret: String) async -> StoredKey? {
+        let hash = APIKeySecret.hash(secret)
+        if let key = lookup(hash: hash) { return key.revokeTime == nil ? key : nil }
+        let now = Clock.nowMilliseconds()
+        let mayRefresh = state.withLockedValue { state -> Bool in
+            guard now - state.lastRefreshOnMiss >= 1000 else { return false }
+            state.lastRefreshOnMiss = now
+            return true
+        }
+        guard mayRefresh, (try? await refresh()) != nil, let key = lookup(hash: hash) else { return nil }
+        return key.revokeTime == nil ? key : nil
+    }
+
+    /// Looks a key up by the SHA-256 of the presented secret. Timing can depend only on that
+    /// digest, which says nothing about any stored key: this is what makes the check safe
+    /// against timing attacks without comparing secrets byte by byte.
+    private func lookup(hash: String) -> StoredKey? {
+        state.withLockedValue { $0.keysByHash[hash] }
+    }
+
+    /// Adds a key just created on this node.
+    public func insert(_ key: StoredKey, secret: String) {
+        state.withLockedValue { $0.keysByHash[APIKeySecret.hash(secret)] = key }
+    }
+
+    /// Marks a key revoked on this node at once.
+    public func revoke(id: String) {
+        state.withLockedValue { state in
+            for (hash, key) in state.keysByHash where key.id == id {
+                var revoked = key
+                revoked.revokeTime = Clock.nowMilliseconds()
+                state.keysByHash[hash] = revoked
+            }
+        }
+    }
+}

@@ -1,0 +1,210 @@
+import Hummingbird
+import VaneCore
+
+/// Projects, environments, API keys and the audit log (admin keys only).
+struct AdminRoutes {
+    let store: ConfigStore
+    let keys: KeyIndex
+
+    /// Ids: lower-case letters, digits and dashes, starting with a letter or digit.
+    static func isValidIdentifier(_ id: String) -> Bool {
+        guard let first = id.utf8.first, id.utf8.count <= 63 else { return false }
+        let allowed = { (byte: UInt8) in
+            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+        }
+        return allowed(first) && id.utf8.allSatisfy { allowed($0) || $0 == UInt8(ascii: "-") }
+    }
+
+    func register(on router: Router<VaneRequestContext>) {
+        let v1 = router.group("v1")
+        v1.post("projects", use: createProject)
+        v1.get("projects", use: listProjects)
+        v1.get("projects/:project", use: getProject)
+        v1.post("projects/:project/environments", use: createEnvironment)
+        v1.get("projects/:project/environments", use: listEnvironments)
+        v1.get("projects/:project/environments/:environment/audit", use: environmentAudit)
+        v1.get("audit", use: instanceAudit)
+        v1.post("keys", use: createKey)
+        v1.get("keys", use: listKeys)
+        v1.delete("keys/:id", use: revokeKey)
+    }
+
+    func identifier(_ object: JSONObject, kind: String) throws(APIError) -> String {
+        let id = try RequestReading.string(object, "id")
+        guard Self.isValidIdentifier(id) else {
+            throw APIError.invalidArgument(
+                "\(kind) id \"\(id)\" must be 1-63 lower-case letters, digits or dashes, starting with a letter or digit",
+                details: [ValidationIssue(.error, at: JSONPath.root.appending("id"), rule: "identifier", "expected ^[a-z0-9][a-z0-9-]{0,62}$")]
+            )
+        }
+        return id
+    }
+
+    @Sendable func createProject(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        try principal.requireAdmin()
+        let body = try await RequestReading.object(request)
+        let id = try identifier(body, kind: "project")
+        let name = try RequestReading.optionalString(body, "name") ?? id
+        do {
+            let project = try await store.createProject(id: id, name: name, actor: principal.actor)
+            return JSONResponse.make(try await projectJSON(project), status: .created)
+        } catch let error as StorageError {
+            throw APIError(error)
+        }
+    }
+
+    @Sendable func listProjects(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        try context.requirePrincipal().requireAdmin()
+        var projects: [JSONValue] = []
+        for project in try await store.projects() { projects.append(try await projectJSON(project)) }
+        return JSONResponse.make(["projects": .array(projects)])
+    }
+
+    @Sendable func getProject(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        try context.requirePrincipal().requireAdmin()
+        let id = context.parameters.get("project") ?? ""
+        guard let project = try await store.project(id: id) else { throw APIError(StorageError.projectNotFound(id)) }
+        return JSONResponse.make(try await projectJSON(project))
+    }
+
+    func projectJSON(_ project: Project) async throws -> JSONValue {
+        let environments = try await store.environments(projectId: project.id)
+        return [
+            "id": .string(project.id), "name": .string(project.name), "createTime": .string(Clock.rfc3339(milliseconds: project.createTime)),
+            "environments": .array(environments.map(Self.environmentJSON)),
+        ]
+    }
+
+    static func environmentJSON(_ environment: Environment) -> JSONValue {
+        [
+            "id": .string(environment.id), "name": .string(environment.name),
+            "createTime": .string(Clock.rfc3339(milliseconds: environment.createTime)),
+            "templateVersion": .string(String(environment.templateVersion)),
+        ]
+    }
+
+    @Sendable func createEnvironment(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        try principal.requireAdmin()
+        let projectId = context.parameters.get("project") ?? ""
+        let body = try await RequestReading.object(request)
+        let id = try identifier(body, kind: "environment")
+        let name = try RequestReading.optionalString(body, "name") ?? id
+        do {
+            let environment = try await store.createEnvironment(projectId: projectId, id: id, name: name, actor: principal.actor)
+            return JSONResponse.make(Self.environmentJSON(environment), status: .created)
+        } catch let error as StorageError {
+            throw APIError(error)
+        }
+    }
+
+    @Sendable func listEnvironments(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        try context.requirePrincipal().requireAdmin()
+        let projectId = context.parameters.get("project") ?? ""
+        guard try await store.project(id: projectId) != nil else { throw APIError(StorageError.projectNotFound(projectId)) }
+        let environments = try await store.environments(projectId: projectId)
+        return JSONResponse.make(["environments": .array(environments.map(Self.environmentJSON))])
+    }
+
+    @Sendable func createKey(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        try principal.requireAdmin()
+        let body = try await RequestReading.object(request)
+        let name = try RequestReading.string(body, "name")
+        let roleName = try RequestReading.string(body, "role")
+        guard let role = KeyRole(rawValue: roleName) else {
+            throw APIError.invalidArgument("role must be admin, server or client, found \"\(roleName)\"")
+        }
+        let projectId = try RequestReading.optionalString(body, "project")
+        let environmentId = try RequestReading.optionalString(body, "environment")
+        if role == .admin {
+            guard projectId == nil, environmentId == nil else {
+                throw APIError.invalidArgument("admin keys work on every project; leave out project and environment")
+            }
+        } else {
+            guard let projectId, let environmentId else {
+                throw APIError.invalidArgument("\(role.rawValue) keys belong to one environment: give project and environment")
+            }
+            guard try await store.environment(projectId: projectId, id: environmentId) != nil else {
+                throw APIError(StorageError.environmentNotFound(project: projectId, environment: environmentId))
+            }
+        }
+        let (key, secret) = try await store.createKey(
+            name: name,
+            role: role,
+            projectId: projectId,
+            environmentId: environmentId,
+            actor: principal.actor
+        )
+        keys.insert(key, secret: secret)
+        guard case .object(var object) = Self.keyJSON(key) else { return JSONResponse.make(Self.keyJSON(key), status: .created) }
+        object["key"] = .string(secret)
+        return JSONResponse.make(.object(object), status: .created)
+    }
+
+    @Sendable func listKeys(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        try context.requirePrincipal().requireAdmin()
+        return JSONResponse.make(["keys": .array(try await store.keys().map(Self.keyJSON))])
+    }
+
+    @Sendable func revokeKey(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        try principal.requireAdmin()
+        let id = context.parameters.get("id") ?? ""
+        do {
+            try await store.revokeKey(id: id, actor: principal.actor)
+        } catch let error as StorageError {
+            throw APIError(error)
+        }
+        keys.revoke(id: id)
+        return Response(status: .noContent)
+    }
+
+    static func keyJSON(_ key: StoredKey) -> JSONValue {
+        var object: JSONObject = [
+            "id": .string(key.id), "name": .string(key.name), "role": .string(key.role.rawValue),
+            "createTime": .string(Clock.rfc3339(milliseconds: key.createTime)),
+        ]
+        if let project = key.projectId { object["project"] = .string(project) }
+        if let environment = key.environmentId { object["environment"] = .string(environment) }
+        if let revoked = key.revokeTime { object["revokeTime"] = .string(Clock.rfc3339(milliseconds: revoked)) }
+        return .object(object)
+    }
+
+    @Sendable func environmentAudit(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        try context.requirePrincipal().requireAdmin()
+        let environment = try RequestReading.environment(context)
+        return try await auditPage(request, projectId: environment.projectId, environmentId: environment.environmentId)
+    }
+
+    @Sendable func instanceAudit(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        try context.requirePrincipal().requireAdmin()
+        return try await auditPage(request, projectId: nil, environmentId: nil)
+    }
+
+    func auditPage(_ request: Request, projectId: String?, environmentId: String?) async throws -> Response {
+        let size = try RequestReading.queryInteger(request, "pageSize") ?? 100
+        guard (1...300).contains(size) else { throw APIError.invalidArgument("pageSize must be from 1 to 300, found \(size)") }
+        let page = try await store.audit(
+            projectId: projectId,
+            environmentId: environmentId,
+            pageSize: Int(size),
+            pageToken: request.uri.queryParameters.get("pageToken").map { String($0) }
+        )
+        let entries: [JSONValue] = page.items.map { entry in
+            var actor: JSONObject = ["name": .string(entry.actor.name)]
+            if let keyId = entry.actor.keyId { actor["keyId"] = .string(keyId) }
+            var object: JSONObject = [
+                "id": .string(entry.id), "time": .string(Clock.rfc3339(milliseconds: entry.time)), "actor": .object(actor),
+                "action": .string(entry.action), "summary": .string(entry.summary), "details": entry.details,
+            ]
+            if let project = entry.projectId { object["project"] = .string(project) }
+            if let environment = entry.environmentId { object["environment"] = .string(environment) }
+            return .object(object)
+        }
+        var object: JSONObject = ["entries": .array(entries)]
+        if let next = page.nextPageToken { object["nextPageToken"] = .string(next) }
+        return JSONResponse.make(.object(object))
+    }
+}

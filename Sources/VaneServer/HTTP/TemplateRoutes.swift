@@ -1,0 +1,272 @@
+import Foundation
+import Hummingbird
+import Logging
+import VaneCore
+
+/// The template admin API, shaped like Firebase's REST API: get, publish (with ETags), versions,
+/// rollback, diff and in-app defaults.
+struct TemplateRoutes {
+    let store: ConfigStore
+    let cache: ServingCache
+    let events: PublishEvents
+
+    func register(on group: RouterGroup<VaneRequestContext>) {
+        group.get("template", use: getTemplate)
+        group.put("template", use: publishTemplate)
+        group.get("template/compiled", use: getCompiledTemplate)
+        group.get("versions", use: listVersions)
+        group.post("rollback", use: rollback)
+        group.get("diff", use: diff)
+        group.get("defaults", use: defaults)
+    }
+
+    /// The environment, checked to exist.
+    func existingEnvironment(_ context: VaneRequestContext) async throws -> EnvironmentKey {
+        let environment = try RequestReading.environment(context)
+        guard try await store.environment(projectId: environment.projectId, id: environment.environmentId) != nil else {
+            if try await store.project(id: environment.projectId) == nil {
+                throw APIError(StorageError.projectNotFound(environment.projectId))
+            }
+            throw APIError(StorageError.environmentNotFound(project: environment.projectId, environment: environment.environmentId))
+        }
+        return environment
+    }
+
+    @Sendable func getTemplate(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let environment = try RequestReading.environment(context)
+        try context.requirePrincipal().require([.server], on: environment)
+        _ = try await existingEnvironment(context)
+        if let number = try RequestReading.queryInteger(request, "versionNumber") {
+            guard let version = try await store.version(projectId: environment.projectId, environmentId: environment.environmentId, number: number)
+            else { throw APIError(StorageError.versionNotFound(number)) }
+            return templateResponse(version.template, etag: ServedTemplate.etag(environment, version: number))
+        }
+        guard let latest = try await store.latestVersion(projectId: environment.projectId, environmentId: environment.environmentId) else {
+            return templateResponse(ConfigTemplate(), etag: ServedTemplate.etag(environment, version: 0))
+        }
+        return templateResponse(latest.template, etag: ServedTemplate.etag(environment, version: latest.number))
+    }
+
+    @Sendable func publishTemplate(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        try principal.requireAdmin()
+        let environment = try await existingEnvironment(context)
+        let bytes = try await RequestReading.body(request, limit: ServerLimits.maximumTemplateBytes)
+        let template: ConfigTemplate
+        do {
+            template = try ConfigTemplate(data: bytes)
+        } catch {
+            throw APIError.invalidArgument("the template cannot be read: \(error.issues.count) problem(s)", details: error.issues)
+        }
+        let issues = template.validate()
+        if issues.contains(where: { $0.severity == .error }) {
+            let errors = issues.filter { $0.severity == .error }.count
+            throw APIError.invalidArgument("the template is invalid: \(errors) error(s); nothing was published", details: issues)
+        }
+        let expected = try expectedVersion(request, environment: environment)
+        let current = try await store.latestVersion(projectId: environment.projectId, environmentId: environment.environmentId)
+        if request.uri.queryParameters.get("validateOnly") == "true" || request.uri.queryParameters.get("validate_only") == "true" {
+            let currentNumber = current?.number ?? 0
+            if let expected, expected != currentNumber {
+                throw APIError(StorageError.versionConflict(expected: expected, current: currentNumber))
+            }
+            return templateResponse(template, etag: ServedTemplate.etag(environment, version: currentNumber) + "-0")
+        }
+        let stored: StoredVersion
+        do {
+            stored = try await store.publish(
+                projectId: environment.projectId,
+                environmentId: environment.environmentId,
+                template: template,
+                expectedVersion: expected,
+                actor: principal.actor
+            )
+        } catch let error as StorageError {
+            throw APIError(error)
+        }
+        try await serve(stored)
+        context.logger.info("published", metadata: ["environment": "\(environment)", "version": "\(stored.number)", "key": "\(principal.key.id)"])
+        return templateResponse(stored.template, etag: ServedTemplate.etag(environment, version: stored.number))
+    }
+
+    /// Compiles and serves a new version at once on this node, and tells other subscribers.
+    func serve(_ version: StoredVersion) async throws {
+        cache.install(try ServedTemplate(version))
+        events.published(EnvironmentKey(projectId: version.projectId, environmentId: version.environmentId), version: version.number)
+    }
+
+    /// The version an `If-Match` header names; nil for `*`. 412 when missing or for another environment.
+    func expectedVersion(_ request: Request, environment: EnvironmentKey) throws(APIError) -> Int64? {
+        guard let header = request.headers[.ifMatch] else {
+            throw APIError.failedPrecondition(
+                "If-Match is required: send the ETag from GET …/template, or * to overwrite whatever is published"
+            )
+        }
+        let value = RequestReading.bareETag(header)
+        if value == "*" { return nil }
+        let prefix = ServedTemplate.etag(environment, version: 0).dropLast()
+        guard value.hasPrefix(prefix), let number = Int64(value.dropFirst(prefix.count)) else {
+            throw APIError.failedPrecondition("If-Match \"\(value)\" is not an ETag of \(environment); GET the template for a current one")
+        }
+        return number
+    }
+
+    @Sendable func getCompiledTemplate(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let environment = try RequestReading.environment(context)
+        try context.requirePrincipal().require([.server], on: environment)
+        guard let served = cache.template(for: environment) else {
+            _ = try await existingEnvironment(context)
+            return templateResponse(ConfigTemplate(), etag: ServedTemplate.etag(environment, version: 0))
+        }
+        if RequestReading.ifNoneMatch(request, matches: served.etag) {
+            return Response(status: .notModified, headers: [.eTag: served.etag])
+        }
+        return JSONResponse.make(text: served.templateJSON, headers: [.eTag: served.etag])
+    }
+
+    @Sendable func listVersions(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        try context.requirePrincipal().requireAdmin()
+        let environment = try await existingEnvironment(context)
+        var query = VersionQuery()
+        if let size = try RequestReading.queryInteger(request, "pageSize") {
+            guard (1...300).contains(size) else { throw APIError.invalidArgument("pageSize must be from 1 to 300, found \(size)") }
+            query.pageSize = Int(size)
+        }
+        query.pageToken = request.uri.queryParameters.get("pageToken").map { String($0) }
+        query.startTime = try RequestReading.queryTime(request, "startTime")
+        query.endTime = try RequestReading.queryTime(request, "endTime")
+        query.endVersionNumber = try RequestReading.queryInteger(request, "endVersionNumber")
+        let page = try await store.versions(projectId: environment.projectId, environmentId: environment.environmentId, query: query)
+        var object: JSONObject = ["versions": .array(page.items.map { .object($0.json()) })]
+        if let next = page.nextPageToken { object["nextPageToken"] = .string(next) }
+        return JSONResponse.make(.object(object))
+    }
+
+    @Sendable func rollback(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        try principal.requireAdmin()
+        let environment = try await existingEnvironment(context)
+        let body = try await RequestReading.object(request)
+        guard let number = try RequestReading.integer(body["versionNumber"] ?? body["version_number"], name: "versionNumber") else {
+            throw APIError.invalidArgument("\"versionNumber\" is required: the version to roll back to")
+        }
+        let current = try await store.latestVersion(projectId: environment.projectId, environmentId: environment.environmentId)?.number ?? 0
+        guard number < current else {
+            throw APIError.invalidArgument("can only roll back to a version before the current one (\(current)), not \(number)")
+        }
+        guard let source = try await store.version(projectId: environment.projectId, environmentId: environment.environmentId, number: number)
+        else { throw APIError(StorageError.versionNotFound(number)) }
+        var template = source.template
+        template.version = TemplateVersion(description: "Rollback to version \(number)")
+        let stored: StoredVersion
+        do {
+            stored = try await store.publish(
+                projectId: environment.projectId,
+                environmentId: environment.environmentId,
+                template: template,
+                expectedVersion: nil,
+                actor: principal.actor,
+                rollbackSource: number
+            )
+        } catch let error as StorageError {
+            throw APIError(error)
+        }
+        try await serve(stored)
+        return templateResponse(stored.template, etag: ServedTemplate.etag(environment, version: stored.number))
+    }
+
+    @Sendable func diff(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        try context.requirePrincipal().requireAdmin()
+        let environment = try await existingEnvironment(context)
+        guard let from = try RequestReading.queryInteger(request, "from"), let to = try RequestReading.queryInteger(request, "to") else {
+            throw APIError.invalidArgument("diff needs the query parameters from and to (version numbers; 0 is the empty template)")
+        }
+        let old = try await template(environment, number: from)
+        let new = try await template(environment, number: to)
+        var json = TemplateDiff(from: old, to: new).json()
+        if case .object(var object) = json {
+            object["from"] = .string(String(from))
+            object["to"] = .string(String(to))
+            json = .object(object)
+        }
+        return JSONResponse.make(json)
+    }
+
+    func template(_ environment: EnvironmentKey, number: Int64) async throws -> ConfigTemplate {
+        if number == 0 { return ConfigTemplate() }
+        guard let version = try await store.version(projectId: environment.projectId, environmentId: environment.environmentId, number: number)
+        else { throw APIError(StorageError.versionNotFound(number)) }
+        return version.template
+    }
+
+    @Sendable func defaults(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let environment = try RequestReading.environment(context)
+        try context.requirePrincipal().require([.server], on: environment)
+        _ = try await existingEnvironment(context)
+        let template = try await store.latestVersion(projectId: environment.projectId, environmentId: environment.environmentId)?.template
+        let defaults = (template ?? ConfigTemplate()).defaultValues
+        let format = (request.uri.queryParameters.get("format").map { String($0) } ?? "json").lowercased()
+        switch format {
+        case "json":
+            return JSONResponse.make(defaults.json())
+        case "plist":
+            return Response(
+                status: .ok,
+                headers: [.contentType: "application/x-plist"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: DefaultsFile.propertyList(defaults)))
+            )
+        case "xml":
+            return Response(
+                status: .ok,
+                headers: [.contentType: "application/xml; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: DefaultsFile.androidXML(defaults)))
+            )
+        default:
+            throw APIError.invalidArgument("format must be json, plist or xml, found \"\(format)\"")
+        }
+    }
+
+    func templateResponse(_ template: ConfigTemplate, etag: String) -> Response {
+        JSONResponse.make(text: template.serialized(.compact), headers: [.eTag: etag])
+    }
+}
+
+/// In-app defaults files for Apple (property list) and Android (XML).
+enum DefaultsFile {
+    static func propertyList(_ defaults: InAppDefaults) -> String {
+        var text = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+            <plist version="1.0">
+            <dict>
+
+            """
+        for entry in defaults.entries {
+            text += "\t<key>\(escape(entry.key))</key>\n\t<string>\(escape(entry.value.stringValue))</string>\n"
+        }
+        return text + "</dict>\n</plist>\n"
+    }
+
+    static func androidXML(_ defaults: InAppDefaults) -> String {
+        var text = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<defaultsMap>\n"
+        for entry in defaults.entries {
+            text += "    <entry>\n        <key>\(escape(entry.key))</key>\n        <value>\(escape(entry.value.stringValue))</value>\n    </entry>\n"
+        }
+        return text + "</defaultsMap>\n"
+    }
+
+    static func escape(_ text: String) -> String {
+        var result = ""
+        for character in text {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&apos;"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+}

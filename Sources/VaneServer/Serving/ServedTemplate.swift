@@ -1,0 +1,80 @@
+import Crypto
+import VaneCore
+
+/// A published template ready to serve: compiled once, with everything a response needs
+/// precomputed, so serving never touches the database.
+public final class ServedTemplate: Sendable {
+    /// Which environment.
+    public let environment: EnvironmentKey
+    /// The version number.
+    public let versionNumber: Int64
+    /// The compiled template.
+    public let compiled: CompiledTemplate
+    /// The admin ETag, `etag-{project}-{environment}-{version}`.
+    public let etag: String
+    /// The template JSON, for `template/compiled`.
+    public let templateJSON: String
+    /// Per key with Vane metadata: `{"realtime", "title", "category", "allowedValues"}` for fetch responses.
+    public let metadata: [String: JSONValue]
+    /// Per key: its declared value type.
+    public let valueTypes: [String: ParameterValueType]
+    /// Per key: whether any of its conditional values can win (false: the value is static).
+    public let hasConditionalValues: Set<String>
+    /// Conditions that contain a `percent` rule (their matches are splits, for OFREP).
+    public let percentConditions: Set<String>
+
+    /// Compiles a stored version.
+    /// - Throws: ``TemplateCompilationError`` for a stored template that no longer compiles.
+    public init(_ version: StoredVersion) throws {
+        environment = EnvironmentKey(projectId: version.projectId, environmentId: version.environmentId)
+        versionNumber = version.number
+        compiled = try CompiledTemplate(version.template)
+        etag = ServedTemplate.etag(environment, version: version.number)
+        templateJSON = version.template.serialized(.compact)
+        var metadata: [String: JSONValue] = [:]
+        var valueTypes: [String: ParameterValueType] = [:]
+        var conditional = Set<String>()
+        for parameter in version.template.allParameters {
+            if let vane = parameter.metadata {
+                var object = vane.json()
+                object["allowSecrets"] = nil
+                if !object.isEmpty { metadata[parameter.key] = .object(object) }
+            }
+            valueTypes[parameter.key] = parameter.valueType ?? .string
+            if !parameter.conditionalValues.isEmpty { conditional.insert(parameter.key) }
+        }
+        self.metadata = metadata
+        self.valueTypes = valueTypes
+        self.hasConditionalValues = conditional
+        var percent = Set<String>()
+        for condition in version.template.conditions {
+            let expression: ConditionExpression?
+            switch condition.source {
+            case .expression(let text): expression = try? ConditionParser.parse(text, conditionName: condition.name)
+            case .structured(let json): expression = StructuredConditionReader.read(json).expression
+            }
+            if let expression, ServedTemplate.containsPercent(expression) { percent.insert(condition.name) }
+        }
+        percentConditions = percent
+    }
+
+    /// `etag-{project}-{environment}-{version}`: changes with every publish.
+    public static func etag(_ environment: EnvironmentKey, version: Int64) -> String {
+        "etag-\(environment.projectId)-\(environment.environmentId)-\(version)"
+    }
+
+    static func containsPercent(_ expression: ConditionExpression) -> Bool {
+        switch expression {
+        case .percent: return true
+        case .and(let operands), .or(let operands): return operands.contains(where: containsPercent)
+        case .not(let operand): return containsPercent(operand)
+        case .constant, .attribute: return false
+        }
+    }
+
+    /// A strong ETag for one context's result: it changes only when that result changes.
+    static func resultETag(_ text: String) -> String {
+        let digest = SHA256.hash(data: Array(text.utf8))
+        return "\"" + APIKeySecret.base64URL(Array(digest.prefix(16))) + "\""
+    }
+}

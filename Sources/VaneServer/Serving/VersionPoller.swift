@@ -1,0 +1,35 @@
+import Logging
+import ServiceLifecycle
+
+/// With several nodes on one PostgreSQL database, picks up versions other nodes published.
+///
+/// It reads only the newest version number per environment, so a poll is cheap; it loads a
+/// template only when its number moved.
+struct VersionPoller: Service {
+    let store: ConfigStore
+    let cache: ServingCache
+    let events: PublishEvents
+    let intervalMilliseconds: Int64
+    let logger: Logger
+
+    func run() async throws {
+        while !Task.isCancelled, !Task.isShuttingDownGracefully {
+            try? await Task.sleep(nanoseconds: UInt64(intervalMilliseconds) * 1_000_000)
+            do {
+                try await poll()
+            } catch {
+                logger.warning("could not check for new versions", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    func poll() async throws {
+        let served = cache.versionNumbers
+        for (environment, number) in try await store.currentVersionNumbers() where (served[environment] ?? 0) < number {
+            guard let version = try await store.latestVersion(projectId: environment.projectId, environmentId: environment.environmentId)
+            else { continue }
+            cache.install(try ServedTemplate(version))
+            events.published(environment, version: version.number)
+        }
+    }
+}

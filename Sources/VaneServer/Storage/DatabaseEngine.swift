@@ -1,0 +1,177 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresKit
+import SQLKit
+import SQLiteKit
+
+/// Where Vane keeps its data.
+public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
+    /// An embedded SQLite database file: one server node.
+    case sqlite(path: String)
+    /// A PostgreSQL server, `postgres://user:password@host:port/database`: several server nodes.
+    case postgres(url: String)
+
+    /// Reads `--database`: a `postgres://` (or `postgresql://`) URL, or a path to an SQLite file.
+    public init(argument: String) {
+        if argument.hasPrefix("postgres://") || argument.hasPrefix("postgresql://") {
+            self = .postgres(url: argument)
+        } else {
+            self = .sqlite(path: argument)
+        }
+    }
+
+    /// The location without any password, for logs.
+    public var description: String {
+        switch self {
+        case .sqlite(let path): return "sqlite:\(path)"
+        case .postgres(let url):
+            guard var components = URLComponents(string: url) else { return "postgres://(unparseable URL)" }
+            if components.password != nil { components.password = "****" }
+            return components.string ?? "postgres://…"
+        }
+    }
+}
+
+/// An open database, SQLite or PostgreSQL, behind one SQLKit interface.
+///
+/// Every unit of work runs in ``withSession(_:)``, which gives it a connection of its own for its
+/// whole duration, so a transaction's statements never interleave with another task's.
+public final class DatabaseEngine: Sendable {
+    /// Which engine this is.
+    public enum Kind: String, Sendable {
+        /// Embedded SQLite.
+        case sqlite
+        /// PostgreSQL.
+        case postgres
+    }
+
+    /// The engine.
+    public let kind: Kind
+    private let database: any SQLDatabase
+    private let sessionLock: AsyncLock?
+    private let close: @Sendable () async throws -> Void
+
+    private init(kind: Kind, database: any SQLDatabase, sessionLock: AsyncLock?, close: @escaping @Sendable () async throws -> Void) {
+        self.kind = kind
+        self.database = database
+        self.sessionLock = sessionLock
+        self.close = close
+    }
+
+    /// Opens a database, creating the SQLite file and its directory if missing.
+    ///
+    /// - Throws: ``StorageError/cannotOpen(_:_:)`` with what to check.
+    public static func open(_ location: DatabaseLocation, logger: Logger) async throws -> DatabaseEngine {
+        switch location {
+        case .sqlite(let path):
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+            do {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+                let database = connection.sql(queryLogLevel: nil)
+                // WAL keeps readers and the writer apart; FULL syncs every commit, so an
+                // acknowledged publish survives a crash; the timeout waits out a second process.
+                for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL", "PRAGMA busy_timeout = 5000", "PRAGMA foreign_keys = ON"] {
+                    try await database.raw(SQLQueryString(pragma)).run()
+                }
+                return DatabaseEngine(kind: .sqlite, database: database, sessionLock: AsyncLock()) {
+                    try await connection.close()
+                }
+            } catch {
+                throw StorageError.cannotOpen(location.description, "\(error)")
+            }
+        case .postgres(let url):
+            let configuration: SQLPostgresConfiguration
+            do {
+                configuration = try SQLPostgresConfiguration(url: url)
+            } catch {
+                throw StorageError.cannotOpen(location.description, "the URL is not postgres://user[:password]@host[:port]/database")
+            }
+            let pool = EventLoopGroupConnectionPool(
+                source: PostgresConnectionSource(sqlConfiguration: configuration),
+                maxConnectionsPerEventLoop: 4,
+                requestTimeout: .seconds(10),
+                logger: logger,
+                on: MultiThreadedEventLoopGroup.singleton
+            )
+            let database = pool.database(logger: logger).sql(queryLogLevel: nil)
+            do {
+                try await database.raw("SELECT 1").run()
+            } catch {
+                try? await pool.shutdownAsync()
+                throw StorageError.cannotOpen(location.description, String(reflecting: error))
+            }
+            let shutdown = PoolShutdown(pool: pool)
+            return DatabaseEngine(kind: .postgres, database: database, sessionLock: nil) {
+                try await shutdown.pool.shutdownAsync()
+            }
+        }
+    }
+
+    /// Runs `work` with a database session of its own.
+    public func withSession<R: Sendable>(_ work: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+        if let sessionLock {
+            // One SQLite connection, shared: the lock gives each unit of work sole use of it.
+            return try await sessionLock.withLock { try await work(self.database) }
+        }
+        return try await database.withSession(work)
+    }
+
+    /// Runs `work` in a transaction: committed if it returns, rolled back if it throws.
+    public func transaction<R: Sendable>(_ work: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+        let begin: SQLQueryString = kind == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN"
+        return try await withSession { database in
+            try await database.raw(begin).run()
+            do {
+                let result = try await work(database)
+                try await database.raw("COMMIT").run()
+                return result
+            } catch {
+                try? await database.raw("ROLLBACK").run()
+                throw error
+            }
+        }
+    }
+
+    /// Closes the database.
+    public func shutdown() async throws {
+        try await close()
+    }
+}
+
+/// AsyncKit's pool predates `Sendable`; it guards its state with locks and is made to be shared
+/// across event loops.
+private struct PoolShutdown: @unchecked Sendable {
+    let pool: EventLoopGroupConnectionPool<PostgresConnectionSource>
+}
+
+/// A first-come, first-served lock for async code.
+actor AsyncLock {
+    private var locked = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func withLock<R: Sendable>(_ work: @Sendable () async throws -> R) async throws -> R {
+        await acquire()
+        defer { release() }
+        return try await work()
+    }
+
+    private func acquire() async {
+        if !locked {
+            locked = true
+            return
+        }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    private func release() {
+        if waiters.isEmpty {
+            locked = false
+        } else {
+            // Hand the lock straight to the next waiter.
+            waiters.removeFirst().resume()
+        }
+    }
+}

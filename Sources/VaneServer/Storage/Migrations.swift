@@ -1,0 +1,122 @@
+import SQLKit
+
+/// The versioned schema. Migrations run in order on start, each in its own transaction, and are
+/// recorded in `vane_schema_migrations`; a migration never changes once released.
+enum Migrations {
+    /// One schema change.
+    struct Migration: Sendable {
+        let version: Int
+        let description: String
+        let statements: [String]
+    }
+
+    /// The same SQL runs on SQLite and PostgreSQL: TEXT, BIGINT and composite keys mean the same
+    /// on both. Times are milliseconds since 1970.
+    static let all: [Migration] = [
+        Migration(
+            version: 1,
+            description: "projects, environments, template versions, API keys, audit log",
+            statements: [
+                """
+                CREATE TABLE projects (
+                    id TEXT PRIMARY KEY,
+                    name TEXT NOT NULL,
+                    create_time BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE environments (
+                    project_id TEXT NOT NULL REFERENCES projects(id),
+                    id TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    create_time BIGINT NOT NULL,
+                    PRIMARY KEY (project_id, id)
+                )
+                """,
+                """
+                CREATE TABLE template_versions (
+                    project_id TEXT NOT NULL,
+                    environment_id TEXT NOT NULL,
+                    version_number BIGINT NOT NULL,
+                    update_time BIGINT NOT NULL,
+                    update_type TEXT NOT NULL,
+                    update_user TEXT NOT NULL,
+                    description TEXT,
+                    rollback_source BIGINT,
+                    template TEXT NOT NULL,
+                    PRIMARY KEY (project_id, environment_id, version_number),
+                    FOREIGN KEY (project_id, environment_id) REFERENCES environments(project_id, id)
+                )
+                """,
+                """
+                CREATE TABLE api_keys (
+                    id TEXT PRIMARY KEY,
+                    name TEXT NOT NULL,
+                    role TEXT NOT NULL,
+                    project_id TEXT,
+                    environment_id TEXT,
+                    key_hash TEXT NOT NULL UNIQUE,
+                    create_time BIGINT NOT NULL,
+                    revoke_time BIGINT
+                )
+                """,
+                """
+                CREATE TABLE audit_log (
+                    id TEXT PRIMARY KEY,
+                    time BIGINT NOT NULL,
+                    sequence BIGINT NOT NULL,
+                    actor_key_id TEXT,
+                    actor_name TEXT NOT NULL,
+                    action TEXT NOT NULL,
+                    project_id TEXT,
+                    environment_id TEXT,
+                    summary TEXT NOT NULL,
+                    details TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX audit_log_scope ON audit_log (project_id, environment_id, time)",
+                "CREATE INDEX template_versions_time ON template_versions (project_id, environment_id, update_time)",
+            ]
+        )
+    ]
+
+    static var latestVersion: Int { all.last?.version ?? 0 }
+
+    /// Brings the schema up to date. Safe to run from several nodes at once: a node that loses the
+    /// race to apply a migration sees it recorded and moves on.
+    static func run(on engine: DatabaseEngine) async throws {
+        try await engine.withSession { database in
+            try await database.raw(
+                "CREATE TABLE IF NOT EXISTS vane_schema_migrations (version BIGINT PRIMARY KEY, description TEXT NOT NULL, applied_time BIGINT NOT NULL)"
+            ).run()
+        }
+        for migration in all {
+            let applied = try await appliedVersions(engine)
+            if let newest = applied.max(), newest > latestVersion {
+                throw StorageError.schemaTooNew(found: newest, supported: latestVersion)
+            }
+            guard !applied.contains(migration.version) else { continue }
+            do {
+                try await engine.transaction { database in
+                    for statement in migration.statements { try await database.raw(SQLQueryString(statement)).run() }
+                    try await database.raw(
+                        """
+                        INSERT INTO vane_schema_migrations (version, description, applied_time) \
+                        VALUES (\(bind: migration.version), \(bind: migration.description), \(bind: Clock.nowMilliseconds()))
+                        """
+                    ).run()
+                }
+            } catch {
+                // Another node may have applied it meanwhile; anything else is a real failure.
+                if try await appliedVersions(engine).contains(migration.version) { continue }
+                throw error
+            }
+        }
+    }
+
+    static func appliedVersions(_ engine: DatabaseEngine) async throws -> Set<Int> {
+        try await engine.withSession { database in
+            Set(try await database.raw("SELECT version FROM vane_schema_migrations").all(decodingColumn: "version", as: Int.self))
+        }
+    }
+}

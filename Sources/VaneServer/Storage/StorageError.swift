@@ -1,0 +1,42 @@
+/// A storage failure, with what to do about it.
+public enum StorageError: Error, Sendable, CustomStringConvertible, Equatable {
+    /// The database could not be opened.
+    case cannotOpen(String, String)
+    /// The database's schema is newer than this server understands.
+    case schemaTooNew(found: Int, supported: Int)
+    /// A project with this id already exists.
+    case projectExists(String)
+    /// An environment with this id already exists in the project.
+    case environmentExists(project: String, environment: String)
+    /// No such project.
+    case projectNotFound(String)
+    /// No such environment.
+    case environmentNotFound(project: String, environment: String)
+    /// No such template version.
+    case versionNotFound(Int64)
+    /// Someone published since the version the publisher read.
+    case versionConflict(expected: Int64, current: Int64)
+    /// No such API key.
+    case keyNotFound(String)
+
+    /// What happened and what to do.
+    public var description: String {
+        switch self {
+        case .cannotOpen(let location, let reason):
+            return "cannot open the database at \(location): \(reason). Check the path or URL, permissions, and that the server is running"
+        case .schemaTooNew(let found, let supported):
+            return "the database has schema version \(found), but this server supports up to \(supported); upgrade vane"
+        case .projectExists(let id): return "a project with id \"\(id)\" already exists"
+        case .environmentExists(let project, let environment):
+            return "project \"\(project)\" already has an environment \"\(environment)\""
+        case .projectNotFound(let id): return "no project \"\(id)\"; create it with POST /v1/projects"
+        case .environmentNotFound(let project, let environment):
+            return "project \"\(project)\" has no environment \"\(environment)\"; create it with POST /v1/projects/\(project)/environments"
+        case .versionNotFound(let number): return "no template version \(number)"
+        case .versionConflict(let expected, let current):
+            return "the template changed: you read version \(expected), the current version is \(current). "
+                + "GET the template again, reapply your change and send its ETag, or send If-Match: * to overwrite"
+        case .keyNotFound(let id): return "no API key with id \"\(id)\""
+        }
+    }
+}
