@@ -70,13 +70,23 @@ public final class VaneServerApplication: Sendable {
         let keys = KeyIndex(store: store)
         try await keys.refresh()
         let report = try await firstStartSetup(store: store, keys: keys, configuration: configuration)
-        let application = VaneServerApplication(configuration: configuration, store: store, keys: keys, firstStart: report, logger: logger)
+        let application = VaneServerApplication(
+            configuration: configuration,
+            store: store,
+            keys: keys,
+            firstStart: report,
+            logger: logger
+        )
         try await application.cache.load(from: store, logger: logger)
         application.readiness.set(true)
         return application
     }
 
-    static func firstStartSetup(store: ConfigStore, keys: KeyIndex, configuration: ServerConfiguration) async throws -> FirstStartReport {
+    static func firstStartSetup(
+        store: ConfigStore,
+        keys: KeyIndex,
+        configuration: ServerConfiguration
+    ) async throws -> FirstStartReport {
         var report = FirstStartReport()
         let existing = try await store.keys()
         if let adminKey = configuration.adminKey {
@@ -92,14 +102,25 @@ public final class VaneServerApplication: Sendable {
                 keys.insert(key, secret: secret)
             }
         } else if !existing.contains(where: { $0.role == .admin && $0.revokeTime == nil }) {
-            let (key, secret) = try await store.createKey(name: "admin", role: .admin, projectId: nil, environmentId: nil, actor: .system)
+            let (key, secret) = try await store.createKey(
+                name: "admin",
+                role: .admin,
+                projectId: nil,
+                environmentId: nil,
+                actor: .system
+            )
             keys.insert(key, secret: secret)
             report.adminKey = secret
         }
         guard configuration.createsDemoProject, try await store.projects().isEmpty else { return report }
         try await store.createProject(id: DemoProject.projectId, name: "Demo", actor: .system)
         for environment in DemoProject.environments {
-            try await store.createEnvironment(projectId: DemoProject.projectId, id: environment, name: environment.capitalized, actor: .system)
+            try await store.createEnvironment(
+                projectId: DemoProject.projectId,
+                id: environment,
+                name: environment.capitalized,
+                actor: .system
+            )
             _ = try await store.publish(
                 projectId: DemoProject.projectId,
                 environmentId: environment,
@@ -130,16 +151,26 @@ public final class VaneServerApplication: Sendable {
         AdminRoutes(store: store, keys: keys).register(on: router)
         let environment = router.group("v1/projects/:project/environments/:environment")
         TemplateRoutes(store: store, cache: cache, events: events).register(on: environment)
-        FetchRoutes(cache: cache, limiter: RateLimiter(requestsPerSecond: configuration.rateLimit)).register(on: environment)
+        FetchRoutes(cache: cache, limiter: RateLimiter(requestsPerSecond: configuration.rateLimit)).register(
+            on: environment
+        )
         return router
     }
 
     /// The Hummingbird application, with the services that run beside it.
-    public func makeApplication(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+    public func makeApplication(
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
         var services: [any Service] = [DatabaseService(engine: store.engine)]
         if store.engine.kind == .postgres {
             services.append(
-                VersionPoller(store: store, cache: cache, events: events, intervalMilliseconds: configuration.pollIntervalMilliseconds, logger: logger)
+                VersionPoller(
+                    store: store,
+                    cache: cache,
+                    events: events,
+                    intervalMilliseconds: configuration.pollIntervalMilliseconds,
+                    logger: logger
+                )
             )
         }
         return Application(
@@ -189,7 +220,11 @@ enum MetricsBootstrap {
 struct ErrorLoggingMiddleware: RouterMiddleware {
     typealias Context = VaneRequestContext
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         do {
             return try await next(request, context)
         } catch let error as APIError {
@@ -197,7 +232,10 @@ struct ErrorLoggingMiddleware: RouterMiddleware {
         } catch let error as HTTPResponseError {
             throw error
         } catch {
-            context.logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(String(describing: error))"])
+            context.logger.error(
+                "request failed",
+                metadata: ["path": "\(request.uri.path)", "error": "\(String(describing: error))"]
+            )
             throw APIError(.internalServerError, "INTERNAL", "the server failed to handle the request; see its log")
         }
     }

@@ -32,10 +32,16 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("admin-key"), help: "Accept this admin key (it is stored hashed if new).")
     var adminKey: String?
 
-    @Option(name: .customLong("rate-limit"), help: "Fetch and OFREP requests per second per key (default 200; 0 turns limiting off).")
+    @Option(
+        name: .customLong("rate-limit"),
+        help: "Fetch and OFREP requests per second per key (default 200; 0 turns limiting off)."
+    )
     var rateLimit: Double?
 
-    @Option(name: .customLong("retain-versions"), help: "Keep only this many template versions per environment (default: all).")
+    @Option(
+        name: .customLong("retain-versions"),
+        help: "Keep only this many template versions per environment (default: all)."
+    )
     var retainVersions: Int?
 
     @Flag(name: .customLong("no-demo"), help: "Do not create the demo project on the first start.")
@@ -55,8 +61,11 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.dataDirectory = dataDirectory ?? environment["VANE_DATA_DIR"] ?? configuration.dataDirectory
         configuration.databaseURL = database ?? environment["VANE_DATABASE"]
         configuration.adminKey = adminKey ?? environment["VANE_ADMIN_KEY"]
-        if let rate = rateLimit ?? environment["VANE_RATE_LIMIT"].flatMap(Double.init) { configuration.rateLimit = rate }
-        configuration.retainedVersions = try retainVersions ?? Self.integer(environment["VANE_RETAIN_VERSIONS"], name: "VANE_RETAIN_VERSIONS")
+        if let rate = rateLimit ?? environment["VANE_RATE_LIMIT"].flatMap(Double.init) {
+            configuration.rateLimit = rate
+        }
+        configuration.retainedVersions =
+            try retainVersions ?? Self.integer(environment["VANE_RETAIN_VERSIONS"], name: "VANE_RETAIN_VERSIONS")
         configuration.createsDemoProject = !noDemo
 
         let level = environment["VANE_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info

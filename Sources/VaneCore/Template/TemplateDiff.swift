@@ -53,8 +53,12 @@ public struct TemplateDiff: Sendable, Hashable {
     public func json() -> JSONValue {
         func list(_ names: [String]) -> JSONValue { .array(names.map(JSONValue.string)) }
         return [
-            "parameters": ["added": list(addedParameters), "removed": list(removedParameters), "changed": list(changedParameters)],
-            "conditions": ["added": list(addedConditions), "removed": list(removedConditions), "changed": list(changedConditions)],
+            "parameters": [
+                "added": list(addedParameters), "removed": list(removedParameters), "changed": list(changedParameters),
+            ],
+            "conditions": [
+                "added": list(addedConditions), "removed": list(removedConditions), "changed": list(changedConditions),
+            ],
         ]
     }
 }

@@ -52,7 +52,9 @@ extension VaneRequestContext {
     /// The caller, or 401 when the request carried no key.
     public func requirePrincipal() throws(APIError) -> Principal {
         guard let principal else {
-            throw APIError.unauthenticated("this needs an API key: send Authorization: Bearer <key> or X-API-Key: <key>")
+            throw APIError.unauthenticated(
+                "this needs an API key: send Authorization: Bearer <key> or X-API-Key: <key>"
+            )
         }
         return principal
     }

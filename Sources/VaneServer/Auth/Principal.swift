@@ -9,7 +9,9 @@ public struct Principal: Sendable {
     /// Throws unless the key is an admin key.
     public func requireAdmin() throws(APIError) {
         guard key.role == .admin else {
-            throw APIError.permissionDenied("this needs an admin key; the key \"\(key.name)\" is a \(key.role.rawValue) key")
+            throw APIError.permissionDenied(
+                "this needs an admin key; the key \"\(key.name)\" is a \(key.role.rawValue) key"
+            )
         }
     }
 
@@ -18,7 +20,9 @@ public struct Principal: Sendable {
         if key.role == .admin { return }
         guard roles.contains(key.role) else {
             let allowed = roles.map(\.rawValue).sorted().joined(separator: " or ")
-            throw APIError.permissionDenied("this needs an admin or \(allowed) key; the key \"\(key.name)\" is a \(key.role.rawValue) key")
+            throw APIError.permissionDenied(
+                "this needs an admin or \(allowed) key; the key \"\(key.name)\" is a \(key.role.rawValue) key"
+            )
         }
         guard key.projectId == environment.projectId, key.environmentId == environment.environmentId else {
             throw APIError.permissionDenied(

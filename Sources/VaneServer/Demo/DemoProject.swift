@@ -9,9 +9,17 @@ enum DemoProject {
     /// country-targeted value.
     static let template = ConfigTemplate(
         conditions: [
-            TemplateCondition(name: "germany_austria", expression: "device.country in ['de', 'at']", tagColor: "ORANGE"),
+            TemplateCondition(
+                name: "germany_austria",
+                expression: "device.country in ['de', 'at']",
+                tagColor: "ORANGE"
+            ),
             TemplateCondition(name: "new_app_versions", expression: "app.version.>=(['2.0.0'])", tagColor: "GREEN"),
-            TemplateCondition(name: "checkout_test_b", expression: "percent('checkout_test') between 50 and 100", tagColor: "PURPLE"),
+            TemplateCondition(
+                name: "checkout_test_b",
+                expression: "percent('checkout_test') between 50 and 100",
+                tagColor: "PURPLE"
+            ),
         ],
         parameters: [
             TemplateParameter(
@@ -19,12 +27,19 @@ enum DemoProject {
                 defaultValue: .value("true"),
                 description: "Kill switch: turn off to hide every payment screen at once.",
                 valueType: .boolean,
-                metadata: ParameterMetadata(title: "Payments", category: "Safety", allowedValues: ["true", "false"], realtime: true)
+                metadata: ParameterMetadata(
+                    title: "Payments",
+                    category: "Safety",
+                    allowedValues: ["true", "false"],
+                    realtime: true
+                )
             ),
             TemplateParameter(
                 key: "banner_text",
                 defaultValue: .value("Welcome to Vane!"),
-                conditionalValues: [ConditionalValue(conditionName: "germany_austria", value: .value("Willkommen bei Vane!"))],
+                conditionalValues: [
+                    ConditionalValue(conditionName: "germany_austria", value: .value("Willkommen bei Vane!"))
+                ],
                 description: "The banner at the top of the home screen.",
                 valueType: .string,
                 metadata: ParameterMetadata(title: "Home banner", category: "Home")
@@ -48,7 +63,11 @@ enum DemoProject {
                 conditionalValues: [ConditionalValue(conditionName: "checkout_test_b", value: .value("one_page"))],
                 description: "A/B test: half of the users get the one-page checkout.",
                 valueType: .string,
-                metadata: ParameterMetadata(title: "Checkout experiment", category: "Checkout", allowedValues: ["control", "one_page"])
+                metadata: ParameterMetadata(
+                    title: "Checkout experiment",
+                    category: "Checkout",
+                    allowedValues: ["control", "one_page"]
+                )
             ),
         ],
         version: TemplateVersion(description: "Demo flags created on first start")

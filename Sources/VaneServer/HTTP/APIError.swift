@@ -17,7 +17,13 @@ public struct APIError: HTTPResponseError, Sendable {
     public var headers: HTTPFields
 
     /// Creates an error.
-    public init(_ status: HTTPResponse.Status, _ canonicalStatus: String, _ message: String, details: [ValidationIssue] = [], headers: HTTPFields = [:]) {
+    public init(
+        _ status: HTTPResponse.Status,
+        _ canonicalStatus: String,
+        _ message: String,
+        details: [ValidationIssue] = [],
+        headers: HTTPFields = [:]
+    ) {
         self.status = status
         self.canonicalStatus = canonicalStatus
         self.message = message
@@ -36,7 +42,9 @@ public struct APIError: HTTPResponseError, Sendable {
     }
 
     /// 403 PERMISSION_DENIED.
-    public static func permissionDenied(_ message: String) -> APIError { APIError(.forbidden, "PERMISSION_DENIED", message) }
+    public static func permissionDenied(_ message: String) -> APIError {
+        APIError(.forbidden, "PERMISSION_DENIED", message)
+    }
 
     /// 404 NOT_FOUND.
     public static func notFound(_ message: String) -> APIError { APIError(.notFound, "NOT_FOUND", message) }
@@ -66,12 +74,16 @@ public struct APIError: HTTPResponseError, Sendable {
 
     /// The envelope as JSON.
     public var json: JSONValue {
-        var error: JSONObject = ["code": .number(JSONNumber(Int(status.code))), "status": .string(canonicalStatus), "message": .string(message)]
+        var error: JSONObject = [
+            "code": .number(JSONNumber(Int(status.code))), "status": .string(canonicalStatus),
+            "message": .string(message),
+        ]
         if !details.isEmpty {
             error["details"] = .array(
                 details.map { issue in
                     [
-                        "path": .string(issue.path.description), "rule": .string(issue.rule), "severity": .string(issue.severity.rawValue),
+                        "path": .string(issue.path.description), "rule": .string(issue.rule),
+                        "severity": .string(issue.severity.rawValue),
                         "message": .string(issue.message),
                     ]
                 }
@@ -103,7 +115,8 @@ extension APIError {
 /// JSON responses from ``JSONValue``s.
 public enum JSONResponse {
     /// A JSON response.
-    public static func make(_ json: JSONValue, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+    public static func make(_ json: JSONValue, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response
+    {
         make(text: json.serialized(.compact), status: status, headers: headers)
     }
 

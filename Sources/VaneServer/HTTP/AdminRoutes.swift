@@ -10,7 +10,8 @@ struct AdminRoutes {
     static func isValidIdentifier(_ id: String) -> Bool {
         guard let first = id.utf8.first, id.utf8.count <= 63 else { return false }
         let allowed = { (byte: UInt8) in
-            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
         }
         return allowed(first) && id.utf8.allSatisfy { allowed($0) || $0 == UInt8(ascii: "-") }
     }
@@ -34,7 +35,14 @@ struct AdminRoutes {
         guard Self.isValidIdentifier(id) else {
             throw APIError.invalidArgument(
                 "\(kind) id \"\(id)\" must be 1-63 lower-case letters, digits or dashes, starting with a letter or digit",
-                details: [ValidationIssue(.error, at: JSONPath.root.appending("id"), rule: "identifier", "expected ^[a-z0-9][a-z0-9-]{0,62}$")]
+                details: [
+                    ValidationIssue(
+                        .error,
+                        at: JSONPath.root.appending("id"),
+                        rule: "identifier",
+                        "expected ^[a-z0-9][a-z0-9-]{0,62}$"
+                    )
+                ]
             )
         }
         return id
@@ -71,7 +79,8 @@ struct AdminRoutes {
     func projectJSON(_ project: Project) async throws -> JSONValue {
         let environments = try await store.environments(projectId: project.id)
         return [
-            "id": .string(project.id), "name": .string(project.name), "createTime": .string(Clock.rfc3339(milliseconds: project.createTime)),
+            "id": .string(project.id), "name": .string(project.name),
+            "createTime": .string(Clock.rfc3339(milliseconds: project.createTime)),
             "environments": .array(environments.map(Self.environmentJSON)),
         ]
     }
@@ -92,7 +101,12 @@ struct AdminRoutes {
         let id = try identifier(body, kind: "environment")
         let name = try RequestReading.optionalString(body, "name") ?? id
         do {
-            let environment = try await store.createEnvironment(projectId: projectId, id: id, name: name, actor: principal.actor)
+            let environment = try await store.createEnvironment(
+                projectId: projectId,
+                id: id,
+                name: name,
+                actor: principal.actor
+            )
             return JSONResponse.make(Self.environmentJSON(environment), status: .created)
         } catch let error as StorageError {
             throw APIError(error)
@@ -102,7 +116,9 @@ struct AdminRoutes {
     @Sendable func listEnvironments(_ request: Request, context: VaneRequestContext) async throws -> Response {
         try context.requirePrincipal().requireAdmin()
         let projectId = context.parameters.get("project") ?? ""
-        guard try await store.project(id: projectId) != nil else { throw APIError(StorageError.projectNotFound(projectId)) }
+        guard try await store.project(id: projectId) != nil else {
+            throw APIError(StorageError.projectNotFound(projectId))
+        }
         let environments = try await store.environments(projectId: projectId)
         return JSONResponse.make(["environments": .array(environments.map(Self.environmentJSON))])
     }
@@ -124,7 +140,9 @@ struct AdminRoutes {
             }
         } else {
             guard let projectId, let environmentId else {
-                throw APIError.invalidArgument("\(role.rawValue) keys belong to one environment: give project and environment")
+                throw APIError.invalidArgument(
+                    "\(role.rawValue) keys belong to one environment: give project and environment"
+                )
             }
             guard try await store.environment(projectId: projectId, id: environmentId) != nil else {
                 throw APIError(StorageError.environmentNotFound(project: projectId, environment: environmentId))
@@ -138,7 +156,9 @@ struct AdminRoutes {
             actor: principal.actor
         )
         keys.insert(key, secret: secret)
-        guard case .object(var object) = Self.keyJSON(key) else { return JSONResponse.make(Self.keyJSON(key), status: .created) }
+        guard case .object(var object) = Self.keyJSON(key) else {
+            return JSONResponse.make(Self.keyJSON(key), status: .created)
+        }
         object["key"] = .string(secret)
         return JSONResponse.make(.object(object), status: .created)
     }
@@ -185,7 +205,9 @@ struct AdminRoutes {
 
     func auditPage(_ request: Request, projectId: String?, environmentId: String?) async throws -> Response {
         let size = try RequestReading.queryInteger(request, "pageSize") ?? 100
-        guard (1...300).contains(size) else { throw APIError.invalidArgument("pageSize must be from 1 to 300, found \(size)") }
+        guard (1...300).contains(size) else {
+            throw APIError.invalidArgument("pageSize must be from 1 to 300, found \(size)")
+        }
         let page = try await store.audit(
             projectId: projectId,
             environmentId: environmentId,
@@ -196,7 +218,8 @@ struct AdminRoutes {
             var actor: JSONObject = ["name": .string(entry.actor.name)]
             if let keyId = entry.actor.keyId { actor["keyId"] = .string(keyId) }
             var object: JSONObject = [
-                "id": .string(entry.id), "time": .string(Clock.rfc3339(milliseconds: entry.time)), "actor": .object(actor),
+                "id": .string(entry.id), "time": .string(Clock.rfc3339(milliseconds: entry.time)),
+                "actor": .object(actor),
                 "action": .string(entry.action), "summary": .string(entry.summary), "details": entry.details,
             ]
             if let project = entry.projectId { object["project"] = .string(project) }

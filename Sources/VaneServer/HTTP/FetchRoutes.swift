@@ -22,9 +22,15 @@ struct FetchRoutes {
         let body = try await RequestReading.object(request, limit: ServerLimits.maximumContextBytes)
         let evaluationContext: EvaluationContext
         do {
-            evaluationContext = try EvaluationContext(json: body["context"] ?? .object([:]), at: JSONPath.root.appending("context"))
+            evaluationContext = try EvaluationContext(
+                json: body["context"] ?? .object([:]),
+                at: JSONPath.root.appending("context")
+            )
         } catch {
-            throw APIError.invalidArgument("the context is malformed: \(error.issues.count) problem(s)", details: error.issues)
+            throw APIError.invalidArgument(
+                "the context is malformed: \(error.issues.count) problem(s)",
+                details: error.issues
+            )
         }
         let clientETag = try RequestReading.optionalString(body, "etag")
         guard let served = cache.template(for: environment) else {
@@ -45,9 +51,14 @@ struct FetchRoutes {
         }
         let version = String(served.versionNumber)
         if let clientETag, RequestReading.bareETag(clientETag) == RequestReading.bareETag(etag) {
-            return JSONResponse.make(text: #"{"state":"NO_CHANGE","templateVersion":"\#(version)"}"#, headers: [.eTag: etag])
+            return JSONResponse.make(
+                text: #"{"state":"NO_CHANGE","templateVersion":"\#(version)"}"#,
+                headers: [.eTag: etag]
+            )
         }
-        let text = #"{"state":"UPDATE","entries":"# + entriesText + #","templateVersion":"\#(version)","metadata":"# + metadataText + "}"
+        let text =
+            #"{"state":"UPDATE","entries":"# + entriesText + #","templateVersion":"\#(version)","metadata":"#
+            + metadataText + "}"
         return JSONResponse.make(text: text, headers: [.eTag: etag])
     }
 }

@@ -12,7 +12,8 @@ struct HealthRoutes {
         router.get("healthz") { _, _ in JSONResponse.make(["status": "ok"]) }
         router.get("readyz") { _, _ in
             readiness.isReady
-                ? JSONResponse.make(["status": "ready"]) : JSONResponse.make(["status": "starting"], status: .serviceUnavailable)
+                ? JSONResponse.make(["status": "ready"])
+                : JSONResponse.make(["status": "starting"], status: .serviceUnavailable)
         }
         router.get("metrics") { _, _ in
             Response(

@@ -7,7 +7,8 @@ import VaneCore
 enum RequestReading {
     /// The project and environment named in the path.
     static func environment(_ context: VaneRequestContext) throws(APIError) -> EnvironmentKey {
-        guard let project = context.parameters.get("project"), let environment = context.parameters.get("environment") else {
+        guard let project = context.parameters.get("project"), let environment = context.parameters.get("environment")
+        else {
             throw APIError.invalidArgument("the path needs a project and an environment")
         }
         return EnvironmentKey(projectId: project, environmentId: environment)
@@ -26,7 +27,9 @@ enum RequestReading {
     /// The body parsed as JSON; 400 with the line and column when it is not.
     static func json(_ request: Request, limit: Int) async throws -> JSONValue {
         let bytes = try await body(request, limit: limit)
-        guard !bytes.isEmpty else { throw APIError.invalidArgument("the request body is empty; expected a JSON object") }
+        guard !bytes.isEmpty else {
+            throw APIError.invalidArgument("the request body is empty; expected a JSON object")
+        }
         do {
             return try JSONValue.parse(bytes)
         } catch {
@@ -48,7 +51,14 @@ enum RequestReading {
         guard case .string(let value)? = object[key], !value.isEmpty else {
             throw APIError.invalidArgument(
                 "\"\(key)\" is required: a non-empty string",
-                details: [ValidationIssue(.error, at: JSONPath.root.appending(key), rule: "required", "expected a non-empty string")]
+                details: [
+                    ValidationIssue(
+                        .error,
+                        at: JSONPath.root.appending(key),
+                        rule: "required",
+                        "expected a non-empty string"
+                    )
+                ]
             )
         }
         return value
@@ -62,7 +72,14 @@ enum RequestReading {
         case let other?:
             throw APIError.invalidArgument(
                 "\"\(key)\" must be a string",
-                details: [ValidationIssue(.error, at: JSONPath.root.appending(key), rule: "type", "expected a string, found \(other.kindDescription)")]
+                details: [
+                    ValidationIssue(
+                        .error,
+                        at: JSONPath.root.appending(key),
+                        rule: "type",
+                        "expected a string, found \(other.kindDescription)"
+                    )
+                ]
             )
         }
     }
@@ -72,10 +89,14 @@ enum RequestReading {
         switch value {
         case nil, .null?: return nil
         case .string(let text)?:
-            guard let number = Int64(text) else { throw APIError.invalidArgument("\"\(name)\" must be a whole number, found \"\(text)\"") }
+            guard let number = Int64(text) else {
+                throw APIError.invalidArgument("\"\(name)\" must be a whole number, found \"\(text)\"")
+            }
             return number
         case .number(let number)?:
-            guard let integer = number.intValue else { throw APIError.invalidArgument("\"\(name)\" must be a whole number") }
+            guard let integer = number.intValue else {
+                throw APIError.invalidArgument("\"\(name)\" must be a whole number")
+            }
             return Int64(integer)
         case let other?:
             throw APIError.invalidArgument("\"\(name)\" must be a whole number, found \(other.kindDescription)")
@@ -85,7 +106,9 @@ enum RequestReading {
     /// A whole-number query item.
     static func queryInteger(_ request: Request, _ name: String) throws(APIError) -> Int64? {
         guard let text = request.uri.queryParameters.get(name) else { return nil }
-        guard let number = Int64(text) else { throw APIError.invalidArgument("query parameter \(name) must be a whole number, found \"\(text)\"") }
+        guard let number = Int64(text) else {
+            throw APIError.invalidArgument("query parameter \(name) must be a whole number, found \"\(text)\"")
+        }
         return number
     }
 
@@ -93,7 +116,9 @@ enum RequestReading {
     static func queryTime(_ request: Request, _ name: String) throws(APIError) -> Int64? {
         guard let text = request.uri.queryParameters.get(name) else { return nil }
         guard let milliseconds = Clock.milliseconds(rfc3339: text) else {
-            throw APIError.invalidArgument("query parameter \(name) must be an RFC 3339 time such as 2026-01-31T12:00:00Z, found \"\(text)\"")
+            throw APIError.invalidArgument(
+                "query parameter \(name) must be an RFC 3339 time such as 2026-01-31T12:00:00Z, found \"\(text)\""
+            )
         }
         return milliseconds
     }

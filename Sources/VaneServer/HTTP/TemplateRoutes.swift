@@ -27,7 +27,9 @@ struct TemplateRoutes {
             if try await store.project(id: environment.projectId) == nil {
                 throw APIError(StorageError.projectNotFound(environment.projectId))
             }
-            throw APIError(StorageError.environmentNotFound(project: environment.projectId, environment: environment.environmentId))
+            throw APIError(
+                StorageError.environmentNotFound(project: environment.projectId, environment: environment.environmentId)
+            )
         }
         return environment
     }
@@ -37,11 +39,21 @@ struct TemplateRoutes {
         try context.requirePrincipal().require([.server], on: environment)
         _ = try await existingEnvironment(context)
         if let number = try RequestReading.queryInteger(request, "versionNumber") {
-            guard let version = try await store.version(projectId: environment.projectId, environmentId: environment.environmentId, number: number)
+            guard
+                let version = try await store.version(
+                    projectId: environment.projectId,
+                    environmentId: environment.environmentId,
+                    number: number
+                )
             else { throw APIError(StorageError.versionNotFound(number)) }
             return templateResponse(version.template, etag: ServedTemplate.etag(environment, version: number))
         }
-        guard let latest = try await store.latestVersion(projectId: environment.projectId, environmentId: environment.environmentId) else {
+        guard
+            let latest = try await store.latestVersion(
+                projectId: environment.projectId,
+                environmentId: environment.environmentId
+            )
+        else {
             return templateResponse(ConfigTemplate(), etag: ServedTemplate.etag(environment, version: 0))
         }
         return templateResponse(latest.template, etag: ServedTemplate.etag(environment, version: latest.number))
@@ -56,16 +68,27 @@ struct TemplateRoutes {
         do {
             template = try ConfigTemplate(data: bytes)
         } catch {
-            throw APIError.invalidArgument("the template cannot be read: \(error.issues.count) problem(s)", details: error.issues)
+            throw APIError.invalidArgument(
+                "the template cannot be read: \(error.issues.count) problem(s)",
+                details: error.issues
+            )
         }
         let issues = template.validate()
         if issues.contains(where: { $0.severity == .error }) {
             let errors = issues.filter { $0.severity == .error }.count
-            throw APIError.invalidArgument("the template is invalid: \(errors) error(s); nothing was published", details: issues)
+            throw APIError.invalidArgument(
+                "the template is invalid: \(errors) error(s); nothing was published",
+                details: issues
+            )
         }
         let expected = try expectedVersion(request, environment: environment)
-        let current = try await store.latestVersion(projectId: environment.projectId, environmentId: environment.environmentId)
-        if request.uri.queryParameters.get("validateOnly") == "true" || request.uri.queryParameters.get("validate_only") == "true" {
+        let current = try await store.latestVersion(
+            projectId: environment.projectId,
+            environmentId: environment.environmentId
+        )
+        if request.uri.queryParameters.get("validateOnly") == "true"
+            || request.uri.queryParameters.get("validate_only") == "true"
+        {
             let currentNumber = current?.number ?? 0
             if let expected, expected != currentNumber {
                 throw APIError(StorageError.versionConflict(expected: expected, current: currentNumber))
@@ -85,14 +108,20 @@ struct TemplateRoutes {
             throw APIError(error)
         }
         try await serve(stored)
-        context.logger.info("published", metadata: ["environment": "\(environment)", "version": "\(stored.number)", "key": "\(principal.key.id)"])
+        context.logger.info(
+            "published",
+            metadata: ["environment": "\(environment)", "version": "\(stored.number)", "key": "\(principal.key.id)"]
+        )
         return templateResponse(stored.template, etag: ServedTemplate.etag(environment, version: stored.number))
     }
 
     /// Compiles and serves a new version at once on this node, and tells other subscribers.
     func serve(_ version: StoredVersion) async throws {
         cache.install(try ServedTemplate(version))
-        events.published(EnvironmentKey(projectId: version.projectId, environmentId: version.environmentId), version: version.number)
+        events.published(
+            EnvironmentKey(projectId: version.projectId, environmentId: version.environmentId),
+            version: version.number
+        )
     }
 
     /// The version an `If-Match` header names; nil for `*`. 412 when missing or for another environment.
@@ -106,7 +135,9 @@ struct TemplateRoutes {
         if value == "*" { return nil }
         let prefix = ServedTemplate.etag(environment, version: 0).dropLast()
         guard value.hasPrefix(prefix), let number = Int64(value.dropFirst(prefix.count)) else {
-            throw APIError.failedPrecondition("If-Match \"\(value)\" is not an ETag of \(environment); GET the template for a current one")
+            throw APIError.failedPrecondition(
+                "If-Match \"\(value)\" is not an ETag of \(environment); GET the template for a current one"
+            )
         }
         return number
     }
@@ -129,14 +160,20 @@ struct TemplateRoutes {
         let environment = try await existingEnvironment(context)
         var query = VersionQuery()
         if let size = try RequestReading.queryInteger(request, "pageSize") {
-            guard (1...300).contains(size) else { throw APIError.invalidArgument("pageSize must be from 1 to 300, found \(size)") }
+            guard (1...300).contains(size) else {
+                throw APIError.invalidArgument("pageSize must be from 1 to 300, found \(size)")
+            }
             query.pageSize = Int(size)
         }
         query.pageToken = request.uri.queryParameters.get("pageToken").map { String($0) }
         query.startTime = try RequestReading.queryTime(request, "startTime")
         query.endTime = try RequestReading.queryTime(request, "endTime")
         query.endVersionNumber = try RequestReading.queryInteger(request, "endVersionNumber")
-        let page = try await store.versions(projectId: environment.projectId, environmentId: environment.environmentId, query: query)
+        let page = try await store.versions(
+            projectId: environment.projectId,
+            environmentId: environment.environmentId,
+            query: query
+        )
         var object: JSONObject = ["versions": .array(page.items.map { .object($0.json()) })]
         if let next = page.nextPageToken { object["nextPageToken"] = .string(next) }
         return JSONResponse.make(.object(object))
@@ -147,14 +184,28 @@ struct TemplateRoutes {
         try principal.requireAdmin()
         let environment = try await existingEnvironment(context)
         let body = try await RequestReading.object(request)
-        guard let number = try RequestReading.integer(body["versionNumber"] ?? body["version_number"], name: "versionNumber") else {
+        guard
+            let number = try RequestReading.integer(
+                body["versionNumber"] ?? body["version_number"],
+                name: "versionNumber"
+            )
+        else {
             throw APIError.invalidArgument("\"versionNumber\" is required: the version to roll back to")
         }
-        let current = try await store.latestVersion(projectId: environment.projectId, environmentId: environment.environmentId)?.number ?? 0
+        let current =
+            try await store.latestVersion(projectId: environment.projectId, environmentId: environment.environmentId)?
+            .number ?? 0
         guard number < current else {
-            throw APIError.invalidArgument("can only roll back to a version before the current one (\(current)), not \(number)")
+            throw APIError.invalidArgument(
+                "can only roll back to a version before the current one (\(current)), not \(number)"
+            )
         }
-        guard let source = try await store.version(projectId: environment.projectId, environmentId: environment.environmentId, number: number)
+        guard
+            let source = try await store.version(
+                projectId: environment.projectId,
+                environmentId: environment.environmentId,
+                number: number
+            )
         else { throw APIError(StorageError.versionNotFound(number)) }
         var template = source.template
         template.version = TemplateVersion(description: "Rollback to version \(number)")
@@ -178,8 +229,12 @@ struct TemplateRoutes {
     @Sendable func diff(_ request: Request, context: VaneRequestContext) async throws -> Response {
         try context.requirePrincipal().requireAdmin()
         let environment = try await existingEnvironment(context)
-        guard let from = try RequestReading.queryInteger(request, "from"), let to = try RequestReading.queryInteger(request, "to") else {
-            throw APIError.invalidArgument("diff needs the query parameters from and to (version numbers; 0 is the empty template)")
+        guard let from = try RequestReading.queryInteger(request, "from"),
+            let to = try RequestReading.queryInteger(request, "to")
+        else {
+            throw APIError.invalidArgument(
+                "diff needs the query parameters from and to (version numbers; 0 is the empty template)"
+            )
         }
         let old = try await template(environment, number: from)
         let new = try await template(environment, number: to)
@@ -194,7 +249,12 @@ struct TemplateRoutes {
 
     func template(_ environment: EnvironmentKey, number: Int64) async throws -> ConfigTemplate {
         if number == 0 { return ConfigTemplate() }
-        guard let version = try await store.version(projectId: environment.projectId, environmentId: environment.environmentId, number: number)
+        guard
+            let version = try await store.version(
+                projectId: environment.projectId,
+                environmentId: environment.environmentId,
+                number: number
+            )
         else { throw APIError(StorageError.versionNotFound(number)) }
         return version.template
     }
@@ -203,7 +263,10 @@ struct TemplateRoutes {
         let environment = try RequestReading.environment(context)
         try context.requirePrincipal().require([.server], on: environment)
         _ = try await existingEnvironment(context)
-        let template = try await store.latestVersion(projectId: environment.projectId, environmentId: environment.environmentId)?.template
+        let template = try await store.latestVersion(
+            projectId: environment.projectId,
+            environmentId: environment.environmentId
+        )?.template
         let defaults = (template ?? ConfigTemplate()).defaultValues
         let format = (request.uri.queryParameters.get("format").map { String($0) } ?? "json").lowercased()
         switch format {
@@ -250,7 +313,8 @@ enum DefaultsFile {
     static func androidXML(_ defaults: InAppDefaults) -> String {
         var text = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<defaultsMap>\n"
         for entry in defaults.entries {
-            text += "    <entry>\n        <key>\(escape(entry.key))</key>\n        <value>\(escape(entry.value.stringValue))</value>\n    </entry>\n"
+            text +=
+                "    <entry>\n        <key>\(escape(entry.key))</key>\n        <value>\(escape(entry.value.stringValue))</value>\n    </entry>\n"
         }
         return text + "</defaultsMap>\n"
     }

@@ -28,7 +28,10 @@ public final class PublishEvents: Sendable {
     /// A stream of the events from now on; it ends when the consumer stops iterating.
     public func subscribe(bufferSize: Int = 16) -> AsyncStream<PublishEvent> {
         let id = Int(truncatingIfNeeded: counter.next())
-        let (stream, continuation) = AsyncStream.makeStream(of: PublishEvent.self, bufferingPolicy: .bufferingNewest(bufferSize))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: PublishEvent.self,
+            bufferingPolicy: .bufferingNewest(bufferSize)
+        )
         continuation.onTermination = { [weak self] _ in
             _ = self?.subscribers.withLockedValue { $0.removeValue(forKey: id) }
         }

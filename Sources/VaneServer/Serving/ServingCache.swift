@@ -40,7 +40,9 @@ public final class ServingCache: Sendable {
             } catch {
                 logger.error(
                     "stored template does not compile; not served",
-                    metadata: ["environment": "\(version.projectId)/\(version.environmentId)", "version": "\(version.number)"]
+                    metadata: [
+                        "environment": "\(version.projectId)/\(version.environmentId)", "version": "\(version.number)",
+                    ]
                 )
             }
         }

@@ -26,7 +26,11 @@ struct VersionPoller: Service {
     func poll() async throws {
         let served = cache.versionNumbers
         for (environment, number) in try await store.currentVersionNumbers() where (served[environment] ?? 0) < number {
-            guard let version = try await store.latestVersion(projectId: environment.projectId, environmentId: environment.environmentId)
+            guard
+                let version = try await store.latestVersion(
+                    projectId: environment.projectId,
+                    environmentId: environment.environmentId
+                )
             else { continue }
             cache.install(try ServedTemplate(version))
             events.published(environment, version: version.number)

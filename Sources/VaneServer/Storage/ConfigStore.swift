@@ -44,7 +44,7 @@ public final class ConfigStore: Sendable {
                     details: ["name": .string(name)]
                 )
             }
-        } catch where StoreErrors.isUniqueViolation(error) {
+        } catch  where StoreErrors.isUniqueViolation(error) {
             throw StorageError.projectExists(id)
         }
         return project
@@ -60,16 +60,25 @@ public final class ConfigStore: Sendable {
     /// The project with this id.
     public func project(id: String) async throws -> Project? {
         try await engine.withSession { database in
-            try await database.raw("SELECT id, name, create_time FROM projects WHERE id = \(bind: id)").first().map(Self.project)
+            try await database.raw("SELECT id, name, create_time FROM projects WHERE id = \(bind: id)").first().map(
+                Self.project
+            )
         }
     }
 
     /// Creates an environment in a project.
     /// - Throws: ``StorageError/projectNotFound(_:)``, ``StorageError/environmentExists(project:environment:)``.
     @discardableResult
-    public func createEnvironment(projectId: String, id: String, name: String, actor: Actor) async throws -> Environment {
+    public func createEnvironment(projectId: String, id: String, name: String, actor: Actor) async throws -> Environment
+    {
         guard try await project(id: projectId) != nil else { throw StorageError.projectNotFound(projectId) }
-        let environment = Environment(projectId: projectId, id: id, name: name, createTime: Clock.nowMilliseconds(), templateVersion: 0)
+        let environment = Environment(
+            projectId: projectId,
+            id: id,
+            name: name,
+            createTime: Clock.nowMilliseconds(),
+            templateVersion: 0
+        )
         do {
             try await engine.transaction { database in
                 try await database.raw(
@@ -88,7 +97,7 @@ public final class ConfigStore: Sendable {
                     details: ["name": .string(name)]
                 )
             }
-        } catch where StoreErrors.isUniqueViolation(error) {
+        } catch  where StoreErrors.isUniqueViolation(error) {
             throw StorageError.environmentExists(project: projectId, environment: id)
         }
         return environment
@@ -172,7 +181,11 @@ public final class ConfigStore: Sendable {
     }
 
     /// Version metadata, newest first.
-    public func versions(projectId: String, environmentId: String, query: VersionQuery) async throws -> Page<TemplateVersion> {
+    public func versions(
+        projectId: String,
+        environmentId: String,
+        query: VersionQuery
+    ) async throws -> Page<TemplateVersion> {
         let pageSize = max(1, min(query.pageSize, 300))
         let below = query.pageToken.flatMap(Int64.init) ?? Int64.max
         let newest = min(query.endVersionNumber ?? Int64.max, below == Int64.max ? Int64.max : below - 1)
@@ -234,9 +247,10 @@ public final class ConfigStore: Sendable {
                     actor: actor,
                     rollbackSource: rollbackSource
                 )
-            } catch where StoreErrors.isUniqueViolation(error) || StoreErrors.isBusy(error) {
+            } catch  where StoreErrors.isUniqueViolation(error) || StoreErrors.isBusy(error) {
                 if let expectedVersion {
-                    let current = try await latestVersion(projectId: projectId, environmentId: environmentId)?.number ?? 0
+                    let current =
+                        try await latestVersion(projectId: projectId, environmentId: environmentId)?.number ?? 0
                     throw StorageError.versionConflict(expected: expectedVersion, current: current)
                 }
             }
@@ -288,7 +302,9 @@ public final class ConfigStore: Sendable {
                 \(bind: actor.name), \(bind: template.version?.description), \(bind: rollbackSource), \(bind: stored.serialized(.compact)))
                 """
             ).run()
-            let diff = previous.map { TemplateDiff(from: $0.template, to: stored) } ?? TemplateDiff(from: ConfigTemplate(), to: stored)
+            let diff =
+                previous.map { TemplateDiff(from: $0.template, to: stored) }
+                ?? TemplateDiff(from: ConfigTemplate(), to: stored)
             try await Self.insertAudit(
                 database,
                 actor: actor,
@@ -307,7 +323,13 @@ public final class ConfigStore: Sendable {
                     """
                 ).run()
             }
-            return StoredVersion(projectId: projectId, environmentId: environmentId, number: number, updateTime: now, template: stored)
+            return StoredVersion(
+                projectId: projectId,
+                environmentId: environmentId,
+                number: number,
+                updateTime: now,
+                template: stored
+            )
         }
     }
 
@@ -382,7 +404,9 @@ public final class ConfigStore: Sendable {
             else { return false }
             let key = try Self.storedKey(row)
             guard key.revokeTime == nil else { return true }
-            try await database.raw("UPDATE api_keys SET revoke_time = \(bind: Clock.nowMilliseconds()) WHERE id = \(bind: id)").run()
+            try await database.raw(
+                "UPDATE api_keys SET revoke_time = \(bind: Clock.nowMilliseconds()) WHERE id = \(bind: id)"
+            ).run()
             try await Self.insertAudit(
                 database,
                 actor: actor,
@@ -400,7 +424,12 @@ public final class ConfigStore: Sendable {
     // MARK: Audit log
 
     /// Audit entries, newest first; scoped to a project and environment when given.
-    public func audit(projectId: String?, environmentId: String?, pageSize: Int, pageToken: String?) async throws -> Page<AuditEntry> {
+    public func audit(
+        projectId: String?,
+        environmentId: String?,
+        pageSize: Int,
+        pageToken: String?
+    ) async throws -> Page<AuditEntry> {
         let size = max(1, min(pageSize, 300))
         let before = pageToken.flatMap(Int64.init) ?? Int64.max
         var query: SQLQueryString = """
@@ -408,7 +437,10 @@ public final class ConfigStore: Sendable {
             FROM audit_log WHERE sequence < \(bind: before)
             """
         // Filters are added, not written as `? IS NULL OR …`: PostgreSQL cannot type an unbound NULL.
-        if let projectId { query.appendInterpolation(unsafeRaw: " AND project_id = "); query.appendInterpolation(bind: projectId) }
+        if let projectId {
+            query.appendInterpolation(unsafeRaw: " AND project_id = ")
+            query.appendInterpolation(bind: projectId)
+        }
         if let environmentId {
             query.appendInterpolation(unsafeRaw: " AND environment_id = ")
             query.appendInterpolation(bind: environmentId)

@@ -53,7 +53,12 @@ public final class DatabaseEngine: Sendable {
     private let sessionLock: AsyncLock?
     private let close: @Sendable () async throws -> Void
 
-    private init(kind: Kind, database: any SQLDatabase, sessionLock: AsyncLock?, close: @escaping @Sendable () async throws -> Void) {
+    private init(
+        kind: Kind,
+        database: any SQLDatabase,
+        sessionLock: AsyncLock?,
+        close: @escaping @Sendable () async throws -> Void
+    ) {
         self.kind = kind
         self.database = database
         self.sessionLock = sessionLock
@@ -73,7 +78,10 @@ public final class DatabaseEngine: Sendable {
                 let database = connection.sql(queryLogLevel: nil)
                 // WAL keeps readers and the writer apart; FULL syncs every commit, so an
                 // acknowledged publish survives a crash; the timeout waits out a second process.
-                for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL", "PRAGMA busy_timeout = 5000", "PRAGMA foreign_keys = ON"] {
+                for pragma in [
+                    "PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL", "PRAGMA busy_timeout = 5000",
+                    "PRAGMA foreign_keys = ON",
+                ] {
                     try await database.raw(SQLQueryString(pragma)).run()
                 }
                 return DatabaseEngine(kind: .sqlite, database: database, sessionLock: AsyncLock()) {
@@ -87,7 +95,10 @@ public final class DatabaseEngine: Sendable {
             do {
                 configuration = try SQLPostgresConfiguration(url: url)
             } catch {
-                throw StorageError.cannotOpen(location.description, "the URL is not postgres://user[:password]@host[:port]/database")
+                throw StorageError.cannotOpen(
+                    location.description,
+                    "the URL is not postgres://user[:password]@host[:port]/database"
+                )
             }
             let pool = EventLoopGroupConnectionPool(
                 source: PostgresConnectionSource(sqlConfiguration: configuration),
@@ -111,7 +122,9 @@ public final class DatabaseEngine: Sendable {
     }
 
     /// Runs `work` with a database session of its own.
-    public func withSession<R: Sendable>(_ work: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+    public func withSession<R: Sendable>(
+        _ work: @escaping @Sendable (any SQLDatabase) async throws -> R
+    ) async throws -> R {
         if let sessionLock {
             // One SQLite connection, shared: the lock gives each unit of work sole use of it.
             return try await sessionLock.withLock { try await work(self.database) }
@@ -120,7 +133,9 @@ public final class DatabaseEngine: Sendable {
     }
 
     /// Runs `work` in a transaction: committed if it returns, rolled back if it throws.
-    public func transaction<R: Sendable>(_ work: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+    public func transaction<R: Sendable>(
+        _ work: @escaping @Sendable (any SQLDatabase) async throws -> R
+    ) async throws -> R {
         let begin: SQLQueryString = kind == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN"
         return try await withSession { database in
             try await database.raw(begin).run()

@@ -116,7 +116,12 @@ enum Migrations {
 
     static func appliedVersions(_ engine: DatabaseEngine) async throws -> Set<Int> {
         try await engine.withSession { database in
-            Set(try await database.raw("SELECT version FROM vane_schema_migrations").all(decodingColumn: "version", as: Int.self))
+            Set(
+                try await database.raw("SELECT version FROM vane_schema_migrations").all(
+                    decodingColumn: "version",
+                    as: Int.self
+                )
+            )
         }
     }
 }

@@ -23,7 +23,8 @@ public enum StorageError: Error, Sendable, CustomStringConvertible, Equatable {
     public var description: String {
         switch self {
         case .cannotOpen(let location, let reason):
-            return "cannot open the database at \(location): \(reason). Check the path or URL, permissions, and that the server is running"
+            return
+                "cannot open the database at \(location): \(reason). Check the path or URL, permissions, and that the server is running"
         case .schemaTooNew(let found, let supported):
             return "the database has schema version \(found), but this server supports up to \(supported); upgrade vane"
         case .projectExists(let id): return "a project with id \"\(id)\" already exists"
@@ -31,7 +32,8 @@ public enum StorageError: Error, Sendable, CustomStringConvertible, Equatable {
             return "project \"\(project)\" already has an environment \"\(environment)\""
         case .projectNotFound(let id): return "no project \"\(id)\"; create it with POST /v1/projects"
         case .environmentNotFound(let project, let environment):
-            return "project \"\(project)\" has no environment \"\(environment)\"; create it with POST /v1/projects/\(project)/environments"
+            return
+                "project \"\(project)\" has no environment \"\(environment)\"; create it with POST /v1/projects/\(project)/environments"
         case .versionNotFound(let number): return "no template version \(number)"
         case .versionConflict(let expected, let current):
             return "the template changed: you read version \(expected), the current version is \(current). "

@@ -1,0 +1,19 @@
+import Testing
+import VaneCore
+
+@testable import VaneServer
+
+@Suite struct HealthTests {
+    @Test(arguments: TestDatabase.allCases)
+    func healthReadinessAndMetricsNeedNoKey(database: TestDatabase) async throws {
+        try await TestServer.run(database) { server in
+            let health = try await server.send(.get, "/healthz", key: nil)
+            #expect(health.status == .ok)
+            #expect(health.json == ["status": "ok"])
+            #expect(try await server.send(.get, "/readyz", key: nil).json == ["status": "ready"])
+            let metrics = try await server.send(.get, "/metrics", key: nil)
+            #expect(metrics.status == .ok)
+            #expect(metrics.text.contains("http_server_request_duration"))
+        }
+    }
+}

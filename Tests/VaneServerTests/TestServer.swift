@@ -1,0 +1,152 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import Testing
+import VaneCore
+
+@testable import VaneServer
+
+/// The engines every storage-dependent test runs against.
+enum TestDatabase: String, CaseIterable, Sendable, CustomStringConvertible {
+    case sqlite
+    case postgres
+
+    var description: String { rawValue }
+
+    /// A fresh, empty database of this engine.
+    ///
+    /// PostgreSQL comes from `VANE_TEST_POSTGRES_URL`, which `scripts/with-postgres` sets; without
+    /// it the test fails rather than skips, so CI can never pass without PostgreSQL.
+    func freshLocation() async throws -> DatabaseLocation {
+        switch self {
+        case .sqlite:
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "vane-test-\(UUID().uuidString)"
+            )
+            return .sqlite(path: directory.appendingPathComponent("vane.sqlite").path)
+        case .postgres:
+            guard let base = ProcessInfo.processInfo.environment["VANE_TEST_POSTGRES_URL"] else {
+                throw TestSetupError(
+                    "VANE_TEST_POSTGRES_URL is not set: run the tests with scripts/test (or scripts/with-postgres swift test)"
+                )
+            }
+            let name = "vane_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+            let engine = try await DatabaseEngine.open(.postgres(url: base), logger: Logger(label: "test"))
+            try await engine.withSession { database in
+                try await database.raw("CREATE DATABASE \(unsafeRaw: name)").run()
+            }
+            try await engine.shutdown()
+            guard var components = URLComponents(string: base) else {
+                throw TestSetupError("bad VANE_TEST_POSTGRES_URL")
+            }
+            components.path = "/" + name
+            return .postgres(url: components.string ?? base)
+        }
+    }
+
+    /// A server configuration on this engine.
+    func configuration() async throws -> ServerConfiguration {
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.adminKey = TestServer.adminKey
+        switch try await freshLocation() {
+        case .sqlite(let path):
+            configuration.dataDirectory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        case .postgres(let url): configuration.databaseURL = url
+        }
+        return configuration
+    }
+}
+
+struct TestSetupError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A real server on loopback, with helpers to call it.
+struct TestServer: Sendable {
+    static let adminKey = "vane_admin_test-key-for-the-test-suite-000000000"
+
+    let client: any TestClientProtocol
+    let application: VaneServerApplication
+
+    /// Starts a server on `database`, runs `body` against it over real HTTP, and stops it.
+    static func run<R: Sendable>(
+        _ database: TestDatabase,
+        configure: (inout ServerConfiguration) -> Void = { _ in },
+        _ body: @Sendable (TestServer) async throws -> R
+    ) async throws -> R {
+        var configuration = try await database.configuration()
+        configure(&configuration)
+        var logger = Logger(label: "vane-test")
+        logger.logLevel = .warning
+        let server = try await VaneServerApplication.start(configuration: configuration, logger: logger)
+        return try await server.makeApplication().test(.live) { client in
+            try await body(TestServer(client: client, application: server))
+        }
+    }
+
+    /// The demo project's production environment path.
+    static let demoPath = "/v1/projects/demo/environments/production"
+
+    /// A response with its body parsed as JSON when it is JSON.
+    struct Reply: Sendable {
+        let status: HTTPResponse.Status
+        let headers: HTTPFields
+        let text: String
+
+        var json: JSONValue? { try? JSONValue.parse(text) }
+        var object: JSONObject? { json?.objectValue }
+        var etag: String? { headers[.eTag] }
+        /// The `error.status` of an error envelope.
+        var errorStatus: String? { object?["error"]?.objectValue?["status"]?.stringValue }
+        var errorMessage: String? { object?["error"]?.objectValue?["message"]?.stringValue }
+    }
+
+    /// Sends a request; `key` goes into `Authorization: Bearer`.
+    @discardableResult
+    func send(
+        _ method: HTTPRequest.Method,
+        _ path: String,
+        key: String? = TestServer.adminKey,
+        json: JSONValue? = nil,
+        text: String? = nil,
+        headers: HTTPFields = [:]
+    ) async throws -> Reply {
+        var fields = headers
+        if let key { fields[.authorization] = "Bearer \(key)" }
+        var body: ByteBuffer?
+        if let json { body = ByteBuffer(string: json.serialized()) }
+        if let text { body = ByteBuffer(string: text) }
+        if body != nil { fields[.contentType] = "application/json" }
+        let response = try await client.executeRequest(uri: path, method: method, headers: fields, body: body)
+        return Reply(status: response.status, headers: response.headers, text: String(buffer: response.body))
+    }
+
+    /// Creates a key through the API and returns its secret.
+    func createKey(
+        role: String,
+        project: String? = "demo",
+        environment: String? = "production",
+        name: String = "test"
+    ) async throws -> String {
+        var body: JSONObject = ["name": .string(name), "role": .string(role)]
+        if let project { body["project"] = .string(project) }
+        if let environment { body["environment"] = .string(environment) }
+        let reply = try await send(.post, "/v1/keys", json: .object(body))
+        guard reply.status == .created, let secret = reply.object?["key"]?.stringValue else {
+            throw TestSetupError("could not create a key: \(reply.status) \(reply.text)")
+        }
+        return secret
+    }
+
+    /// Publishes a template, forcing, and returns the reply.
+    @discardableResult
+    func publish(_ template: JSONValue, path: String = TestServer.demoPath, ifMatch: String = "*") async throws -> Reply
+    {
+        try await send(.put, path + "/template", json: template, headers: [.ifMatch: ifMatch])
+    }
+}
