@@ -111,7 +111,8 @@ import VaneCore
 
     @Test(arguments: TestDatabase.allCases)
     func rateLimitAnswers429WithRetryAfter(database: TestDatabase) async throws {
-        try await TestServer.run(database, configure: { $0.rateLimit = 1 }) { server in
+        let oneRequestPerSecond: (inout ServerConfiguration) -> Void = { $0.rateLimit = 1 }
+        try await TestServer.run(database, configure: oneRequestPerSecond) { server in
             let key = try await server.createKey(role: "client")
             var limited: TestServer.Reply?
             for _ in 0..<5 {
