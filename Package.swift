@@ -64,6 +64,11 @@ let package = Package(
             dependencies: ["VaneCore"],
             path: "Benchmarks/VaneBenchmarks"
         ),
+        .executableTarget(
+            name: "vane-http-baseline",
+            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            path: "Benchmarks/HTTPBaseline"
+        ),
         .testTarget(
             name: "VaneCoreTests",
             dependencies: ["VaneCore"],

@@ -167,6 +167,7 @@ public final class VaneServerApplication: Sendable {
                 VersionPoller(
                     store: store,
                     cache: cache,
+                    keys: keys,
                     events: events,
                     intervalMilliseconds: configuration.pollIntervalMilliseconds,
                     logger: logger

@@ -81,6 +81,14 @@ struct TestServer: Sendable {
     ) async throws -> R {
         var configuration = try await database.configuration()
         configure(&configuration)
+        return try await run(configuration: configuration, body)
+    }
+
+    /// Starts a server with a given configuration (several nodes can share one database).
+    static func run<R: Sendable>(
+        configuration: ServerConfiguration,
+        _ body: @Sendable (TestServer) async throws -> R
+    ) async throws -> R {
         var logger = Logger(label: "vane-test")
         logger.logLevel = .warning
         let server = try await VaneServerApplication.start(configuration: configuration, logger: logger)

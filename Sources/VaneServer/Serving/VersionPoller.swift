@@ -1,13 +1,15 @@
 import Logging
 import ServiceLifecycle
 
-/// With several nodes on one PostgreSQL database, picks up versions other nodes published.
+/// With several nodes on one PostgreSQL database, picks up versions other nodes published and
+/// keys they created or revoked.
 ///
 /// It reads only the newest version number per environment, so a poll is cheap; it loads a
 /// template only when its number moved.
 struct VersionPoller: Service {
     let store: ConfigStore
     let cache: ServingCache
+    let keys: KeyIndex
     let events: PublishEvents
     let intervalMilliseconds: Int64
     let logger: Logger
@@ -24,6 +26,7 @@ struct VersionPoller: Service {
     }
 
     func poll() async throws {
+        try await keys.refresh()
         let served = cache.versionNumbers
         for (environment, number) in try await store.currentVersionNumbers() where (served[environment] ?? 0) < number {
             guard
