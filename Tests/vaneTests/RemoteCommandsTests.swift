@@ -126,8 +126,7 @@ import VaneCore
             #expect(lines.count == 4, "\(versions.stdout)")
             #expect(lines[0].hasPrefix("VERSION  TIME"))
             #expect(
-                lines[0].hasSuffix("TYPE                 USER                 DESCRIPTION")
-                    || lines[0].contains("DESCRIPTION")
+                lines[0].contains("  TYPE  ") && lines[0].contains("  USER  ") && lines[0].hasSuffix("  DESCRIPTION")
             )
             #expect(lines[1].hasPrefix("4 "))
             #expect(lines[1].contains("ROLLBACK (from 2)"))

@@ -72,14 +72,14 @@ struct TemplatePublisher {
                     try expectedVersion ?? RemoteOutput.template(current, server: client.server).version?.number ?? 0
             }
             let reply: VaneAdminClient.Reply
-            do throws(VaneAdminClient.Failure) {
+            do {
                 reply = try await client.publish(
                     project: project,
                     environment: environment,
                     template: Data(template.serialized(.compact).utf8),
                     ifMatch: ifMatch
                 )
-            } catch let failure where failure.status == 412 {
+            } catch let failure as VaneAdminClient.Failure where failure.status == 412 {
                 throw InputError(try await conflictMessage(client, read: previous ?? 0))
             }
             let stored = try RemoteOutput.template(reply, server: client.server)
