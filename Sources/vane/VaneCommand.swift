@@ -11,7 +11,11 @@ struct VaneCommand: AsyncParsableCommand {
         commandName: "vane",
         abstract: "Self-hosted feature flags, A/B tests and remote config for Swift.",
         version: VaneVersion.current,
-        subcommands: [ServeCommand.self, EvalCommand.self, ValidateCommand.self, PercentileCommand.self]
+        subcommands: [
+            ServeCommand.self, EvalCommand.self, ValidateCommand.self, PercentileCommand.self, PublishCommand.self,
+            GetCommand.self, VersionsCommand.self, RollbackCommand.self, DiffCommand.self, KeysCommand.self,
+            ImportCommand.self, ExportCommand.self,
+        ]
     )
 
     /// Runs the command, mapping errors to Vane's exit codes.

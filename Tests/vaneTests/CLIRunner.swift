@@ -24,10 +24,17 @@ struct CLIRunner {
         packageRoot.appendingPathComponent("Examples/templates").appendingPathComponent(name).path
     }
 
-    static func run(_ arguments: [String], stdin: String? = nil) throws -> Output {
+    /// Runs `vane`; with `environment`, the `VANE_*` variables are exactly those given.
+    static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> Output {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            var variables = ProcessInfo.processInfo.environment
+            for name in variables.keys where name.hasPrefix("VANE_") { variables[name] = nil }
+            variables.merge(environment) { _, new in new }
+            process.environment = variables
+        }
         let out = Pipe()
         let err = Pipe()
         let input = Pipe()

@@ -1,0 +1,282 @@
+import Foundation
+import VaneCore
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A small client for Vane's admin API (`docs/openapi.yaml`), used by the CLI's remote commands.
+///
+/// Every method sends the key as `Authorization: Bearer <key>`; the key never appears in an
+/// error or in anything the client prints.
+struct VaneAdminClient: Sendable {
+    /// A response: status, body and ETag.
+    struct Reply: Sendable {
+        /// The HTTP status code.
+        var status: Int
+        /// The body as sent.
+        var body: Data
+        /// The `ETag` header, if any.
+        var etag: String?
+
+        /// The body as JSON; an error naming the server when it is not JSON.
+        func json(from server: URL) throws(Failure) -> JSONValue {
+            do {
+                return try JSONValue.parse(Array(body))
+            } catch {
+                throw Failure.malformedResponse(server: server, reason: "the body is not JSON: \(error.description)")
+            }
+        }
+    }
+
+    /// Why a request failed, with what to do about it.
+    enum Failure: Error, Sendable, CustomStringConvertible {
+        /// Nothing listens at the URL, or the name does not resolve.
+        case cannotConnect(server: URL, reason: String)
+        /// The server did not answer in time.
+        case timedOut(server: URL, seconds: Double)
+        /// The server answered with an error envelope (or at least an error status).
+        case server(status: Int, canonicalStatus: String?, message: String, details: [Detail])
+        /// The server answered something this client cannot read.
+        case malformedResponse(server: URL, reason: String)
+
+        /// One problem from an error envelope's `details`.
+        struct Detail: Sendable {
+            /// The JSON path of the problem.
+            var path: String
+            /// `error` or `warning`.
+            var severity: String
+            /// What is wrong.
+            var message: String
+        }
+
+        /// The message, then one line per detail.
+        var description: String {
+            switch self {
+            case .cannotConnect(let server, let reason):
+                return "cannot connect to the Vane server at \(server.absoluteString) (\(reason)): is `vane serve` "
+                    + "running? Start it, or point --server (or VANE_SERVER) at the right URL"
+            case .timedOut(let server, let seconds):
+                return "the Vane server at \(server.absoluteString) did not answer within \(Int(seconds)) s; "
+                    + "check that it is healthy (GET /readyz) and try again"
+            case .server(let status, let canonicalStatus, let message, let details):
+                let code = canonicalStatus.map { "\(status) \($0)" } ?? String(status)
+                var lines = ["error: \(message) (HTTP \(code))"]
+                for detail in details { lines.append("  \(detail.severity): \(detail.path): \(detail.message)") }
+                return lines.joined(separator: "\n")
+            case .malformedResponse(let server, let reason):
+                return "the server at \(server.absoluteString) sent an answer vane cannot read (\(reason)); "
+                    + "is it a Vane server of the same version?"
+            }
+        }
+
+        /// The HTTP status, for errors the server sent.
+        var status: Int? {
+            if case .server(let status, _, _, _) = self { return status }
+            return nil
+        }
+    }
+
+    /// The server's base URL (`http://127.0.0.1:8080`).
+    let server: URL
+    /// The API key.
+    let key: String
+    /// Seconds to wait for an answer.
+    let timeout: Double
+
+    /// Creates a client.
+    init(server: URL, key: String, timeout: Double = 30) {
+        self.server = server
+        self.key = key
+        self.timeout = timeout
+    }
+
+    // MARK: - Templates
+
+    /// The path of an environment's resources.
+    static func environmentPath(project: String, environment: String) -> String {
+        "/v1/projects/\(escape(project))/environments/\(escape(environment))"
+    }
+
+    /// `GET …/template` (or one version of it): the template's JSON and its ETag.
+    func template(project: String, environment: String, version: Int64? = nil) async throws(Failure) -> Reply {
+        let query = version.map { [URLQueryItem(name: "versionNumber", value: String($0))] } ?? []
+        return try await send(
+            "GET",
+            Self.environmentPath(project: project, environment: environment) + "/template",
+            query: query
+        )
+    }
+
+    /// `PUT …/template` with `If-Match`: publishes and returns the stored template.
+    func publish(project: String, environment: String, template: Data, ifMatch: String) async throws(Failure) -> Reply {
+        try await send(
+            "PUT",
+            Self.environmentPath(project: project, environment: environment) + "/template",
+            body: template,
+            headers: ["If-Match": ifMatch]
+        )
+    }
+
+    /// `GET …/versions`, newest first.
+    func versions(project: String, environment: String, pageSize: Int) async throws(Failure) -> Reply {
+        try await send(
+            "GET",
+            Self.environmentPath(project: project, environment: environment) + "/versions",
+            query: [URLQueryItem(name: "pageSize", value: String(pageSize))]
+        )
+    }
+
+    /// `POST …/rollback`: publishes a copy of an old version.
+    func rollback(project: String, environment: String, to version: Int64) async throws(Failure) -> Reply {
+        let body: JSONValue = ["versionNumber": .string(String(version))]
+        return try await send(
+            "POST",
+            Self.environmentPath(project: project, environment: environment) + "/rollback",
+            body: Data(body.serialized(.compact).utf8)
+        )
+    }
+
+    /// `GET …/diff?from=A&to=B`.
+    func diff(project: String, environment: String, from: Int64, to: Int64) async throws(Failure) -> Reply {
+        try await send(
+            "GET",
+            Self.environmentPath(project: project, environment: environment) + "/diff",
+            query: [URLQueryItem(name: "from", value: String(from)), URLQueryItem(name: "to", value: String(to))]
+        )
+    }
+
+    // MARK: - Keys
+
+    /// `POST /v1/keys`: the new key's record, with its secret in `key`.
+    func createKey(name: String, role: String, project: String?, environment: String?) async throws(Failure) -> Reply {
+        var body: JSONObject = ["name": .string(name), "role": .string(role)]
+        if let project { body["project"] = .string(project) }
+        if let environment { body["environment"] = .string(environment) }
+        return try await send("POST", "/v1/keys", body: Data(JSONValue.object(body).serialized(.compact).utf8))
+    }
+
+    /// `GET /v1/keys`.
+    func listKeys() async throws(Failure) -> Reply {
+        try await send("GET", "/v1/keys")
+    }
+
+    /// `DELETE /v1/keys/{id}`.
+    func revokeKey(id: String) async throws(Failure) -> Reply {
+        try await send("DELETE", "/v1/keys/\(Self.escape(id))")
+    }
+
+    // MARK: - Transport
+
+    /// Sends a request; a status of 400 or more becomes ``Failure/server(status:canonicalStatus:message:details:)``.
+    func send(
+        _ method: String,
+        _ path: String,
+        query: [URLQueryItem] = [],
+        body: Data? = nil,
+        headers: [String: String] = [:]
+    ) async throws(Failure) -> Reply {
+        guard var components = URLComponents(url: server, resolvingAgainstBaseURL: false) else {
+            throw Failure.malformedResponse(server: server, reason: "the server URL cannot be used")
+        }
+        let base =
+            components.percentEncodedPath.hasSuffix("/")
+            ? String(components.percentEncodedPath.dropLast()) : components.percentEncodedPath
+        components.percentEncodedPath = base + path
+        components.queryItems = query.isEmpty ? nil : query
+        guard let url = components.url else {
+            throw Failure.malformedResponse(server: server, reason: "cannot build a URL for \(path)")
+        }
+        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+        request.httpMethod = method
+        request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        request.setValue("vane-cli/\(VaneVersion.current)", forHTTPHeaderField: "User-Agent")
+        if let body {
+            request.httpBody = body
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+
+        let reply = try await perform(request)
+        guard reply.status < 400 else { throw Self.failure(from: reply) }
+        return reply
+    }
+
+    func perform(_ request: URLRequest) async throws(Failure) -> Reply {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = timeout
+        configuration.timeoutIntervalForResource = timeout
+        let session = URLSession(configuration: configuration)
+        defer { session.finishTasksAndInvalidate() }
+        let outcome: Result<(Data, URLResponse), any Error> = await withCheckedContinuation { continuation in
+            let task = session.dataTask(with: request) { data, response, error in
+                if let error {
+                    continuation.resume(returning: .failure(error))
+                } else if let response {
+                    continuation.resume(returning: .success((data ?? Data(), response)))
+                } else {
+                    continuation.resume(returning: .failure(URLError(.badServerResponse)))
+                }
+            }
+            task.resume()
+        }
+        switch outcome {
+        case .success(let (data, response)):
+            guard let http = response as? HTTPURLResponse else {
+                throw Failure.malformedResponse(server: server, reason: "not an HTTP response")
+            }
+            return Reply(status: http.statusCode, body: data, etag: http.value(forHTTPHeaderField: "ETag"))
+        case .failure(let error):
+            throw transportFailure(error)
+        }
+    }
+
+    func transportFailure(_ error: any Error) -> Failure {
+        guard let urlError = error as? URLError else {
+            return .cannotConnect(server: server, reason: "\(error.localizedDescription)")
+        }
+        switch urlError.code {
+        case .timedOut: return .timedOut(server: server, seconds: timeout)
+        case .cannotConnectToHost: return .cannotConnect(server: server, reason: "connection refused")
+        case .cannotFindHost, .dnsLookupFailed: return .cannotConnect(server: server, reason: "unknown host")
+        case .networkConnectionLost: return .cannotConnect(server: server, reason: "the connection was lost")
+        default: return .cannotConnect(server: server, reason: urlError.localizedDescription)
+        }
+    }
+
+    /// Reads Google's error envelope: `{"error": {"code", "status", "message", "details": [...]}}`.
+    static func failure(from reply: Reply) -> Failure {
+        let envelope = (try? JSONValue.parse(Array(reply.body)))?.objectValue?["error"]?.objectValue
+        guard let envelope, let message = envelope["message"]?.stringValue else {
+            let text = String(decoding: reply.body.prefix(300), as: UTF8.self)
+            return .server(
+                status: reply.status,
+                canonicalStatus: nil,
+                message: text.isEmpty ? "the server answered HTTP \(reply.status) without a message" : text,
+                details: []
+            )
+        }
+        let details = (envelope["details"]?.arrayValue ?? []).compactMap { detail -> Failure.Detail? in
+            guard let object = detail.objectValue else { return nil }
+            return Failure.Detail(
+                path: object["path"]?.stringValue ?? "",
+                severity: object["severity"]?.stringValue ?? "error",
+                message: object["message"]?.stringValue ?? ""
+            )
+        }
+        return .server(
+            status: reply.status,
+            canonicalStatus: envelope["status"]?.stringValue,
+            message: message,
+            details: details
+        )
+    }
+
+    /// Percent-encodes one path segment.
+    static func escape(_ segment: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove("/")
+        return segment.addingPercentEncoding(withAllowedCharacters: allowed) ?? segment
+    }
+}
