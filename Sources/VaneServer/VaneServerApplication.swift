@@ -147,13 +147,14 @@ public final class VaneServerApplication: Sendable {
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: ErrorLoggingMiddleware())
         HealthRoutes(readiness: readiness, registry: registry).register(on: router)
+        let limiter = RateLimiter(requestsPerSecond: configuration.rateLimit)
+        // Before AuthenticationMiddleware: OFREP authenticates itself (its 401/403 have no body).
+        OFREPRoutes(keys: keys, cache: cache, limiter: limiter).register(on: router)
         router.add(middleware: AuthenticationMiddleware(keys: keys))
         AdminRoutes(store: store, keys: keys).register(on: router)
         let environment = router.group("v1/projects/:project/environments/:environment")
         TemplateRoutes(store: store, cache: cache, events: events).register(on: environment)
-        FetchRoutes(cache: cache, limiter: RateLimiter(requestsPerSecond: configuration.rateLimit)).register(
-            on: environment
-        )
+        FetchRoutes(cache: cache, limiter: limiter).register(on: environment)
         return router
     }
 
