@@ -26,7 +26,9 @@ import Yams
 
     static func spec() throws -> [String: Any] {
         let text = try String(contentsOf: specURL, encoding: .utf8)
-        guard let spec = try Yams.load(yaml: text) as? [String: Any] else { throw TestSetupError("openapi.yaml is not a mapping") }
+        guard let spec = try Yams.load(yaml: text) as? [String: Any] else {
+            throw TestSetupError("openapi.yaml is not a mapping")
+        }
         return spec
     }
 
@@ -35,14 +37,17 @@ import Yams
         let paths = spec["paths"] as? [String: Any] ?? [:]
         for (path, item) in paths.sorted(by: { $0.key < $1.key }) {
             guard let item = item as? [String: Any] else { continue }
-            for (name, method) in [("get", HTTPRequest.Method.get), ("put", .put), ("post", .post), ("delete", .delete)] {
+            for (name, method) in [
+                ("get", HTTPRequest.Method.get), ("put", .put), ("post", .post), ("delete", .delete),
+            ] {
                 guard let operation = item[name] as? [String: Any] else { continue }
                 let responses = operation["responses"] as? [String: Any] ?? [:]
                 var required: [Int: [String]] = [:]
                 for (status, response) in responses {
                     guard let code = Int(status), let response = resolve(response, in: spec) as? [String: Any],
                         let content = response["content"] as? [String: Any],
-                        let json = content.first(where: { $0.key.hasPrefix("application/json") })?.value as? [String: Any],
+                        let json = content.first(where: { $0.key.hasPrefix("application/json") })?.value
+                            as? [String: Any],
                         let schema = json["schema"]
                     else { continue }
                     required[code] = requiredMembers(resolve(schema, in: spec) as? [String: Any] ?? [:], in: spec)
@@ -64,7 +69,8 @@ import Yams
 
     /// Follows a local `$ref`.
     static func resolve(_ value: Any, in spec: [String: Any]) -> Any {
-        guard let object = value as? [String: Any], let reference = object["$ref"] as? String, reference.hasPrefix("#/") else { return value }
+        guard let object = value as? [String: Any], let reference = object["$ref"] as? String, reference.hasPrefix("#/")
+        else { return value }
         var current: Any = spec
         for component in reference.dropFirst(2).split(separator: "/") {
             guard let next = (current as? [String: Any])?[String(component)] else { return value }
@@ -90,7 +96,8 @@ import Yams
             headers[.ifMatch] = "*"
         case "rollbackTemplate": body = ["versionNumber": "1"]
         case "diffVersions": path += "?from=1&to=2"
-        case "createApiKey": body = ["name": "conformance", "role": "client", "project": "demo", "environment": "production"]
+        case "createApiKey":
+            body = ["name": "conformance", "role": "client", "project": "demo", "environment": "production"]
         case "fetchConfig": body = ["context": ["randomizationId": "user-1"]]
         default: break
         }
@@ -117,7 +124,7 @@ import Yams
         try await TestServer.run(.sqlite) { server in
             // Publish once more, so that diff 1 → 2 and rollback to 1 have something to work on.
             try await server.publish(["parameters": ["banner_text": ["defaultValue": ["value": "v2"]]]])
-            for operation in operations where operation.operationId != "streamEvents" {
+            for operation in operations {
                 let (path, body, headers) = Self.sample(operation)
                 let reply = try await server.send(operation.method, path, json: body, headers: headers)
                 let status = Int(reply.status.code)
@@ -129,7 +136,10 @@ import Yams
                 #expect(!(status == 404 && reply.text.isEmpty), "\(operation) is documented but not served")
                 if let required = operation.requiredMembers[status], let object = reply.object {
                     for member in required {
-                        #expect(object[member] != nil, "\(operation) answered \(status) without required member \"\(member)\"")
+                        #expect(
+                            object[member] != nil,
+                            "\(operation) answered \(status) without required member \"\(member)\""
+                        )
                     }
                 }
             }
