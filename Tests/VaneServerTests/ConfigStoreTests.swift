@@ -197,7 +197,8 @@ import VaneCore
             #expect(listed.map(\.versionNumber) == ["3", "2", "1"])
             #expect(listed.map(\.updateType) == [.rollback, .forcedUpdate, .incrementalUpdate])
             #expect(listed.map { $0.updateUser?.name } == ["bob", "alice", "alice"])
-            #expect(listed.map(\.description) == [nil, "forced", "first"])
+            // A rollback republishes the old template, description included.
+            #expect(listed.map(\.description) == ["first", "forced", "first"])
             #expect(listed.map(\.rollbackSource) == ["1", nil, nil])
             #expect(listed.allSatisfy { $0.updateTime != nil })
 
@@ -303,7 +304,7 @@ import VaneCore
             guard let number = outcome.number else { continue }
             #expect(try await bannerValue(store, number) == outcome.value)
         }
-        let audited = try await count(
+        let audited = try await Self.count(
             store,
             "SELECT COUNT(*) AS n FROM audit_log WHERE action = 'template.publish'"
         )

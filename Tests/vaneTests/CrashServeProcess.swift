@@ -40,8 +40,8 @@ final class CrashServeProcess: @unchecked Sendable {
         let stamp = UUID().uuidString.prefix(8)
         let stdoutURL = outputDirectory.appendingPathComponent("serve-\(stamp).out")
         let logURL = outputDirectory.appendingPathComponent("serve-\(stamp).log")
-        FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
-        FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
 
         let process = Process()
         process.executableURL = CLIRunner.executable

@@ -111,9 +111,12 @@ import VaneServer
             return markKilled(when: result.acknowledged.count >= target)
         }
 
-        /// A failure is expected once the kill started, and a bug before.
-        func failed(_ message: String) {
-            if !killed { result.unexpected.append(message) }
+        /// A failure is expected once the kill started, and a bug before; then the caller kills
+        /// at once (true), so the test ends quickly.
+        func failed(_ message: String) -> Bool {
+            guard !killed else { return false }
+            result.unexpected.append(message)
+            return markKilled(when: true)
         }
 
         func markKilled(when condition: Bool) -> Bool {
@@ -148,12 +151,14 @@ import VaneServer
                                 let number = reply.json?.objectValue?["version"]?.objectValue?["versionNumber"]?
                                     .stringValue.flatMap({ Int64($0) })
                             else {
-                                await burst.failed("PUT answered \(reply.status): \(reply.text)")
+                                if await burst.failed("PUT answered \(reply.status): \(reply.text)") {
+                                    server.kill()
+                                }
                                 return
                             }
                             if await burst.acknowledge(number, parameters) { server.kill() }
                         } catch {
-                            await burst.failed("PUT failed: \(error)")
+                            if await burst.failed("PUT failed: \(error)") { server.kill() }
                             return
                         }
                     }
@@ -179,8 +184,12 @@ import VaneServer
         [
             "burst": ["defaultValue": ["value": .string("round \(round), task \(task), publish \(index)")]],
             "note": [
-                "defaultValue": ["value": "Grüße 🎉 \"quoted\" \\ back\tslash"],
-                "description": .string(String(repeating: "padding-\(index) ", count: 50)),
+                "defaultValue": [
+                    "value": .string(
+                        "Grüße 🎉 \"quoted\" \\ back\tslash " + String(repeating: "padding-\(index) ", count: 50)
+                    )
+                ],
+                "description": "Grüße 🎉 \"quoted\"",
             ],
         ]
     }
