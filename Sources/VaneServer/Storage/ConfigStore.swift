@@ -267,7 +267,15 @@ public final class ConfigStore: Sendable {
         rollbackSource: Int64?
     ) async throws -> StoredVersion {
         let retained = retainedVersions
+        let kind = engine.kind
         return try await engine.transaction { database in
+            if kind == .postgres {
+                // Publishers of one environment queue here, on every node, so none has to retry;
+                // the primary key still guards the number. SQLite's BEGIN IMMEDIATE already queues.
+                try await database.raw(
+                    "SELECT id FROM environments WHERE project_id = \(bind: projectId) AND id = \(bind: environmentId) FOR UPDATE"
+                ).run()
+            }
             let previousRow = try await database.raw(
                 """
                 SELECT project_id, environment_id, version_number, update_time, template FROM template_versions \

@@ -76,10 +76,11 @@ public final class DatabaseEngine: Sendable {
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
                 let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
                 let database = connection.sql(queryLogLevel: nil)
-                // WAL keeps readers and the writer apart; FULL syncs every commit, so an
-                // acknowledged publish survives a crash; the timeout waits out a second process.
+                // The timeout comes first: it waits out a second process, also while this one
+                // switches to WAL (which needs the file to itself). WAL keeps readers and the writer
+                // apart; FULL syncs every commit, so an acknowledged publish survives a crash.
                 for pragma in [
-                    "PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL", "PRAGMA busy_timeout = 5000",
+                    "PRAGMA busy_timeout = 5000", "PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL",
                     "PRAGMA foreign_keys = ON",
                 ] {
                     try await database.raw(SQLQueryString(pragma)).run()

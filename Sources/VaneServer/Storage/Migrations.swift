@@ -85,10 +85,15 @@ enum Migrations {
     /// Brings the schema up to date. Safe to run from several nodes at once: a node that loses the
     /// race to apply a migration sees it recorded and moves on.
     static func run(on engine: DatabaseEngine) async throws {
-        try await engine.withSession { database in
-            try await database.raw(
-                "CREATE TABLE IF NOT EXISTS vane_schema_migrations (version BIGINT PRIMARY KEY, description TEXT NOT NULL, applied_time BIGINT NOT NULL)"
-            ).run()
+        do {
+            try await engine.withSession { database in
+                try await database.raw(
+                    "CREATE TABLE IF NOT EXISTS vane_schema_migrations (version BIGINT PRIMARY KEY, description TEXT NOT NULL, applied_time BIGINT NOT NULL)"
+                ).run()
+            }
+        } catch  where StoreErrors.isUniqueViolation(error) {
+            // PostgreSQL: two nodes creating the table at once; the loser sees the winner's type
+            // row (pg_type) and fails even with IF NOT EXISTS. The table is there either way.
         }
         for migration in all {
             let applied = try await appliedVersions(engine)
