@@ -104,6 +104,13 @@ public final class CompiledTemplate: Sendable {
     /// The keys of every parameter, in template order.
     public var keys: [String] { parameters.map(\.key) }
 
+    /// Every outcome a parameter can have: its default value first, then its conditional values in
+    /// template condition order (the branches ``EvaluationResult/forEachEntry(_:)`` reports).
+    public func outcomes(ofParameterAt index: Int) -> [ResolutionOutcome] {
+        let parameter = parameters[index]
+        return [parameter.defaultOutcome] + parameter.conditionals.map(\.outcome)
+    }
+
     /// Whether the template has a parameter with this key.
     public func containsKey(_ key: String) -> Bool { parameterIndex[key] != nil }
 

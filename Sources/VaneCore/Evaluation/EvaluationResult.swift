@@ -57,6 +57,20 @@ public struct EvaluationResult: Sendable {
         return entries
     }
 
+    /// Calls `body` for every key the client receives, in template order, with the parameter's
+    /// position in ``CompiledTemplate/keys`` and the branch that won: 0 for the default value,
+    /// `n` for the `n`-th entry of ``CompiledTemplate/outcomes(ofParameterAt:)``.
+    ///
+    /// For servers that precompute each branch's encoded form and assemble responses from them.
+    public func forEachEntry(
+        _ body: (_ parameterIndex: Int, _ branch: Int, _ value: ConfigValue) throws -> Void
+    ) rethrows {
+        for (index, parameter) in template.parameters.enumerated() {
+            let choice = choices[index]
+            if let value = parameter.outcome(choice: choice).value { try body(index, Int(choice) + 1, value) }
+        }
+    }
+
     /// The key-value map a client receives.
     public var values: [String: String] {
         Dictionary(entries, uniquingKeysWith: { first, _ in first })

@@ -63,27 +63,44 @@ extension JSONValue {
         output += String(repeating: "  ", count: indent)
     }
 
-    /// Writes a string literal, escaping what RFC 8259 requires and nothing more.
-    static func writeString(_ string: String, to output: inout String) {
+    /// Appends a string as a JSON string literal, escaping what RFC 8259 requires and nothing more.
+    ///
+    /// For hot paths that write JSON text directly rather than building a ``JSONValue``.
+    public static func writeString(_ string: String, to output: inout String) {
         output += "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case "\u{08}": output += "\\b"
-            case "\u{0C}": output += "\\f"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16, uppercase: true)
-                    output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    output.unicodeScalars.append(scalar)
+        // Most strings need no escaping: copy runs of plain bytes whole, not scalar by scalar.
+        var string = string
+        string.withUTF8 { bytes in
+            var runStart = 0
+            for index in 0..<bytes.count {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                if runStart < index {
+                    output += String(decoding: UnsafeBufferPointer(rebasing: bytes[runStart..<index]), as: UTF8.self)
                 }
+                output += escape(byte)
+                runStart = index + 1
+            }
+            if runStart < bytes.count {
+                output += String(decoding: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]), as: UTF8.self)
             }
         }
         output += "\""
+    }
+
+    /// The escape sequence of a byte that must be escaped.
+    private static func escape(_ byte: UInt8) -> String {
+        switch byte {
+        case UInt8(ascii: "\""): return "\\\""
+        case UInt8(ascii: "\\"): return "\\\\"
+        case UInt8(ascii: "\n"): return "\\n"
+        case UInt8(ascii: "\r"): return "\\r"
+        case UInt8(ascii: "\t"): return "\\t"
+        case 0x08: return "\\b"
+        case 0x0C: return "\\f"
+        default:
+            let hex = String(byte, radix: 16, uppercase: true)
+            return "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        }
     }
 }

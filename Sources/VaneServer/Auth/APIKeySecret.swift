@@ -15,10 +15,19 @@ enum APIKeySecret {
 
     /// The stored form of a secret: lower-case hex SHA-256.
     static func hash(_ secret: String) -> String {
-        SHA256.hash(data: Array(secret.utf8)).map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+        SHA256.hash(data: Array(secret.utf8)).withUnsafeBytes { hex($0) }
+    }
+
+    /// Lower-case hex of some bytes; runs on every request, so no per-byte strings.
+    static func hex(_ bytes: UnsafeRawBufferPointer) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        return String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
+            for (index, byte) in bytes.enumerated() {
+                buffer[index * 2] = digits[Int(byte >> 4)]
+                buffer[index * 2 + 1] = digits[Int(byte & 0x0F)]
+            }
+            return bytes.count * 2
+        }
     }
 
     /// A short public id for a key (`k_` + 12 hex characters).

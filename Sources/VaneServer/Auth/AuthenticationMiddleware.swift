@@ -36,11 +36,16 @@ public struct AuthenticationMiddleware: RouterMiddleware {
 
     /// The presented secret, if any.
     static func secret(in headers: HTTPFields) -> String? {
+        // Plain string slicing: this runs on every request, Foundation's trimming is slow here.
         if let authorization = headers[.authorization] {
-            let parts = authorization.split(separator: " ", maxSplits: 1)
-            if parts.count == 2, parts[0].lowercased() == "bearer" {
-                let token = parts[1].trimmingCharacters(in: .whitespaces)
-                return token.isEmpty ? nil : token
+            let utf8 = authorization.utf8
+            let scheme = Array("bearer ".utf8)
+            // ASCII case-insensitive "Bearer " prefix, then the token without surrounding spaces.
+            if utf8.count > scheme.count, zip(utf8, scheme).allSatisfy({ $0 | 0x20 == $1 }) {
+                var token = Substring(authorization).dropFirst(scheme.count)
+                while token.first == " " { token = token.dropFirst() }
+                while token.last == " " { token = token.dropLast() }
+                return token.isEmpty ? nil : String(token)
             }
         }
         if let apiKeyHeader, let key = headers[apiKeyHeader], !key.isEmpty { return key }

@@ -37,15 +37,26 @@ struct FetchRoutes {
             return JSONResponse.make(["state": "NO_TEMPLATE", "entries": [:], "templateVersion": "0"])
         }
         let result = served.compiled.evaluate(evaluationContext)
-        var entries = JSONObject()
-        var metadata = JSONObject()
-        for (key, value) in result.entries {
-            entries[key] = .string(value)
-            if let keyMetadata = served.metadata[key] { metadata[key] = keyMetadata }
+        // Assembled from pieces the served template encoded at publish time: this is the hot path.
+        var response: [UInt8] = []
+        response.reserveCapacity(4096)
+        response.append(contentsOf: #"{"state":"UPDATE","entries":{"#.utf8)
+        let entriesStart = response.count - 1
+        var metadata: [UInt8] = [UInt8(ascii: "{")]
+        var first = true
+        result.forEachEntry { parameter, branch, _ in
+            if !first { response.append(UInt8(ascii: ",")) }
+            first = false
+            response.append(contentsOf: served.entryFragments[parameter][branch])
+            let fragment = served.metadataFragments[parameter]
+            if !fragment.isEmpty {
+                if metadata.count > 1 { metadata.append(UInt8(ascii: ",")) }
+                metadata.append(contentsOf: fragment)
+            }
         }
-        let entriesText = JSONValue.object(entries).serialized()
-        let metadataText = JSONValue.object(metadata).serialized()
-        let etag = ServedTemplate.resultETag(entriesText + metadataText)
+        response.append(UInt8(ascii: "}"))
+        metadata.append(UInt8(ascii: "}"))
+        let etag = ServedTemplate.resultETag(entries: response[entriesStart...], metadata: metadata)
         if RequestReading.ifNoneMatch(request, matches: etag) {
             return Response(status: .notModified, headers: [.eTag: etag])
         }
@@ -56,9 +67,13 @@ struct FetchRoutes {
                 headers: [.eTag: etag]
             )
         }
-        let text =
-            #"{"state":"UPDATE","entries":"# + entriesText + #","templateVersion":"\#(version)","metadata":"#
-            + metadataText + "}"
-        return JSONResponse.make(text: text, headers: [.eTag: etag])
+        response.append(contentsOf: #","templateVersion":"\#(version)","metadata":"#.utf8)
+        response.append(contentsOf: metadata)
+        response.append(UInt8(ascii: "}"))
+        return Response(
+            status: .ok,
+            headers: [.eTag: etag, .contentType: "application/json; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: response))
+        )
     }
 }

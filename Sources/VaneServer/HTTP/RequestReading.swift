@@ -125,10 +125,11 @@ enum RequestReading {
 
     /// An ETag value without quotes or a weak prefix.
     static func bareETag(_ value: String) -> String {
-        var text = value.trimmingCharacters(in: .whitespaces)
-        if text.hasPrefix("W/") { text.removeFirst(2) }
-        if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") { text = String(text.dropFirst().dropLast()) }
-        return text
+        var text = Substring(value).drop { $0 == " " || $0 == "\t" }
+        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
+        if text.hasPrefix("W/") { text = text.dropFirst(2) }
+        if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") { text = text.dropFirst().dropLast() }
+        return String(text)
     }
 
     /// Whether an `If-None-Match` header matches an ETag (a list, `*`, or one value).

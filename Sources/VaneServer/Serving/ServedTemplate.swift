@@ -22,6 +22,11 @@ public final class ServedTemplate: Sendable {
     public let hasConditionalValues: Set<String>
     /// Conditions that contain a `percent` rule (their matches are splits, for OFREP).
     public let percentConditions: Set<String>
+    /// Per parameter and branch (see ``EvaluationResult/forEachEntry(_:)``): the UTF-8 of
+    /// `"key":"value"`, so a fetch response is assembled from ready-made pieces.
+    let entryFragments: [[[UInt8]]]
+    /// Per parameter: the UTF-8 of `"key":{metadata}`, empty when the key has none.
+    let metadataFragments: [[UInt8]]
 
     /// Compiles a stored version.
     /// - Throws: ``TemplateCompilationError`` for a stored template that no longer compiles.
@@ -56,6 +61,23 @@ public final class ServedTemplate: Sendable {
             if let expression, ServedTemplate.containsPercent(expression) { percent.insert(condition.name) }
         }
         percentConditions = percent
+        var entryFragments: [[[UInt8]]] = []
+        var metadataFragments: [[UInt8]] = []
+        for (index, key) in compiled.keys.enumerated() {
+            var quotedKey = ""
+            JSONValue.writeString(key, to: &quotedKey)
+            entryFragments.append(
+                compiled.outcomes(ofParameterAt: index).map { outcome in
+                    guard let value = outcome.value else { return [] }
+                    var text = quotedKey + ":"
+                    JSONValue.writeString(value.stringValue, to: &text)
+                    return Array(text.utf8)
+                }
+            )
+            metadataFragments.append(metadata[key].map { Array((quotedKey + ":" + $0.serialized()).utf8) } ?? [])
+        }
+        self.entryFragments = entryFragments
+        self.metadataFragments = metadataFragments
     }
 
     /// `etag-{project}-{environment}-{version}`: changes with every publish.
@@ -74,7 +96,19 @@ public final class ServedTemplate: Sendable {
 
     /// A strong ETag for one context's result: it changes only when that result changes.
     static func resultETag(_ text: String) -> String {
-        let digest = SHA256.hash(data: Array(text.utf8))
-        return "\"" + APIKeySecret.base64URL(Array(digest.prefix(16))) + "\""
+        etag(of: SHA256.hash(data: Array(text.utf8)))
+    }
+
+    /// The ETag of a fetch result: its entries and metadata, not the version, which may change
+    /// without changing what this user gets.
+    static func resultETag(entries: ArraySlice<UInt8>, metadata: [UInt8]) -> String {
+        var hasher = SHA256()
+        entries.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        metadata.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        return etag(of: hasher.finalize())
+    }
+
+    private static func etag(of digest: SHA256.Digest) -> String {
+        "\"" + digest.withUnsafeBytes { APIKeySecret.hex(UnsafeRawBufferPointer(rebasing: $0.prefix(16))) } + "\""
     }
 }
