@@ -39,14 +39,10 @@ struct TemplateRoutes {
         try context.requirePrincipal().require([.server], on: environment)
         _ = try await existingEnvironment(context)
         if let number = try RequestReading.queryInteger(request, "versionNumber") {
-            guard
-                let version = try await store.version(
-                    projectId: environment.projectId,
-                    environmentId: environment.environmentId,
-                    number: number
-                )
-            else { throw APIError(StorageError.versionNotFound(number)) }
-            return templateResponse(version.template, etag: ServedTemplate.etag(environment, version: number))
+            return templateResponse(
+                try await template(environment, number: number),
+                etag: ServedTemplate.etag(environment, version: number)
+            )
         }
         guard
             let latest = try await store.latestVersion(
@@ -195,19 +191,12 @@ struct TemplateRoutes {
         let current =
             try await store.latestVersion(projectId: environment.projectId, environmentId: environment.environmentId)?
             .number ?? 0
-        guard number < current else {
+        guard number >= 1, number < current else {
             throw APIError.invalidArgument(
                 "can only roll back to a version before the current one (\(current)), not \(number)"
             )
         }
-        guard
-            let source = try await store.version(
-                projectId: environment.projectId,
-                environmentId: environment.environmentId,
-                number: number
-            )
-        else { throw APIError(StorageError.versionNotFound(number)) }
-        var template = source.template
+        var template = try await template(environment, number: number)
         template.version = TemplateVersion(description: "Rollback to version \(number)")
         let stored: StoredVersion
         do {
