@@ -34,50 +34,21 @@ final class CrashServeProcess: @unchecked Sendable {
     static func start(
         arguments: [String],
         outputDirectory: URL,
-        timeout: Duration = .seconds(30)
-    ) async throws -> CrashServeProcess {
+        timeout: TimeInterval = 30
+    ) throws -> CrashServeProcess {
         try FileManager.default.createDirectory(at: outputDirectory, withIntermediateDirectories: true)
         let stamp = UUID().uuidString.prefix(8)
-        let stdoutURL = outputDirectory.appendingPathComponent("serve-\(stamp).out")
         let logURL = outputDirectory.appendingPathComponent("serve-\(stamp).log")
-        _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
-
-        let process = Process()
-        process.executableURL = CLIRunner.executable
-        process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0"] + arguments
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("VANE_") }
-        environment["VANE_LOG_LEVEL"] = "warning"
-        process.environment = environment
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
-        process.standardError = try FileHandle(forWritingTo: logURL)
-        try process.run()
-        let server = CrashServeProcess(baseURL: URL(string: "http://127.0.0.1")!, process: process, logURL: logURL)
-
-        // The first stdout line is "Vane is serving at http://127.0.0.1:PORT (data: …)".
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            let text = (try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? ""
-            if let line = text.split(separator: "\n", omittingEmptySubsequences: false).first, text.contains("\n") {
-                guard
-                    let start = line.range(of: "http://"),
-                    let url = URL(string: String(line[start.lowerBound...].prefix { $0 != " " }))
-                else {
-                    server.kill()
-                    throw StartError(description: "unexpected first line from vane serve: \(line)")
-                }
-                return CrashServeProcess(baseURL: url, process: process, logURL: logURL)
-            }
-            if !process.isRunning {
-                throw StartError(
-                    description: "vane serve exited with status \(process.terminationStatus): \(server.log)"
-                )
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        let (process, url) = try ServeProcess.launch(
+            arguments: arguments,
+            standardOutput: outputDirectory.appendingPathComponent("serve-\(stamp).out"),
+            standardError: logURL,
+            timeout: timeout
+        )
+        guard let baseURL = URL(string: url) else {
+            throw StartError(description: "vane serve announced a bad URL: \(url)")
         }
-        server.kill()
-        throw StartError(description: "vane serve printed no banner within \(timeout): \(server.log)")
+        return CrashServeProcess(baseURL: baseURL, process: process, logURL: logURL)
     }
 
     /// What the server wrote to standard error.

@@ -28,7 +28,7 @@ import VaneServer
         if engine == .postgres { arguments += ["--database", try await Self.freshPostgresURL()] }
         let logs = directory.appendingPathComponent("logs")
 
-        var server = try await CrashServeProcess.start(arguments: arguments, outputDirectory: logs)
+        var server = try CrashServeProcess.start(arguments: arguments, outputDirectory: logs)
         defer { server.kill() }
         let project = try await server.send("POST", "/v1/projects", key: Self.adminKey, json: ["id": "crash"])
         try #require(project.status == 201, "\(project.text)")
@@ -52,7 +52,7 @@ import VaneServer
                 acknowledged[number] = parameters
             }
 
-            server = try await CrashServeProcess.start(arguments: arguments, outputDirectory: logs)
+            server = try CrashServeProcess.start(arguments: arguments, outputDirectory: logs)
             try await Self.verify(server: server, acknowledged: acknowledged, round: round)
         }
         server.terminate()

@@ -33,18 +33,35 @@ final class ServeProcess: @unchecked Sendable {
     ) throws -> ServeProcess {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vane-serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let stdoutURL = directory.appendingPathComponent("stdout.log")
-        let stderrURL = directory.appendingPathComponent("stderr.log")
+        do {
+            let (process, url) = try launch(
+                arguments: ["--data-dir", directory.appendingPathComponent("data").path, "--admin-key", adminKey]
+                    + arguments,
+                standardOutput: directory.appendingPathComponent("stdout.log"),
+                standardError: directory.appendingPathComponent("stderr.log"),
+                timeout: timeout
+            )
+            return ServeProcess(url: url, adminKey: adminKey, dataDirectory: directory, process: process)
+        } catch {
+            try? FileManager.default.removeItem(at: directory)
+            throw error
+        }
+    }
+
+    /// Spawns `vane serve --host 127.0.0.1 --port 0` plus `arguments`, its output going to files
+    /// (never a pipe nobody drains), and waits until its first line says where it serves.
+    /// - Returns: The running process and its base URL, `http://127.0.0.1:PORT`.
+    static func launch(
+        arguments: [String],
+        standardOutput stdoutURL: URL,
+        standardError stderrURL: URL,
+        timeout: TimeInterval
+    ) throws -> (process: Process, url: String) {
         _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
         let process = Process()
         process.executableURL = CLIRunner.executable
-        process.arguments =
-            [
-                "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir",
-                directory.appendingPathComponent("data").path,
-                "--admin-key", adminKey,
-            ] + arguments
+        process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0"] + arguments
         var environment = ProcessInfo.processInfo.environment
         for name in environment.keys where name.hasPrefix("VANE_") { environment[name] = nil }
         environment["VANE_LOG_LEVEL"] = "warning"
@@ -56,9 +73,7 @@ final class ServeProcess: @unchecked Sendable {
         func abandon() {
             process.terminate()
             process.waitUntilExit()
-            try? FileManager.default.removeItem(at: directory)
         }
-
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             let text = (try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? ""
@@ -67,11 +82,10 @@ final class ServeProcess: @unchecked Sendable {
                     abandon()
                     throw StartError(description: "vane serve printed an unexpected first line: \(line)")
                 }
-                return ServeProcess(url: url, adminKey: adminKey, dataDirectory: directory, process: process)
+                return (process, url)
             }
             if !process.isRunning {
                 let errors = (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? ""
-                try? FileManager.default.removeItem(at: directory)
                 throw StartError(description: "vane serve exited with \(process.terminationStatus): \(errors)")
             }
             Thread.sleep(forTimeInterval: 0.05)
