@@ -91,24 +91,42 @@ struct TemplateRoutes {
             }
             return templateResponse(template, etag: ServedTemplate.etag(environment, version: currentNumber) + "-0")
         }
+        let stored = try await publishAndServe(
+            template,
+            in: environment,
+            expectedVersion: expected,
+            actor: principal.actor
+        )
+        context.logger.info(
+            "published",
+            metadata: ["environment": "\(environment)", "version": "\(stored.number)", "key": "\(principal.key.id)"]
+        )
+        return templateResponse(stored.template, etag: ServedTemplate.etag(environment, version: stored.number))
+    }
+
+    /// Publishes a version (one transaction), then compiles and serves it at once on this node.
+    func publishAndServe(
+        _ template: ConfigTemplate,
+        in environment: EnvironmentKey,
+        expectedVersion: Int64?,
+        actor: Actor,
+        rollbackSource: Int64? = nil
+    ) async throws -> StoredVersion {
         let stored: StoredVersion
         do {
             stored = try await store.publish(
                 projectId: environment.projectId,
                 environmentId: environment.environmentId,
                 template: template,
-                expectedVersion: expected,
-                actor: principal.actor
+                expectedVersion: expectedVersion,
+                actor: actor,
+                rollbackSource: rollbackSource
             )
         } catch let error as StorageError {
             throw APIError(error)
         }
         try await serve(stored)
-        context.logger.info(
-            "published",
-            metadata: ["environment": "\(environment)", "version": "\(stored.number)", "key": "\(principal.key.id)"]
-        )
-        return templateResponse(stored.template, etag: ServedTemplate.etag(environment, version: stored.number))
+        return stored
     }
 
     /// Compiles and serves a new version at once on this node, and tells other subscribers.
@@ -198,20 +216,13 @@ struct TemplateRoutes {
         }
         var template = try await template(environment, number: number)
         template.version = TemplateVersion(description: "Rollback to version \(number)")
-        let stored: StoredVersion
-        do {
-            stored = try await store.publish(
-                projectId: environment.projectId,
-                environmentId: environment.environmentId,
-                template: template,
-                expectedVersion: nil,
-                actor: principal.actor,
-                rollbackSource: number
-            )
-        } catch let error as StorageError {
-            throw APIError(error)
-        }
-        try await serve(stored)
+        let stored = try await publishAndServe(
+            template,
+            in: environment,
+            expectedVersion: nil,
+            actor: principal.actor,
+            rollbackSource: number
+        )
         return templateResponse(stored.template, etag: ServedTemplate.etag(environment, version: stored.number))
     }
 
