@@ -10,6 +10,8 @@ let package = Package(
     ],
     products: [
         .library(name: "VaneCore", targets: ["VaneCore"]),
+        .library(name: "Vane", targets: ["Vane"]),
+        .library(name: "VaneTesting", targets: ["VaneTesting"]),
         .library(name: "VaneServer", targets: ["VaneServer"]),
         .executable(name: "vane", targets: ["vane"]),
     ],
@@ -34,6 +36,18 @@ let package = Package(
             dependencies: [
                 .product(name: "Crypto", package: "swift-crypto")
             ]
+        ),
+        .target(
+            name: "Vane",
+            dependencies: [
+                "VaneCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
+        .target(
+            name: "VaneTesting",
+            dependencies: ["Vane", "VaneCore", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
         ),
         .target(
             name: "VaneServer",
@@ -61,8 +75,18 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "vane-example-app",
+            dependencies: ["Vane"],
+            path: "Examples/FlagsApp"
+        ),
+        .executableTarget(
+            name: "vane-cache-writer",
+            dependencies: ["Vane", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            path: "Tests/CacheWriter"
+        ),
+        .executableTarget(
             name: "vane-benchmarks",
-            dependencies: ["VaneCore"],
+            dependencies: ["VaneCore", "Vane"],
             path: "Benchmarks/VaneBenchmarks"
         ),
         .executableTarget(
@@ -86,7 +110,16 @@ let package = Package(
         ),
         .testTarget(
             name: "vaneTests",
-            dependencies: ["vane", "VaneCore"]
+            dependencies: [
+                "vane",
+                "VaneCore",
+                "Vane",
+                "VaneTesting",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

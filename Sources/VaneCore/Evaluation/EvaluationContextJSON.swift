@@ -80,4 +80,22 @@ extension EvaluationContext {
         guard issues.isEmpty else { throw DocumentError(issues: issues) }
         self = context
     }
+
+    /// The context as the JSON object ``init(json:at:)`` reads: `randomizationId` first, then the
+    /// attributes in name order (so equal contexts give equal text). Dates are ISO 8601 strings.
+    public func json() -> JSONValue {
+        var object = JSONObject()
+        if let randomizationId { object["randomizationId"] = .string(randomizationId) }
+        for name in attributes.keys.sorted() {
+            guard let value = attributes[name] else { continue }
+            switch value {
+            case .string(let string): object[name] = .string(string)
+            case .number(let number): object[name] = .number(JSONNumber(number))
+            case .bool(let bool): object[name] = .bool(bool)
+            case .date(let date): object[name] = .string(ISO8601Timestamp.string(from: date))
+            case .stringList(let strings): object[name] = .array(strings.map { .string($0) })
+            }
+        }
+        return .object(object)
+    }
 }

@@ -14,7 +14,8 @@ public final class ServedTemplate: Sendable {
     public let etag: String
     /// The template JSON, for `template/compiled`.
     public let templateJSON: String
-    /// Per key with Vane metadata: `{"realtime", "title", "category", "allowedValues"}` for fetch responses.
+    /// Per key with Vane metadata or a description: `{"realtime", "title", "category", "allowedValues",
+    /// "description"}` for fetch responses.
     public let metadata: [String: JSONValue]
     /// Per key: its declared value type.
     public let valueTypes: [String: ParameterValueType]
@@ -40,11 +41,13 @@ public final class ServedTemplate: Sendable {
         var valueTypes: [String: ParameterValueType] = [:]
         var conditional = Set<String>()
         for parameter in version.template.allParameters {
-            if let vane = parameter.metadata {
-                var object = vane.json()
-                object["allowSecrets"] = nil
-                if !object.isEmpty { metadata[parameter.key] = .object(object) }
+            var object = parameter.metadata?.json() ?? JSONObject()
+            object["allowSecrets"] = nil
+            // The description helps a debug menu explain keys the app did not declare.
+            if let description = parameter.description, !description.isEmpty {
+                object["description"] = .string(description)
             }
+            if !object.isEmpty { metadata[parameter.key] = .object(object) }
             valueTypes[parameter.key] = parameter.valueType ?? .string
             if !parameter.conditionalValues.isEmpty { conditional.insert(parameter.key) }
         }

@@ -1,0 +1,42 @@
+import Foundation
+
+/// How long fetches pause after the server answers 429 or 5xx.
+///
+/// The n-th failure in a row pauses for `initial × 2ⁿ⁻¹`, capped at `maximum`, scaled by a random
+/// factor in `1 - jitter … 1` so a fleet of devices does not retry in step. A `Retry-After` from the
+/// server is honoured when it asks for longer. Plain network errors (offline, timeouts) start no
+/// backoff: they say nothing about the server's load.
+public struct BackoffPolicy: Sendable, Hashable {
+    /// The first pause.
+    public var initial: TimeInterval
+    /// The longest pause.
+    public var maximum: TimeInterval
+    /// The fraction of each pause that is randomized, from 0 to 1.
+    public var jitter: Double
+
+    /// Creates a policy; the defaults pause 30 s, then 1, 2, 4 … minutes up to an hour.
+    public init(initial: TimeInterval = 30, maximum: TimeInterval = 3600, jitter: Double = 0.5) {
+        self.initial = initial
+        self.maximum = maximum
+        self.jitter = min(max(jitter, 0), 1)
+    }
+
+    /// The pause after `failures` failures in a row (at least 1), before `Retry-After`.
+    public func delay(afterFailures failures: Int, random: Double = Double.random(in: 0..<1)) -> TimeInterval {
+        let exponent = Double(min(max(failures, 1) - 1, 30))
+        let base = min(initial * pow(2, exponent), maximum)
+        return base * (1 - jitter * random)
+    }
+
+    /// Reads a `Retry-After` header: seconds, or an HTTP date.
+    static func retryAfter(_ header: String?, now: Date) -> TimeInterval? {
+        guard let header = header?.trimmingCharacters(in: .whitespaces), !header.isEmpty else { return nil }
+        if let seconds = TimeInterval(header), seconds >= 0 { return seconds }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: header) else { return nil }
+        return max(0, date.timeIntervalSince(now))
+    }
+}

@@ -1,0 +1,379 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import VaneCore
+
+/// Remote config for an app: typed reads, fetch and activate, a cache that survives restarts,
+/// bundled defaults and local overrides.
+///
+/// ```swift
+/// let client = VaneClient(configuration: configuration)   // loads the cache synchronously
+/// if client[.newCheckout] { … }                          // reads never block on the network
+/// Task { try await client.fetchAndActivate() }           // at launch, say
+/// ```
+///
+/// A read takes the first value it finds in this order: a local override, the activated remote
+/// config, the bundled defaults, the caller's default. Fetched values wait until ``activate()``,
+/// so nothing on screen changes under the user unless the app decides.
+///
+/// The client is safe to use from any thread or task. Reads are a lock and a dictionary lookup.
+public final class VaneClient: RemoteConfigReader, Sendable {
+    /// The configuration the client was created with.
+    public let configuration: Configuration
+    /// The id that percent rollouts bucket when no user id is set: random, kept per installation.
+    public let installationId: String
+
+    private let files: ClientFiles?
+    private let state: NIOLockedValueBox<State>
+    private let persistLock = NIOLock()
+    private let inFlight = NIOLockedValueBox<Task<Result<FetchResult, VaneError>, Never>?>(nil)
+    private let updateBroadcaster = Broadcaster<ConfigUpdate>()
+    private let mismatchBroadcaster = Broadcaster<TypeMismatch>()
+
+    struct State: Sendable {
+        var context: ClientContext
+        var active: RemoteConfig?
+        var fetched: RemoteConfig?
+        var overrides: [String: String]
+        var resolved: ResolvedValues
+        var consecutiveFailures = 0
+        var backoffUntil: Date?
+        var lastFetchError: VaneError?
+        var reportedMismatches: Set<TypeMismatch> = []
+
+        mutating func resolve(defaults: InAppDefaults) -> Set<String> {
+            let old = resolved
+            resolved = ResolvedValues(overrides: overrides, active: active, defaults: defaults)
+            return ResolvedValues.changedKeys(from: old, to: resolved)
+        }
+    }
+
+    /// Creates a client and loads its cache, overrides and installation id from disk, synchronously.
+    ///
+    /// A missing, unreadable or corrupt file is not an error: the client starts without it (from
+    /// the bundled defaults) and logs why.
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        let logger = configuration.logger
+        let files = configuration.storage.directory(
+            project: configuration.project,
+            environment: configuration.environment
+        )
+        .flatMap { ClientFiles(directory: $0, logger: logger) }
+        self.files = files
+        let cache = files?.loadCache()
+        let overrides = files?.loadOverrides() ?? [:]
+        self.installationId = files?.loadInstallationId() ?? UUID().uuidString.lowercased()
+        state = NIOLockedValueBox(
+            State(
+                context: configuration.context,
+                active: cache?.active,
+                fetched: cache?.fetched,
+                overrides: overrides,
+                resolved: ResolvedValues(overrides: overrides, active: cache?.active, defaults: configuration.defaults)
+            )
+        )
+    }
+
+    // MARK: - Reading
+
+    /// The value for a key and its source, or nil when no override, remote value or default has it.
+    public func value(forKey key: String) -> ResolvedValue? {
+        state.withLockedValue { $0.resolved[key] }
+    }
+
+    /// Logs a typed read that found a value of another type and sends it to ``typeMismatches``,
+    /// once per key, type and value.
+    public func reportTypeMismatch(_ mismatch: TypeMismatch) {
+        let isNew = state.withLockedValue { state in
+            guard state.reportedMismatches.count < 1000 else { return false }
+            return state.reportedMismatches.insert(mismatch).inserted
+        }
+        guard isNew else { return }
+        configuration.logger.warning("\(mismatch)", metadata: ["key": "\(mismatch.key)"])
+        mismatchBroadcaster.send(mismatch)
+    }
+
+    /// An immutable copy of every value as it resolves now.
+    public func snapshot() -> ConfigSnapshot {
+        ConfigSnapshot(values: state.withLockedValue { $0.resolved }, reporter: self)
+    }
+
+    /// Every key some source has a value for, sorted.
+    public var keys: [String] {
+        state.withLockedValue { $0.resolved.values.keys.sorted() }
+    }
+
+    /// The server's debug-menu details for a key, from the active config.
+    public func metadata(forKey key: String) -> RemoteKeyMetadata? {
+        state.withLockedValue { $0.active?.metadata[key] }
+    }
+
+    func stateForDebugMenu() -> ([String: RemoteKeyMetadata], ResolvedValues) {
+        state.withLockedValue { ($0.active?.metadata ?? [:], $0.resolved) }
+    }
+
+    /// The template version of the active values, or nil before the first activation.
+    public var activeTemplateVersion: Int64? { state.withLockedValue { $0.active?.templateVersion } }
+
+    /// The template version of fetched values waiting for ``activate()``, if any.
+    public var pendingTemplateVersion: Int64? { state.withLockedValue { $0.fetched?.templateVersion } }
+
+    /// The error of the last fetch, or nil when it succeeded (or none ran).
+    public var lastFetchError: VaneError? { state.withLockedValue { $0.lastFetchError } }
+
+    // MARK: - Observing
+
+    /// Every change to the values reads return: which keys and why. Each access is a new subscription.
+    public var updates: AsyncStream<ConfigUpdate> { updateBroadcaster.subscribe() }
+
+    /// Typed reads that found a value of another type (once per key, type and value).
+    public var typeMismatches: AsyncStream<TypeMismatch> { mismatchBroadcaster.subscribe() }
+
+    // MARK: - Context
+
+    /// Who this app instance is, as sent with each fetch.
+    public var context: ClientContext { state.withLockedValue { $0.context } }
+
+    /// Changes the context, for example after sign-in or when a custom signal changes.
+    ///
+    /// Active values stay as they are; the next fetch goes to the server even inside the
+    /// minimum fetch interval.
+    public func updateContext(_ change: (inout ClientContext) -> Void) {
+        state.withLockedValue { change(&$0.context) }
+    }
+
+    /// The context as the server reads it, as JSON text.
+    func contextText(_ context: ClientContext) -> String {
+        context.evaluationContext(installationId: installationId).json().serialized()
+    }
+
+    // MARK: - Fetch and activate
+
+    /// What a fetch did.
+    public enum FetchResult: Sendable, Hashable {
+        /// New values arrived; they wait for ``VaneClient/activate()``.
+        case fetched(templateVersion: Int64)
+        /// The server confirmed that the values the client has are current.
+        case noChange
+        /// The last fetch is recent enough and the context is unchanged: nothing was sent.
+        case notDue(nextFetchAt: Date)
+    }
+
+    /// Fetches this app instance's values, unless the last fetch is within the minimum interval
+    /// and the context has not changed. Fetched values wait for ``activate()``.
+    ///
+    /// Only one fetch runs at a time: a call while one is in flight waits for it and gets its
+    /// result. After a 429 or 5xx answer, fetches are refused until the backoff ends.
+    ///
+    /// - Parameter minimumInterval: Overrides the configured minimum fetch interval for this call
+    ///   (0 always fetches).
+    /// - Throws: ``VaneError``; the active values are kept in every case.
+    @discardableResult
+    public func fetch(minimumInterval: TimeInterval? = nil) async throws(VaneError) -> FetchResult {
+        let task = inFlight.withLockedValue { current in
+            if let current { return current }
+            let task = Task {
+                await self.performFetch(minimumInterval: minimumInterval ?? configuration.minimumFetchInterval)
+            }
+            current = task
+            return task
+        }
+        return try await task.value.get()
+    }
+
+    /// Makes fetched values the active ones, at once, and tells ``updates`` which keys changed.
+    ///
+    /// - Returns: Whether there were fetched values to activate.
+    @discardableResult
+    public func activate() -> Bool {
+        let update: ConfigUpdate? = state.withLockedValue { state in
+            guard let fetched = state.fetched else { return nil }
+            state.active = fetched
+            state.fetched = nil
+            let changed = state.resolve(defaults: configuration.defaults)
+            return ConfigUpdate(changedKeys: changed, reason: .activation, templateVersion: fetched.templateVersion)
+        }
+        guard let update else { return false }
+        saveCache()
+        if !update.changedKeys.isEmpty { updateBroadcaster.send(update) }
+        return true
+    }
+
+    /// Fetches, then activates whatever fetched values are waiting.
+    /// - Throws: ``VaneError`` from the fetch; values fetched earlier are activated even then.
+    @discardableResult
+    public func fetchAndActivate(minimumInterval: TimeInterval? = nil) async throws(VaneError) -> FetchResult {
+        do {
+            let result = try await fetch(minimumInterval: minimumInterval)
+            activate()
+            return result
+        } catch {
+            activate()
+            throw error
+        }
+    }
+
+    private func performFetch(minimumInterval: TimeInterval) async -> Result<FetchResult, VaneError> {
+        let result: Result<FetchResult, VaneError>
+        do {
+            result = .success(try await sendFetch(minimumInterval: minimumInterval))
+        } catch {
+            result = .failure(error)
+        }
+        state.withLockedValue { state in
+            if case .failure(let error) = result { state.lastFetchError = error } else { state.lastFetchError = nil }
+        }
+        inFlight.withLockedValue { $0 = nil }
+        if case .failure(let error) = result {
+            configuration.logger.notice("\(error)")
+        }
+        return result
+    }
+
+    private func sendFetch(minimumInterval: TimeInterval) async throws(VaneError) -> FetchResult {
+        let now = Date()
+        let (context, latest, backoffUntil) = state.withLockedValue {
+            ($0.context, $0.fetched ?? $0.active, $0.backoffUntil)
+        }
+        let contextText = contextText(context)
+        if let backoffUntil, now < backoffUntil { throw .backingOff(retryAt: backoffUntil) }
+        if let latest, latest.contextText == contextText, now.timeIntervalSince(latest.fetchedAt) < minimumInterval {
+            return .notDue(nextFetchAt: latest.fetchedAt.addingTimeInterval(minimumInterval))
+        }
+        var headers = [
+            "Authorization": "Bearer \(configuration.clientKey)",
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+            "User-Agent": "vane-swift/\(VaneClient.sdkVersion)",
+        ]
+        // Only an ETag that describes values this client holds: never one without its cache.
+        if let etag = latest?.etag { headers["If-None-Match"] = etag }
+        let request = TransportRequest(
+            method: "POST",
+            url: configuration.environmentURL("fetch"),
+            headers: headers,
+            body: Data(("{\"context\":" + contextText + "}").utf8),
+            timeout: configuration.timeout
+        )
+        let response: TransportResponse
+        do {
+            response = try await configuration.transport.send(request)
+        } catch {
+            throw .transport(error)
+        }
+        switch response.status {
+        case 200:
+            switch try FetchResponse.read(response.body) {
+            case .update(let entries, let metadata, let version):
+                let config = RemoteConfig(
+                    entries: entries,
+                    metadata: metadata,
+                    templateVersion: version,
+                    etag: response.header("ETag"),
+                    fetchedAt: now,
+                    contextText: contextText
+                )
+                state.withLockedValue { state in
+                    state.fetched = config
+                    state.consecutiveFailures = 0
+                    state.backoffUntil = nil
+                }
+                saveCache()
+                return .fetched(templateVersion: version)
+            case .noChange:
+                confirmLatest(at: now, contextText: contextText)
+                return .noChange
+            }
+        case 304:
+            confirmLatest(at: now, contextText: contextText)
+            return .noChange
+        case 429, 500...599:
+            let retryAt: Date = state.withLockedValue { state in
+                state.consecutiveFailures += 1
+                var delay = configuration.backoff.delay(afterFailures: state.consecutiveFailures)
+                if let retryAfter = BackoffPolicy.retryAfter(response.header("Retry-After"), now: now) {
+                    delay = max(delay, retryAfter)
+                }
+                let retryAt = now.addingTimeInterval(delay)
+                state.backoffUntil = retryAt
+                return retryAt
+            }
+            throw .serverUnavailable(status: response.status, retryAt: retryAt)
+        default:
+            throw .rejected(
+                status: response.status,
+                message: FetchResponse.errorMessage(response.body, status: response.status)
+            )
+        }
+    }
+
+    /// The server said the latest values are still current for this context.
+    private func confirmLatest(at now: Date, contextText: String) {
+        state.withLockedValue { state in
+            state.consecutiveFailures = 0
+            state.backoffUntil = nil
+            if state.fetched != nil {
+                state.fetched?.fetchedAt = now
+                state.fetched?.contextText = contextText
+            } else {
+                state.active?.fetchedAt = now
+                state.active?.contextText = contextText
+            }
+        }
+        saveCache()
+    }
+
+    // MARK: - Overrides
+
+    /// The local overrides, by key.
+    public var overrides: [String: String] { state.withLockedValue { $0.overrides } }
+
+    /// Makes a key read `value` on this device until the override is removed, whatever the server
+    /// says. Kept across launches, apart from the fetched config.
+    public func setOverride(_ value: String, forKey key: String) {
+        changeOverrides { $0[key] = value }
+    }
+
+    /// Overrides a declared key with a typed value.
+    public func setOverride<Value>(_ value: Value, for key: ConfigKey<Value>) {
+        setOverride(key.text(for: value), forKey: key.name)
+    }
+
+    /// Removes a key's override.
+    public func removeOverride(forKey key: String) {
+        changeOverrides { $0[key] = nil }
+    }
+
+    /// Removes every override.
+    public func removeAllOverrides() {
+        changeOverrides { $0.removeAll() }
+    }
+
+    private func changeOverrides(_ change: (inout [String: String]) -> Void) {
+        let (changed, version) = state.withLockedValue { state in
+            change(&state.overrides)
+            return (state.resolve(defaults: configuration.defaults), state.active?.templateVersion)
+        }
+        if let files {
+            persistLock.withLock { files.saveOverrides(state.withLockedValue { $0.overrides }) }
+        }
+        if !changed.isEmpty {
+            updateBroadcaster.send(ConfigUpdate(changedKeys: changed, reason: .override, templateVersion: version))
+        }
+    }
+
+    // MARK: - Persistence
+
+    /// Writes the active and fetched configs together. Under `persistLock`, each write takes the
+    /// newest state, so writes that race end with the newest on disk.
+    private func saveCache() {
+        guard let files else { return }
+        persistLock.withLock {
+            files.saveCache(state.withLockedValue { ConfigCacheFile(active: $0.active, fetched: $0.fetched) })
+        }
+    }
+
+    /// The SDK's version, sent in `User-Agent`.
+    public static let sdkVersion = "0.1.0"
+}

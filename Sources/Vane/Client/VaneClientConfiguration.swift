@@ -1,0 +1,131 @@
+import Foundation
+import Logging
+import VaneCore
+
+extension VaneClient {
+    /// Everything a client needs: where the server is, who the app is, and how it behaves.
+    ///
+    /// ```swift
+    /// var configuration = VaneClient.Configuration(
+    ///     serverURL: URL(string: "https://flags.example.com")!,
+    ///     project: "shop", environment: "production", clientKey: "vane_client_…")
+    /// configuration.defaults = try InAppDefaults(contentsOf: Bundle.main.url(forResource: "vane-defaults", withExtension: "json")!)
+    /// #if DEBUG
+    /// configuration.minimumFetchInterval = 0
+    /// #endif
+    /// ```
+    public struct Configuration: Sendable {
+        /// The Vane server's base URL.
+        public var serverURL: URL
+        /// The project id.
+        public var project: String
+        /// The environment id (`production`, `staging`, …).
+        public var environment: String
+        /// A `client` API key for the environment. It can only fetch this app instance's values.
+        public var clientKey: String
+        /// Who this app instance is; by default the bundle's version and the device's OS,
+        /// language and country.
+        public var context: ClientContext
+        /// Values used until remote config has them, so the app works offline from its first launch.
+        public var defaults: InAppDefaults
+        /// Keys the app declares, for the debug menu's titles, sections and choices.
+        public var keys: [KeyDescriptor]
+        /// Where the cache, the overrides and the installation id are kept.
+        public var storage: StorageLocation
+        /// A fetch within this many seconds of the last successful one sends nothing (unless the
+        /// context changed). One hour by default, as Firebase; set 0 in debug builds.
+        public var minimumFetchInterval: TimeInterval
+        /// Seconds a fetch waits for the server's complete answer.
+        public var timeout: TimeInterval
+        /// The pause after 429 and 5xx answers.
+        public var backoff: BackoffPolicy
+        /// How requests are sent.
+        public var transport: any HTTPTransport
+        /// Where the client logs type mismatches, failed fetches and unreadable files. Keys never appear.
+        public var logger: Logger
+
+        /// Creates a configuration with the defaults described on each property.
+        public init(
+            serverURL: URL,
+            project: String,
+            environment: String,
+            clientKey: String,
+            context: ClientContext = .current(),
+            defaults: InAppDefaults = InAppDefaults(),
+            keys: [KeyDescriptor] = [],
+            storage: StorageLocation = .applicationSupport,
+            minimumFetchInterval: TimeInterval = 3600,
+            timeout: TimeInterval = 30,
+            backoff: BackoffPolicy = BackoffPolicy(),
+            transport: any HTTPTransport = URLSessionTransport(),
+            logger: Logger = Logger(label: "vane")
+        ) {
+            self.serverURL = serverURL
+            self.project = project
+            self.environment = environment
+            self.clientKey = clientKey
+            self.context = context
+            self.defaults = defaults
+            self.keys = keys
+            self.storage = storage
+            self.minimumFetchInterval = minimumFetchInterval
+            self.timeout = timeout
+            self.backoff = backoff
+            self.transport = transport
+            self.logger = logger
+        }
+
+        /// `{serverURL}/v1/projects/{project}/environments/{environment}/{resource}`.
+        func environmentURL(_ resource: String) -> URL {
+            EnvironmentPath.url(server: serverURL, project: project, environment: environment, resource: resource)
+        }
+    }
+}
+
+/// The URL of an environment's resource, with the ids percent-encoded as one path segment each.
+enum EnvironmentPath {
+    static func url(server: URL, project: String, environment: String, resource: String) -> URL {
+        var url = server.appendingPathComponent("v1").appendingPathComponent("projects")
+        url.appendPathComponent(project)
+        url.appendPathComponent("environments")
+        url.appendPathComponent(environment)
+        for segment in resource.split(separator: "/") { url.appendPathComponent(String(segment)) }
+        return url
+    }
+}
+
+extension InAppDefaults {
+    /// Reads a defaults file: the server's `defaults?format=json` output or a hand-written list
+    /// of `{"name", "description", "value"}` entries.
+    /// - Throws: ``DefaultsFileError`` naming the file and, for malformed entries, their JSON paths.
+    public init(contentsOf url: URL) throws(DefaultsFileError) {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw DefaultsFileError(path: url.path, message: "cannot read the file: \(error.localizedDescription)")
+        }
+        do {
+            try self.init(data: Array(data))
+        } catch {
+            throw DefaultsFileError(path: url.path, message: error.description)
+        }
+    }
+}
+
+/// A bundled defaults file that cannot be used.
+public struct DefaultsFileError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The file.
+    public var path: String
+    /// What is wrong, with JSON paths.
+    public var message: String
+
+    /// Creates an error.
+    public init(path: String, message: String) {
+        self.path = path
+        self.message = message
+    }
+
+    /// The file and the problem.
+    public var description: String { "\(path): \(message)" }
+}

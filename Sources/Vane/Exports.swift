@@ -1,0 +1,2 @@
+// App code imports only Vane: the engine's value, context and defaults types come with it.
+@_exported import VaneCore

@@ -1,0 +1,163 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import VaneCore
+
+/// Server-side evaluation for Vapor and Hummingbird apps: the compiled template is downloaded
+/// with a `server` key and every request's context is evaluated in-process, with no network call
+/// per evaluation.
+///
+/// ```swift
+/// let flags = LocalEvaluationClient(configuration: .init(
+///     serverURL: vaneURL, project: "shop", environment: "production", serverKey: serverKey))
+/// try await flags.refresh()                    // once at startup
+/// Task { await flags.run() }                    // keeps it current (or run it as a service)
+///
+/// router.get("checkout") { request, context in
+///     let values = flags.evaluate(EvaluationContext(randomizationId: userID, attributes: ["plan": "pro"]))
+///     return values.bool("new_checkout", default: false) ? newCheckout() : oldCheckout()
+/// }
+/// ```
+///
+/// Until the first successful ``refresh()``, evaluations see an empty template (every read
+/// returns the caller's default). A failed refresh keeps the template it has.
+public final class LocalEvaluationClient: Sendable {
+    /// What the client needs.
+    public struct Configuration: Sendable {
+        /// The Vane server's base URL.
+        public var serverURL: URL
+        /// The project id.
+        public var project: String
+        /// The environment id.
+        public var environment: String
+        /// A `server` API key for the environment (it can read the whole template).
+        public var serverKey: String
+        /// Seconds between background checks in ``LocalEvaluationClient/run()``; an unchanged
+        /// template costs a 304.
+        public var pollInterval: TimeInterval
+        /// Seconds a download waits for the server's answer.
+        public var timeout: TimeInterval
+        /// How requests are sent.
+        public var transport: any HTTPTransport
+        /// Where refresh failures are logged.
+        public var logger: Logger
+
+        /// Creates a configuration (polling every 30 s by default).
+        public init(
+            serverURL: URL,
+            project: String,
+            environment: String,
+            serverKey: String,
+            pollInterval: TimeInterval = 30,
+            timeout: TimeInterval = 30,
+            transport: any HTTPTransport = URLSessionTransport(),
+            logger: Logger = Logger(label: "vane.local-evaluation")
+        ) {
+            self.serverURL = serverURL
+            self.project = project
+            self.environment = environment
+            self.serverKey = serverKey
+            self.pollInterval = pollInterval
+            self.timeout = timeout
+            self.transport = transport
+            self.logger = logger
+        }
+    }
+
+    /// The configuration the client was created with.
+    public let configuration: Configuration
+    private let current: NIOLockedValueBox<(template: CompiledTemplate, etag: String?, version: Int64?)>
+
+    /// Creates a client with an empty template; call ``refresh()`` to download the real one.
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        current = NIOLockedValueBox((LocalEvaluationClient.emptyTemplate(), nil, nil))
+    }
+
+    private static func emptyTemplate() -> CompiledTemplate {
+        // A template with no parameters and no conditions always compiles.
+        do { return try CompiledTemplate(ConfigTemplate()) } catch { preconditionFailure("an empty template compiles") }
+    }
+
+    /// The template in use.
+    public var template: CompiledTemplate { current.withLockedValue { $0.template } }
+
+    /// The version of the template in use, or nil before the first download.
+    public var templateVersion: Int64? { current.withLockedValue { $0.version } }
+
+    /// Evaluates a context against the template in use. No I/O.
+    public func evaluate(_ context: EvaluationContext) -> EvaluationResult {
+        template.evaluate(context)
+    }
+
+    /// Downloads the template if it changed since the last download.
+    /// - Returns: Whether a new template is now in use.
+    /// - Throws: ``VaneError``; the template in use is kept.
+    @discardableResult
+    public func refresh() async throws(VaneError) -> Bool {
+        var headers = ["Authorization": "Bearer \(configuration.serverKey)", "Accept": "application/json"]
+        if let etag = current.withLockedValue({ $0.etag }) { headers["If-None-Match"] = etag }
+        let request = TransportRequest(
+            method: "GET",
+            url: EnvironmentPath.url(
+                server: configuration.serverURL,
+                project: configuration.project,
+                environment: configuration.environment,
+                resource: "template/compiled"
+            ),
+            headers: headers,
+            timeout: configuration.timeout
+        )
+        let response: TransportResponse
+        do {
+            response = try await configuration.transport.send(request)
+        } catch {
+            throw .transport(error)
+        }
+        switch response.status {
+        case 200:
+            let template: ConfigTemplate
+            let compiled: CompiledTemplate
+            do {
+                template = try ConfigTemplate(data: Array(response.body))
+                compiled = try CompiledTemplate(template)
+            } catch {
+                throw .malformedResponse(reason: "the template cannot be used: \(error)")
+            }
+            let version = template.version?.versionNumber.flatMap { Int64($0) }
+            current.withLockedValue { $0 = (compiled, response.header("ETag"), version) }
+            return true
+        case 304:
+            return false
+        case 429, 500...599:
+            let retryAfter = BackoffPolicy.retryAfter(response.header("Retry-After"), now: Date()) ?? 0
+            throw .serverUnavailable(status: response.status, retryAt: Date().addingTimeInterval(retryAfter))
+        default:
+            throw .rejected(
+                status: response.status,
+                message: FetchResponse.errorMessage(response.body, status: response.status)
+            )
+        }
+    }
+
+    /// Refreshes every ``Configuration/pollInterval`` seconds until the task is cancelled.
+    /// Failures are logged and retried at the next interval (or after `Retry-After`).
+    public func run() async {
+        while !Task.isCancelled {
+            var pause = configuration.pollInterval
+            do {
+                try await refresh()
+            } catch {
+                configuration.logger.warning("template refresh failed: \(error)")
+                if case .serverUnavailable(_, let retryAt) = error {
+                    pause = max(pause, retryAt.timeIntervalSinceNow)
+                }
+            }
+            do {
+                try await Task.sleep(nanoseconds: UInt64(max(pause, 0.01) * 1_000_000_000))
+            } catch {
+                return
+            }
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// ``HTTPTransport`` over `URLSession` (FoundationNetworking on Linux).
+///
+/// Responses are never cached by URLSession: the SDK does its own caching with ETags.
+public struct URLSessionTransport: HTTPTransport {
+    private let session: URLSession
+
+    /// Creates a transport with an ephemeral session of its own.
+    public init() {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.urlCache = nil
+        self.session = URLSession(configuration: configuration)
+    }
+
+    /// Creates a transport over an existing session (for its proxy, pinning or metrics settings).
+    public init(session: URLSession) {
+        self.session = session
+    }
+
+    /// Sends a request with URLSession.
+    public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
+        var urlRequest = URLRequest(
+            url: request.url,
+            cachePolicy: .reloadIgnoringLocalCacheData,
+            timeoutInterval: request.timeout
+        )
+        urlRequest.httpMethod = request.method
+        urlRequest.httpBody = request.body
+        for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+        let outcome: Result<(Data, URLResponse), any Error> = await withCheckedContinuation { continuation in
+            // The completion-handler API: FoundationNetworking has no async `data(for:)` on every toolchain.
+            let task = session.dataTask(with: urlRequest) { data, response, error in
+                if let error {
+                    continuation.resume(returning: .failure(error))
+                } else if let response {
+                    continuation.resume(returning: .success((data ?? Data(), response)))
+                } else {
+                    continuation.resume(returning: .failure(URLError(.badServerResponse)))
+                }
+            }
+            task.resume()
+        }
+        switch outcome {
+        case .success(let (data, response)):
+            guard let http = response as? HTTPURLResponse else {
+                throw .connectionLost(reason: "the answer is not an HTTP response")
+            }
+            var headers: [String: String] = [:]
+            for (name, value) in http.allHeaderFields {
+                if let name = name as? String, let value = value as? String { headers[name] = value }
+            }
+            return TransportResponse(status: http.statusCode, headers: headers, body: data)
+        case .failure(let error):
+            throw Self.transportError(error, timeout: request.timeout)
+        }
+    }
+
+    static func transportError(_ error: any Error, timeout: TimeInterval) -> TransportError {
+        guard let urlError = error as? URLError else { return .connectionLost(reason: String(describing: error)) }
+        switch urlError.code {
+        case .timedOut:
+            return .timedOut(seconds: timeout)
+        case .cannotConnectToHost, .cannotFindHost, .notConnectedToInternet, .dnsLookupFailed,
+            .internationalRoamingOff, .dataNotAllowed, .secureConnectionFailed:
+            return .cannotConnect(reason: urlError.localizedDescription)
+        default:
+            return .connectionLost(reason: urlError.localizedDescription)
+        }
+    }
+}
