@@ -104,6 +104,16 @@ final class ServeProcess: @unchecked Sendable {
         return String(url)
     }
 
+    /// The client key for demo/production that the first start printed, if it printed one.
+    var demoClientKey: String? {
+        let text = (try? String(contentsOf: dataDirectory.appendingPathComponent("stdout.log"), encoding: .utf8)) ?? ""
+        let marker = "(shown once): "
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Client key") && $0.contains(marker) }),
+            let range = line.range(of: marker)
+        else { return nil }
+        return String(line[range.upperBound...])
+    }
+
     /// The server's standard error so far (its logs).
     var log: String {
         (try? String(contentsOf: dataDirectory.appendingPathComponent("stderr.log"), encoding: .utf8)) ?? ""

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -33,6 +34,9 @@ public struct URLSessionTransport: HTTPTransport {
         urlRequest.httpMethod = request.method
         urlRequest.httpBody = request.body
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+        // URLSession's own timeout counts idle time between packets; the SDK promises a bound on
+        // the whole exchange, so a timer cancels the task when the time is up.
+        let timedOut = NIOLockedValueBox(false)
         let outcome: Result<(Data, URLResponse), any Error> = await withCheckedContinuation { continuation in
             // The completion-handler API: FoundationNetworking has no async `data(for:)` on every toolchain.
             let task = session.dataTask(with: urlRequest) { data, response, error in
@@ -45,7 +49,13 @@ public struct URLSessionTransport: HTTPTransport {
                 }
             }
             task.resume()
+            DispatchQueue.global().asyncAfter(deadline: .now() + request.timeout) {
+                guard task.state == .running else { return }
+                timedOut.withLockedValue { $0 = true }
+                task.cancel()
+            }
         }
+        if case .failure = outcome, timedOut.withLockedValue({ $0 }) { throw .timedOut(seconds: request.timeout) }
         switch outcome {
         case .success(let (data, response)):
             guard let http = response as? HTTPURLResponse else {
