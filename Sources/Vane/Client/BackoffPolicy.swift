@@ -28,8 +28,8 @@ public struct BackoffPolicy: Sendable, Hashable {
         return base * (1 - jitter * random)
     }
 
-    /// Reads a `Retry-After` header: seconds, or an HTTP date.
-    static func retryAfter(_ header: String?, now: Date) -> TimeInterval? {
+    /// Reads a `Retry-After` header: seconds, or an HTTP date; nil when it is neither.
+    public static func retryAfter(_ header: String?, now: Date) -> TimeInterval? {
         guard let header = header?.trimmingCharacters(in: .whitespaces), !header.isEmpty else { return nil }
         if let seconds = TimeInterval(header), seconds >= 0 { return seconds }
         let formatter = DateFormatter()

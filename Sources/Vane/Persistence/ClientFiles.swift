@@ -28,6 +28,15 @@ struct ClientFiles: Sendable {
         }
         self.directory = directory
         self.logger = logger
+        removeAbandonedTemporaryFiles()
+    }
+
+    /// Deletes temporary files a crash left between writing and renaming (see ``AtomicFile``).
+    private func removeAbandonedTemporaryFiles() {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        for name in names where name.hasPrefix(".") && name.hasSuffix(".tmp") {
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+        }
     }
 
     func loadCache() -> ConfigCacheFile? {

@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+import Vane
+import VaneCore
+
+/// The SDK's cache file when the app dies mid-write: a real process, killed with SIGKILL.
+@Suite(.serialized) struct SDKCrashTests {
+    /// `vane-cache-writer`, built next to the tests.
+    static let writer = CLIRunner.executable.deletingLastPathComponent().appendingPathComponent("vane-cache-writer")
+
+    @Test func aProcessKilledBetweenWritesLeavesAConsistentCache() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vane-crash-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var versionsSeen: [Int64] = []
+        var killedMidWrite = 0
+        for round in 0..<10 {
+            let output = directory.appendingPathComponent("writer-\(round).log")
+            _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+            let process = Process()
+            process.executableURL = Self.writer
+            process.arguments = [directory.appendingPathComponent("store").path]
+            process.standardOutput = try FileHandle(forWritingTo: output)
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline, (try? String(contentsOf: output, encoding: .utf8))?.contains("ready") != true {
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+            // Let it write for a while; each round kills it at a different point of a write.
+            Thread.sleep(forTimeInterval: 0.1 + Double(round % 5) * 0.06)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal)
+
+            let cacheURL = directory.appendingPathComponent("store/config.json")
+            let json = try JSONValue.parse(Array(try Data(contentsOf: cacheURL)))
+            let file = try #require(json.objectValue)
+            let active = try #require(file["active"]?.objectValue, "round \(round): no active config")
+            let version = try #require(active["templateVersion"]?.numberValue?.intValue)
+            // The ETag and every value belong to the same generation: never a stale pairing.
+            #expect(active["etag"]?.stringValue == "\"g\(version)\"", "round \(round)")
+            let entries = try #require(active["entries"]?.objectValue)
+            #expect(entries.count == 2_000)
+            #expect(entries.allSatisfy { $0.value.stringValue == "g\(version)" }, "round \(round): mixed generations")
+            if let fetched = file["fetched"]?.objectValue, let pending = fetched["templateVersion"]?.numberValue?.intValue {
+                #expect(fetched["etag"]?.stringValue == "\"g\(pending)\"")
+            }
+
+            let store = directory.appendingPathComponent("store").path
+            if try FileManager.default.contentsOfDirectory(atPath: store).contains(where: { $0.hasSuffix(".tmp") }) {
+                killedMidWrite += 1
+            }
+
+            // A relaunch reads it, and cleans up what the kill left half-done.
+            let client = VaneClient(
+                configuration: VaneClient.Configuration(
+                    serverURL: URL(fileURLWithPath: "/"),
+                    project: "crash",
+                    environment: "test",
+                    clientKey: "unused",
+                    context: ClientContext(),
+                    storage: .directory(directory.appendingPathComponent("store"))
+                )
+            )
+            #expect(client.activeTemplateVersion == Int64(version))
+            #expect(client.string("key_1999", default: "") == "g\(version)")
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("store").path)
+                .filter { $0.hasSuffix(".tmp") }
+            #expect(leftovers.isEmpty)
+            versionsSeen.append(Int64(version))
+        }
+        #expect(versionsSeen.allSatisfy { $0 > 0 }, "the writer made progress: \(versionsSeen)")
+        print("killed mid-write in \(killedMidWrite) of 10 rounds; versions \(versionsSeen)")
+    }
+}
