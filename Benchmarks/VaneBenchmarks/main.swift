@@ -1,4 +1,5 @@
 import Foundation
+import Vane
 import VaneCore
 
 // Vane's engine benchmarks. Run in release mode:
@@ -79,6 +80,47 @@ let validateLarge = quickHarness.measure("validate 3,000 / 2,000 template") {
     blackHole(large.validate())
 }
 
+// The SDK: reads through a client (a lock and a lookup), and a cold start from a 3,000-key cache.
+let sdkEntries = Dictionary(
+    uniqueKeysWithValues: (0..<3000).map { ("key_\($0)", $0 % 2 == 0 ? "true" : "value \($0)") }
+)
+let sdkKeys = (0..<3000).map { "key_\($0)" }
+let sdkDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("vane-bench-\(UUID().uuidString)")
+try await SDKFixtures.writeCache(directory: sdkDirectory, entries: sdkEntries)
+let sdkConfiguration = SDKFixtures.configuration(directory: sdkDirectory, entries: sdkEntries)
+let sdkClient = VaneClient(configuration: sdkConfiguration)
+let sdkFlag = FeatureFlag("key_42", default: false)
+var sdkIndex = [0, 0, 0]
+let sdkReads = harness.measureSideBySide([
+    (
+        "Dictionary<String, String> lookup, 3,000 keys (baseline)",
+        {
+            sdkIndex[0] = (sdkIndex[0] + 1) % sdkKeys.count
+            blackHole(sdkEntries[sdkKeys[sdkIndex[0]]])
+        }
+    ),
+    (
+        "SDK read: client.bool(_:default:)",
+        {
+            sdkIndex[1] = (sdkIndex[1] + 1) % sdkKeys.count
+            blackHole(sdkClient.bool(sdkKeys[sdkIndex[1]], default: false))
+        }
+    ),
+    ("SDK read: client[FeatureFlag]", { blackHole(sdkClient[sdkFlag]) }),
+])
+let cacheURL = sdkDirectory.appendingPathComponent("config.json")
+let startups = quickHarness.measureSideBySide([
+    (
+        "Foundation: read + JSONSerialization of the same cache file (baseline)",
+        { blackHole(try? JSONSerialization.jsonObject(with: Data(contentsOf: cacheURL))) }
+    ),
+    (
+        "SDK startup: VaneClient(configuration:) with a 3,000-key cache",
+        { blackHole(VaneClient(configuration: sdkConfiguration)) }
+    ),
+])
+try? FileManager.default.removeItem(at: sdkDirectory)
+
 struct Row {
     let measurement: Harness.Measurement
     let target: String
@@ -112,6 +154,32 @@ let rows = [
         met: evaluateLarge.nanosecondsPerOperation < 1_000_000
     ),
     Row(measurement: compileLarge, target: "once per publish", met: nil),
+    Row(measurement: sdkReads[0], target: "1.00×", met: nil),
+    Row(
+        measurement: sdkReads[1],
+        target: String(
+            format: "%.2f× baseline (target ≤ 3×)",
+            sdkReads[1].nanosecondsPerOperation / sdkReads[0].nanosecondsPerOperation
+        ),
+        met: sdkReads[1].nanosecondsPerOperation <= 3 * sdkReads[0].nanosecondsPerOperation
+    ),
+    Row(
+        measurement: sdkReads[2],
+        target: String(
+            format: "%.2f× baseline (target ≤ 3×)",
+            sdkReads[2].nanosecondsPerOperation / sdkReads[0].nanosecondsPerOperation
+        ),
+        met: sdkReads[2].nanosecondsPerOperation <= 3 * sdkReads[0].nanosecondsPerOperation
+    ),
+    Row(measurement: startups[0], target: "1.00×", met: nil),
+    Row(
+        measurement: startups[1],
+        target: String(
+            format: "%.2f× baseline (target < 5 ms)",
+            startups[1].nanosecondsPerOperation / startups[0].nanosecondsPerOperation
+        ),
+        met: startups[1].nanosecondsPerOperation < 5_000_000
+    ),
     Row(measurement: parseLarge, target: "once per publish", met: nil),
     Row(measurement: validateLarge, target: "once per publish", met: nil),
 ]

@@ -161,7 +161,8 @@ private final class FaultProxyHandler: ChannelInboundHandler, Sendable {
                 let response = try await URLSessionTransport().send(request)
                 proxy.recordStatus(response.status, at: index)
                 var responseHeaders = response.headers
-                for name in responseHeaders.keys where ["content-length", "connection", "transfer-encoding"].contains(name.lowercased()) {
+                for name in responseHeaders.keys
+                where ["content-length", "connection", "transfer-encoding"].contains(name.lowercased()) {
                     responseHeaders[name] = nil
                 }
                 Self.write(status: response.status, headers: responseHeaders, body: response.body, to: channel)
@@ -177,7 +178,9 @@ private final class FaultProxyHandler: ChannelInboundHandler, Sendable {
         head.headers.replaceOrAdd(name: "Content-Length", value: String(body.count))
         head.headers.replaceOrAdd(name: "Connection", value: "close")
         channel.write(HTTPServerResponsePart.head(head), promise: nil)
-        if !body.isEmpty { channel.write(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body))), promise: nil) }
+        if !body.isEmpty {
+            channel.write(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body))), promise: nil)
+        }
         channel.writeAndFlush(HTTPServerResponsePart.end(nil)).whenComplete { _ in channel.close(promise: nil) }
     }
 }

@@ -43,7 +43,9 @@ import VaneCore
             let entries = try #require(active["entries"]?.objectValue)
             #expect(entries.count == 2_000)
             #expect(entries.allSatisfy { $0.value.stringValue == "g\(version)" }, "round \(round): mixed generations")
-            if let fetched = file["fetched"]?.objectValue, let pending = fetched["templateVersion"]?.numberValue?.intValue {
+            if let fetched = file["fetched"]?.objectValue,
+                let pending = fetched["templateVersion"]?.numberValue?.intValue
+            {
                 #expect(fetched["etag"]?.stringValue == "\"g\(pending)\"")
             }
 
@@ -65,8 +67,10 @@ import VaneCore
             )
             #expect(client.activeTemplateVersion == Int64(version))
             #expect(client.string("key_1999", default: "") == "g\(version)")
-            let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("store").path)
-                .filter { $0.hasSuffix(".tmp") }
+            let leftovers = try FileManager.default.contentsOfDirectory(
+                atPath: directory.appendingPathComponent("store").path
+            )
+            .filter { $0.hasSuffix(".tmp") }
             #expect(leftovers.isEmpty)
             versionsSeen.append(Int64(version))
         }

@@ -200,9 +200,15 @@ extension ConfigKeys {
                 (.delay(seconds: 3), "slower than the timeout"),
                 (.truncate(declaredLength: 500, body: #"{"state":"UPDATE","entries":{"banner_text":"tr"#), "truncated"),
                 (.close, "closed without an answer"),
-                (.respond(status: 200, headers: [:], body: #"{"state":"UPDATE","entries":{"banner_text":"x""#), "cut JSON"),
+                (
+                    .respond(status: 200, headers: [:], body: #"{"state":"UPDATE","entries":{"banner_text":"x""#),
+                    "cut JSON"
+                ),
                 (.respond(status: 200, headers: [:], body: "<html>proxy error</html>"), "not JSON"),
-                (.respond(status: 200, headers: [:], body: #"{"state":"UPDATE","entries":{"banner_text":3}}"#), "a number value"),
+                (
+                    .respond(status: 200, headers: [:], body: #"{"state":"UPDATE","entries":{"banner_text":3}}"#),
+                    "a number value"
+                ),
                 (.respond(status: 200, headers: [:], body: #"{"state":"LATER"}"#), "an unknown state"),
                 (.respond(status: 200, headers: [:], body: "[1,2]"), "an array"),
             ]

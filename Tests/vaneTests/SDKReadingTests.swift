@@ -19,7 +19,11 @@ extension ConfigKeys {
     )
     static let maxItems = ConfigKey("max_items", default: 20, category: "Limits")
     static let discount = ConfigKey("discount", default: 0.1)
-    static let onboarding = ConfigKey(experiment: "onboarding_flow", default: Onboarding.control, category: "Experiments")
+    static let onboarding = ConfigKey(
+        experiment: "onboarding_flow",
+        default: Onboarding.control,
+        category: "Experiments"
+    )
 }
 
 /// A client with no server: reads from bundled defaults and overrides only.
@@ -93,7 +97,9 @@ func offlineClient(
     }
 
     @Test func overridesPersistAcrossLaunchesInTheirOwnFile() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vane-overrides-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vane-overrides-\(UUID().uuidString)"
+        )
         defer { try? FileManager.default.removeItem(at: directory) }
         let first = offlineClient(storage: .directory(directory))
         first.setOverride(Onboarding.video, for: .onboarding)
@@ -106,7 +112,9 @@ func offlineClient(
     }
 
     @Test func theDebugMenuGroupsKeysAndRefusesValuesThatDoNotFit() throws {
-        let keys = [ConfigKeys.newCheckout.descriptor, ConfigKeys.maxItems.descriptor, ConfigKeys.onboarding.descriptor]
+        let keys = [
+            ConfigKeys.newCheckout.descriptor, ConfigKeys.maxItems.descriptor, ConfigKeys.onboarding.descriptor,
+        ]
         let client = offlineClient(defaults: ["banner": "Hi", "max_items": "50"], keys: keys)
         let menu = client.debugMenu()
         #expect(menu.sections.map(\.title) == ["Checkout", "Experiments", "Limits", DebugMenu.uncategorized])
@@ -216,7 +224,9 @@ func offlineClient(
             #expect(error.path == bad)
             #expect(error.message.contains("[0].value"))
         }
-        #expect(throws: DefaultsFileError.self) { try InAppDefaults(contentsOf: URL(fileURLWithPath: "/nonexistent.json")) }
+        #expect(throws: DefaultsFileError.self) {
+            try InAppDefaults(contentsOf: URL(fileURLWithPath: "/nonexistent.json"))
+        }
     }
 
     @Test func backoffDoublesUpToTheMaximumAndReadsRetryAfterDates() {

@@ -108,7 +108,8 @@ final class ServeProcess: @unchecked Sendable {
     var demoClientKey: String? {
         let text = (try? String(contentsOf: dataDirectory.appendingPathComponent("stdout.log"), encoding: .utf8)) ?? ""
         let marker = "(shown once): "
-        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Client key") && $0.contains(marker) }),
+        guard
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Client key") && $0.contains(marker) }),
             let range = line.range(of: marker)
         else { return nil }
         return String(line[range.upperBound...])
