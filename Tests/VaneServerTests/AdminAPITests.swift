@@ -100,8 +100,18 @@ import VaneCore
             #expect(newest["details"]?.objectValue?["versionNumber"] == "2")
             let all = try await server.send(.get, "/v1/audit?pageSize=2")
             #expect(all.object?["entries"]?.arrayValue?.count == 2)
-            #expect(all.object?["nextPageToken"] != nil)
+            let token = try #require(all.object?["nextPageToken"]?.stringValue)
+            let next = try await server.send(.get, "/v1/audit?pageSize=2&pageToken=\(token)")
+            #expect(next.status == .ok)
+            let firstIds = Set(all.object?["entries"]?.arrayValue?.compactMap { $0.objectValue?["id"]?.stringValue } ?? [])
+            let nextIds = next.object?["entries"]?.arrayValue?.compactMap { $0.objectValue?["id"]?.stringValue } ?? []
+            #expect(!nextIds.isEmpty && firstIds.isDisjoint(with: nextIds))
             #expect(!all.text.contains(TestServer.adminKey))
+            for path in ["/v1/audit?pageToken=garbage", TestServer.demoPath + "/versions?pageToken=garbage"] {
+                let refused = try await server.send(.get, path)
+                #expect(refused.status == .badRequest, "\(path)")
+                #expect(refused.text.contains("not one this server returned"), "\(path)")
+            }
         }
     }
 }

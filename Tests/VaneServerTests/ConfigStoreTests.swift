@@ -535,6 +535,36 @@ import VaneCore
     // MARK: Audit log
 
     @Test(arguments: TestDatabase.allCases)
+    func auditPagingNeitherSkipsNorRepeatsEntriesWithTheSameSequence(database: TestDatabase) async throws {
+        try await Self.withStore(database) { store, _ in
+            // Two nodes writing in the same millisecond can produce the same sequence number.
+            let ids = (0..<5).map { "00000000-0000-0000-0000-00000000000\($0)" }
+            try await store.engine.withSession { database in
+                for id in ids {
+                    try await database.raw(
+                        """
+                        INSERT INTO audit_log (id, time, sequence, actor_key_id, actor_name, action, project_id, \
+                        environment_id, summary, details) VALUES (\(bind: id), 1000, 1000000, NULL, 'node', \
+                        'project.create', NULL, NULL, 'tie', '{}')
+                        """
+                    ).run()
+                }
+            }
+            var seen: [String] = []
+            var token: String?
+            repeat {
+                let page = try await store.audit(projectId: nil, environmentId: nil, pageSize: 2, pageToken: token)
+                seen += page.items.map(\.id)
+                token = page.nextPageToken
+            } while token != nil
+            #expect(seen == ids.reversed())
+            await #expect(throws: StorageError.invalidPageToken("next")) {
+                try await store.audit(projectId: nil, environmentId: nil, pageSize: 2, pageToken: "next")
+            }
+        }
+    }
+
+    @Test(arguments: TestDatabase.allCases)
     func auditLogIsNewestFirstPagedAndFiltered(database: TestDatabase) async throws {
         try await Self.withStore(database) { store, _ in
             try await Self.makeEnvironment(store)

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-import Vane
 import VaneCore
+
+@testable import Vane
 
 /// The SDK's cache file when the app dies mid-write: a real process, killed with SIGKILL.
 @Suite(.serialized) struct SDKCrashTests {
@@ -33,20 +34,17 @@ import VaneCore
             process.waitUntilExit()
             #expect(process.terminationReason == .uncaughtSignal)
 
-            let cacheURL = directory.appendingPathComponent("store/config.json")
-            let json = try JSONValue.parse(Array(try Data(contentsOf: cacheURL)))
-            let file = try #require(json.objectValue)
-            let active = try #require(file["active"]?.objectValue, "round \(round): no active config")
-            let version = try #require(active["templateVersion"]?.numberValue?.intValue)
+            let cacheURL = directory.appendingPathComponent("store/config.vanecache")
+            let file = try ConfigCacheFile(data: [UInt8](try Data(contentsOf: cacheURL)))
+            let active = try #require(file.active, "round \(round): no active config")
+            let version = active.templateVersion
             // The ETag and every value belong to the same generation: never a stale pairing.
-            #expect(active["etag"]?.stringValue == "\"g\(version)\"", "round \(round)")
-            let entries = try #require(active["entries"]?.objectValue)
-            #expect(entries.count == 2_000)
-            #expect(entries.allSatisfy { $0.value.stringValue == "g\(version)" }, "round \(round): mixed generations")
-            if let fetched = file["fetched"]?.objectValue,
-                let pending = fetched["templateVersion"]?.numberValue?.intValue
-            {
-                #expect(fetched["etag"]?.stringValue == "\"g\(pending)\"")
+            #expect(active.etag == "\"g\(version)\"", "round \(round)")
+            #expect(active.entries.count == 2_000)
+            #expect(active.entries.values.allSatisfy { $0 == "g\(version)" }, "round \(round): mixed generations")
+            if let fetched = file.fetched {
+                #expect(fetched.etag == "\"g\(fetched.templateVersion)\"")
+                #expect(fetched.entries.values.allSatisfy { $0 == "g\(fetched.templateVersion)" })
             }
 
             let store = directory.appendingPathComponent("store").path
@@ -65,14 +63,14 @@ import VaneCore
                     storage: .directory(directory.appendingPathComponent("store"))
                 )
             )
-            #expect(client.activeTemplateVersion == Int64(version))
+            #expect(client.activeTemplateVersion == version)
             #expect(client.string("key_1999", default: "") == "g\(version)")
             let leftovers = try FileManager.default.contentsOfDirectory(
                 atPath: directory.appendingPathComponent("store").path
             )
             .filter { $0.hasSuffix(".tmp") }
             #expect(leftovers.isEmpty)
-            versionsSeen.append(Int64(version))
+            versionsSeen.append(version)
         }
         #expect(versionsSeen.allSatisfy { $0 > 0 }, "the writer made progress: \(versionsSeen)")
         print("killed mid-write in \(killedMidWrite) of 10 rounds; versions \(versionsSeen)")

@@ -300,8 +300,7 @@ extension ConfigKeys {
         try await SDKHarness.with { harness in
             let directory = harness.directory.appendingPathComponent("app")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            try Data(#"{"format":"vane-config-cache/1","active":{"templateVersion":"#.utf8)
-                .write(to: directory.appendingPathComponent("config.json"))
+            try Data("VNC1 not really a cache".utf8).write(to: directory.appendingPathComponent("config.vanecache"))
             try Data("[not an object]".utf8).write(to: directory.appendingPathComponent("overrides.json"))
             let client = harness.client(defaults: InAppDefaults(["banner_text": "bundled"]))
             #expect(client[.demoBanner] == "bundled")
@@ -310,6 +309,15 @@ extension ConfigKeys {
             try await client.fetchAndActivate()
             #expect(harness.fetchRequests.first?.headers["if-none-match"] == nil, "no ETag without its cache")
             #expect(harness.client()[.demoBanner] == "Welcome to Vane!")
+
+            // One flipped byte (a damaged disk, a bad restore): detected by the checksum, ignored.
+            let cacheURL = directory.appendingPathComponent("config.vanecache")
+            var bytes = [UInt8](try Data(contentsOf: cacheURL))
+            bytes[bytes.count / 2] ^= 0x20
+            try Data(bytes).write(to: cacheURL)
+            let damaged = harness.client(defaults: InAppDefaults(["banner_text": "bundled"]))
+            #expect(damaged[.demoBanner] == "bundled")
+            #expect(damaged.activeTemplateVersion == nil)
         }
     }
 }

@@ -108,7 +108,7 @@ func offlineClient(
         #expect(second.installationId == first.installationId)
         let file = try String(contentsOf: directory.appendingPathComponent("overrides.json"), encoding: .utf8)
         #expect(file.contains(#""onboarding_flow": "video""#))
-        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("config.json").path))
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("config.vanecache").path))
     }
 
     @Test func theDebugMenuGroupsKeysAndRefusesValuesThatDoNotFit() throws {

@@ -2,14 +2,14 @@ import Foundation
 import Logging
 import VaneCore
 
-/// A client's files in its storage directory: `config.json` (the cache), `overrides.json` and
+/// A client's files in its storage directory: `config.vanecache` (the cache), `overrides.json` and
 /// `installation-id`. Unreadable files are logged and treated as missing; failed writes are
 /// logged and leave the previous file in place.
 struct ClientFiles: Sendable {
     let directory: URL
     let logger: Logger
 
-    var cacheURL: URL { directory.appendingPathComponent("config.json") }
+    var cacheURL: URL { directory.appendingPathComponent("config.vanecache") }
     var overridesURL: URL { directory.appendingPathComponent("overrides.json") }
     var installationIdURL: URL { directory.appendingPathComponent("installation-id") }
 

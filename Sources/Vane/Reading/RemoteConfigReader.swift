@@ -44,17 +44,23 @@ extension RemoteConfigReader {
 
     /// The value as a Boolean, or `defaultValue`.
     public func bool(_ key: String, default defaultValue: Bool) -> Bool {
-        typed(key, "Bool", defaultValue, \.boolValue)
+        guard let resolved = value(forKey: key) else { return defaultValue }
+        if let value = resolved.value.boolValue { return value }
+        return mismatch(key, "Bool", resolved, defaultValue)
     }
 
     /// The value as an integer, or `defaultValue`.
     public func int(_ key: String, default defaultValue: Int) -> Int {
-        typed(key, "Int", defaultValue, \.intValue)
+        guard let resolved = value(forKey: key) else { return defaultValue }
+        if let value = resolved.value.intValue { return value }
+        return mismatch(key, "Int", resolved, defaultValue)
     }
 
     /// The value as a number, or `defaultValue`.
     public func double(_ key: String, default defaultValue: Double) -> Double {
-        typed(key, "Double", defaultValue, \.doubleValue)
+        guard let resolved = value(forKey: key) else { return defaultValue }
+        if let value = resolved.value.doubleValue { return value }
+        return mismatch(key, "Double", resolved, defaultValue)
     }
 
     /// The value as text, or `defaultValue` when no source has the key.
@@ -86,14 +92,8 @@ extension RemoteConfigReader {
         decode(type, forKey: key) ?? defaultValue
     }
 
-    private func typed<T>(
-        _ key: String,
-        _ typeName: String,
-        _ defaultValue: T,
-        _ reading: KeyPath<ConfigValue, T?>
-    ) -> T {
-        guard let resolved = value(forKey: key) else { return defaultValue }
-        if let value = resolved.value[keyPath: reading] { return value }
+    /// Reports a mismatch and returns the caller's default.
+    private func mismatch<T>(_ key: String, _ typeName: String, _ resolved: ResolvedValue, _ defaultValue: T) -> T {
         reportTypeMismatch(
             TypeMismatch(key: key, expectedType: typeName, value: resolved.value.stringValue, source: resolved.source)
         )

@@ -107,6 +107,7 @@ extension APIError {
         case .projectExists, .environmentExists: self = .alreadyExists(error.description)
         case .projectNotFound, .environmentNotFound, .versionNotFound, .keyNotFound: self = .notFound(error.description)
         case .versionConflict: self = .failedPrecondition(error.description)
+        case .invalidPageToken: self = .invalidArgument(error.description)
         case .cannotOpen, .schemaTooNew: self = APIError(.serviceUnavailable, "UNAVAILABLE", error.description)
         }
     }

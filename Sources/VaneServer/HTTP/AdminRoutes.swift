@@ -208,12 +208,17 @@ struct AdminRoutes {
         guard (1...300).contains(size) else {
             throw APIError.invalidArgument("pageSize must be from 1 to 300, found \(size)")
         }
-        let page = try await store.audit(
-            projectId: projectId,
-            environmentId: environmentId,
-            pageSize: Int(size),
-            pageToken: request.uri.queryParameters.get("pageToken").map { String($0) }
-        )
+        let page: Page<AuditEntry>
+        do {
+            page = try await store.audit(
+                projectId: projectId,
+                environmentId: environmentId,
+                pageSize: Int(size),
+                pageToken: request.uri.queryParameters.get("pageToken").map { String($0) }
+            )
+        } catch let error as StorageError {
+            throw APIError(error)
+        }
         let entries: [JSONValue] = page.items.map { entry in
             var actor: JSONObject = ["name": .string(entry.actor.name)]
             if let keyId = entry.actor.keyId { actor["keyId"] = .string(keyId) }

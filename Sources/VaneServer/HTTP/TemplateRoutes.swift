@@ -180,6 +180,7 @@ struct TemplateRoutes {
             query.pageSize = Int(size)
         }
         query.pageToken = request.uri.queryParameters.get("pageToken").map { String($0) }
+        if let token = query.pageToken, Int64(token) == nil { throw APIError(StorageError.invalidPageToken(token)) }
         query.startTime = try RequestReading.queryTime(request, "startTime")
         query.endTime = try RequestReading.queryTime(request, "endTime")
         query.endVersionNumber = try RequestReading.queryInteger(request, "endVersionNumber")

@@ -439,10 +439,13 @@ public final class ConfigStore: Sendable {
         pageToken: String?
     ) async throws -> Page<AuditEntry> {
         let size = max(1, min(pageSize, 300))
-        let before = pageToken.flatMap(Int64.init) ?? Int64.max
+        let cursor = try pageToken.map(AuditCursor.init(token:)) ?? AuditCursor(sequence: Int64.max, id: "")
+        // Two nodes can write the same sequence number in the same millisecond: the id breaks the
+        // tie, so paging never skips or repeats an entry.
         var query: SQLQueryString = """
             SELECT id, time, sequence, actor_key_id, actor_name, action, project_id, environment_id, summary, details \
-            FROM audit_log WHERE sequence < \(bind: before)
+            FROM audit_log WHERE (sequence < \(bind: cursor.sequence) \
+            OR (sequence = \(bind: cursor.sequence) AND id < \(bind: cursor.id)))
             """
         // Filters are added, not written as `? IS NULL OR …`: PostgreSQL cannot type an unbound NULL.
         if let projectId {
@@ -453,14 +456,17 @@ public final class ConfigStore: Sendable {
             query.appendInterpolation(unsafeRaw: " AND environment_id = ")
             query.appendInterpolation(bind: environmentId)
         }
-        query.appendInterpolation(unsafeRaw: " ORDER BY sequence DESC LIMIT ")
+        query.appendInterpolation(unsafeRaw: " ORDER BY sequence DESC, id DESC LIMIT ")
         query.appendInterpolation(bind: size + 1)
         let finalQuery = query
         let rows = try await engine.withSession { database in try await database.raw(finalQuery).all() }
         var entries: [AuditEntry] = []
-        var lastSequence: Int64?
+        var last: AuditCursor?
         for row in rows.prefix(size) {
-            lastSequence = try row.decode(column: "sequence", as: Int64.self)
+            last = AuditCursor(
+                sequence: try row.decode(column: "sequence", as: Int64.self),
+                id: try row.decode(column: "id", as: String.self)
+            )
             entries.append(
                 AuditEntry(
                     id: try row.decode(column: "id", as: String.self),
@@ -477,7 +483,7 @@ public final class ConfigStore: Sendable {
                 )
             )
         }
-        return Page(items: entries, nextPageToken: rows.count > size ? lastSequence.map(String.init) : nil)
+        return Page(items: entries, nextPageToken: rows.count > size ? last?.token : nil)
     }
 
     static func insertAudit(

@@ -18,6 +18,8 @@ public enum StorageError: Error, Sendable, CustomStringConvertible, Equatable {
     case versionConflict(expected: Int64, current: Int64)
     /// No such API key.
     case keyNotFound(String)
+    /// A page token this server did not hand out.
+    case invalidPageToken(String)
 
     /// What happened and what to do.
     public var description: String {
@@ -39,6 +41,9 @@ public enum StorageError: Error, Sendable, CustomStringConvertible, Equatable {
             return "the template changed: you read version \(expected), the current version is \(current). "
                 + "GET the template again, reapply your change and send its ETag, or send If-Match: * to overwrite"
         case .keyNotFound(let id): return "no API key with id \"\(id)\""
+        case .invalidPageToken(let token):
+            return "the page token \"\(token.prefix(64))\" is not one this server returned; "
+                + "start again without pageToken and pass the nextPageToken of each page"
         }
     }
 }

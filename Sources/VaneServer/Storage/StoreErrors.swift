@@ -36,3 +36,24 @@ enum AuditSequence {
         now * 1000 + Int64(counter.next() % 1000)
     }
 }
+
+/// Where an audit page ends: the last entry's sequence number and id, as `"<sequence>_<id>"`.
+struct AuditCursor: Sendable, Hashable {
+    var sequence: Int64
+    var id: String
+
+    init(sequence: Int64, id: String) {
+        self.sequence = sequence
+        self.id = id
+    }
+
+    /// Reads a page token; a bare sequence number (the earlier format) still works.
+    /// - Throws: ``StorageError/invalidPageToken(_:)``.
+    init(token: String) throws(StorageError) {
+        let parts = token.split(separator: "_", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let first = parts.first, let sequence = Int64(first) else { throw .invalidPageToken(token) }
+        self.init(sequence: sequence, id: parts.count > 1 ? String(parts[1]) : "")
+    }
+
+    var token: String { "\(sequence)_\(id)" }
+}
