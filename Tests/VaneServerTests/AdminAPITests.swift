@@ -103,8 +103,11 @@ import VaneCore
             let token = try #require(all.object?["nextPageToken"]?.stringValue)
             let next = try await server.send(.get, "/v1/audit?pageSize=2&pageToken=\(token)")
             #expect(next.status == .ok)
-            let firstIds = Set(all.object?["entries"]?.arrayValue?.compactMap { $0.objectValue?["id"]?.stringValue } ?? [])
-            let nextIds = next.object?["entries"]?.arrayValue?.compactMap { $0.objectValue?["id"]?.stringValue } ?? []
+            func ids(_ page: JSONValue?) -> [String] {
+                page?.objectValue?["entries"]?.arrayValue?.compactMap { $0.objectValue?["id"]?.stringValue } ?? []
+            }
+            let firstIds = Set(ids(all.json))
+            let nextIds = ids(next.json)
             #expect(!nextIds.isEmpty && firstIds.isDisjoint(with: nextIds))
             #expect(!all.text.contains(TestServer.adminKey))
             for path in ["/v1/audit?pageToken=garbage", TestServer.demoPath + "/versions?pageToken=garbage"] {
