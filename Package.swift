@@ -70,6 +70,7 @@ let package = Package(
             name: "vane",
             dependencies: [
                 "VaneCore",
+                "Vane",
                 "VaneServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

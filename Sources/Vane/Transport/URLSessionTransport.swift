@@ -74,13 +74,16 @@ public struct URLSessionTransport: HTTPTransport {
     static func transportError(_ error: any Error, timeout: TimeInterval) -> TransportError {
         guard let urlError = error as? URLError else { return .connectionLost(reason: String(describing: error)) }
         switch urlError.code {
-        case .timedOut:
-            return .timedOut(seconds: timeout)
-        case .cannotConnectToHost, .cannotFindHost, .notConnectedToInternet, .dnsLookupFailed,
-            .internationalRoamingOff, .dataNotAllowed, .secureConnectionFailed:
-            return .cannotConnect(reason: urlError.localizedDescription)
-        default:
-            return .connectionLost(reason: urlError.localizedDescription)
+        case .timedOut: return .timedOut(seconds: timeout)
+        case .cannotConnectToHost: return .cannotConnect(reason: "connection refused")
+        case .cannotFindHost, .dnsLookupFailed: return .cannotConnect(reason: "unknown host")
+        case .notConnectedToInternet, .dataNotAllowed, .internationalRoamingOff:
+            return .cannotConnect(reason: "the device is offline")
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
+            .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot:
+            return .cannotConnect(reason: "the TLS connection failed: \(urlError.localizedDescription)")
+        case .networkConnectionLost: return .connectionLost(reason: "the connection was lost")
+        default: return .connectionLost(reason: urlError.localizedDescription)
         }
     }
 }

@@ -1,9 +1,6 @@
 import Foundation
+import Vane
 import VaneCore
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// A small client for Vane's admin API (`docs/openapi.yaml`), used by the CLI's remote commands.
 ///
@@ -187,62 +184,27 @@ struct VaneAdminClient: Sendable {
         guard let url = components.url else {
             throw Failure.malformedResponse(server: server, reason: "cannot build a URL for \(path)")
         }
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
-        request.httpMethod = method
-        request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        request.setValue("vane-cli/\(VaneVersion.current)", forHTTPHeaderField: "User-Agent")
-        if let body {
-            request.httpBody = body
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        var fields = [
+            "Authorization": "Bearer \(key)",
+            "Accept": "application/json",
+            "User-Agent": "vane-cli/\(VaneVersion.current)",
+        ]
+        if body != nil { fields["Content-Type"] = "application/json" }
+        for (name, value) in headers { fields[name] = value }
+        let request = TransportRequest(method: method, url: url, headers: fields, body: body, timeout: timeout)
+        let response: TransportResponse
+        do {
+            response = try await URLSessionTransport().send(request)
+        } catch {
+            switch error {
+            case .timedOut: throw Failure.timedOut(server: server, seconds: timeout)
+            case .cannotConnect(let reason), .connectionLost(let reason):
+                throw Failure.cannotConnect(server: server, reason: reason)
+            }
         }
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-
-        let reply = try await perform(request)
+        let reply = Reply(status: response.status, body: response.body, etag: response.header("ETag"))
         guard reply.status < 400 else { throw Self.failure(from: reply) }
         return reply
-    }
-
-    func perform(_ request: URLRequest) async throws(Failure) -> Reply {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.timeoutIntervalForResource = timeout
-        let session = URLSession(configuration: configuration)
-        defer { session.finishTasksAndInvalidate() }
-        let outcome: Result<(Data, URLResponse), any Error> = await withCheckedContinuation { continuation in
-            let task = session.dataTask(with: request) { data, response, error in
-                if let error {
-                    continuation.resume(returning: .failure(error))
-                } else if let response {
-                    continuation.resume(returning: .success((data ?? Data(), response)))
-                } else {
-                    continuation.resume(returning: .failure(URLError(.badServerResponse)))
-                }
-            }
-            task.resume()
-        }
-        switch outcome {
-        case .success(let (data, response)):
-            guard let http = response as? HTTPURLResponse else {
-                throw Failure.malformedResponse(server: server, reason: "not an HTTP response")
-            }
-            return Reply(status: http.statusCode, body: data, etag: http.value(forHTTPHeaderField: "ETag"))
-        case .failure(let error):
-            throw transportFailure(error)
-        }
-    }
-
-    func transportFailure(_ error: any Error) -> Failure {
-        guard let urlError = error as? URLError else {
-            return .cannotConnect(server: server, reason: "\(error.localizedDescription)")
-        }
-        switch urlError.code {
-        case .timedOut: return .timedOut(server: server, seconds: timeout)
-        case .cannotConnectToHost: return .cannotConnect(server: server, reason: "connection refused")
-        case .cannotFindHost, .dnsLookupFailed: return .cannotConnect(server: server, reason: "unknown host")
-        case .networkConnectionLost: return .cannotConnect(server: server, reason: "the connection was lost")
-        default: return .cannotConnect(server: server, reason: urlError.localizedDescription)
-        }
     }
 
     /// Reads Google's error envelope: `{"error": {"code", "status", "message", "details": [...]}}`.
