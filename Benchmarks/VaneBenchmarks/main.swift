@@ -25,7 +25,18 @@ let dictionary = Dictionary(
 let readKeys = typical.parameters.map(\.key)
 var readIndex = 0
 
-// `--profile evaluate-large|evaluate-typical` just loops one operation, for valgrind or perf.
+// `--profile evaluate-large|evaluate-typical|sdk-startup` just loops one operation, for valgrind or perf.
+if let flag = CommandLine.arguments.firstIndex(of: "--profile"), flag + 1 < CommandLine.arguments.count,
+    CommandLine.arguments[flag + 1] == "sdk-startup"
+{
+    let entries = Dictionary(uniqueKeysWithValues: (0..<3000).map { ("key_\($0)", $0 % 2 == 0 ? "true" : "off") })
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vane-profile-\(UUID().uuidString)")
+    try await SDKFixtures.writeCache(directory: directory, entries: entries)
+    let configuration = SDKFixtures.configuration(directory: directory, entries: entries)
+    for _ in 0..<2000 { blackHole(VaneClient(configuration: configuration)) }
+    try? FileManager.default.removeItem(at: directory)
+    exit(0)
+}
 if let flag = CommandLine.arguments.firstIndex(of: "--profile"), flag + 1 < CommandLine.arguments.count {
     let typicalOnly = CommandLine.arguments[flag + 1] == "evaluate-typical"
     let compiled = typicalOnly ? compiledTypical : compiledLarge
