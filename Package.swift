@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "VaneTesting", targets: ["VaneTesting"]),
         .library(name: "VaneServer", targets: ["VaneServer"]),
         .executable(name: "vane", targets: ["vane"]),
+        .executable(name: "vane-generate", targets: ["vane-generate"]),
+        .plugin(name: "VaneFlagsPlugin", targets: ["VaneFlagsPlugin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -50,6 +52,19 @@ let package = Package(
             dependencies: ["Vane", "VaneCore", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
         ),
         .target(
+            name: "VaneCodegen",
+            dependencies: ["VaneCore"]
+        ),
+        .executableTarget(
+            name: "vane-generate",
+            dependencies: ["VaneCodegen"]
+        ),
+        .plugin(
+            name: "VaneFlagsPlugin",
+            capability: .buildTool(),
+            dependencies: ["vane-generate"]
+        ),
+        .target(
             name: "VaneServer",
             dependencies: [
                 "VaneCore",
@@ -71,6 +86,7 @@ let package = Package(
             dependencies: [
                 "VaneCore",
                 "Vane",
+                "VaneCodegen",
                 "VaneServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -108,6 +124,15 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
             ]
+        ),
+        .testTarget(
+            name: "VaneCodegenTests",
+            dependencies: ["VaneCodegen", "VaneCore"]
+        ),
+        .testTarget(
+            name: "GeneratedFlagsTests",
+            dependencies: ["Vane", "VaneTesting"],
+            plugins: [.plugin(name: "VaneFlagsPlugin")]
         ),
         .testTarget(
             name: "vaneTests",
