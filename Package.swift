@@ -94,7 +94,8 @@ let package = Package(
         .executableTarget(
             name: "vane-example-app",
             dependencies: ["Vane"],
-            path: "Examples/FlagsApp"
+            path: "Examples/FlagsApp",
+            plugins: [.plugin(name: "VaneFlagsPlugin")]
         ),
         .executableTarget(
             name: "vane-cache-writer",

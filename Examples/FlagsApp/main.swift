@@ -1,4 +1,5 @@
 // A small command-line "app" that reads its flags through the Vane SDK from `vane serve`.
+// Its flags are declared once, in vane-flags.json; VaneFlagsPlugin generates `Flags` from it at build time.
 //
 //   swift run vane serve                         # prints a client key for demo/production
 //   VANE_CLIENT_KEY=vane_client_… swift run vane-example-app [--country de] [--override key=value]
@@ -36,6 +37,10 @@ guard let server = URL(string: environment["VANE_SERVER"] ?? "http://127.0.0.1:8
     exit(2)
 }
 
+// The generated defaults, with a banner that shows where it came from.
+var bundledDefaults = Flags.defaults
+bundledDefaults["banner_text"] = "Welcome (bundled default)"
+
 var context = ClientContext.current()
 context.appVersion = "2.1.0"
 if let country { context.country = country }
@@ -49,27 +54,26 @@ let client = VaneClient(
         environment: environment["VANE_ENVIRONMENT"] ?? "production",
         clientKey: key,
         context: context,
-        defaults: InAppDefaults(["banner_text": "Welcome (bundled default)"]),
-        keys: [
-            ConfigKeys.paymentsEnabled.descriptor, ConfigKeys.bannerText.descriptor,
-            ConfigKeys.settingsLayout.descriptor, ConfigKeys.checkoutVariant.descriptor,
-        ],
+        defaults: bundledDefaults,
+        keys: Flags.catalog,
         storage: .directory(storage),
         minimumFetchInterval: 0
     )
 )
 for (key, value) in overrides { client.setOverride(value, forKey: key) }
 
+let flags = Flags(client)
+
+func source(_ key: FlagsKey) -> String {
+    client.value(forKey: key.rawValue)?.source.rawValue ?? "caller default"
+}
+
 func show(_ title: String) {
     print("\(title):")
-    print(
-        "  payments_enabled = \(client[.paymentsEnabled]) (\(client.value(forKey: "payments_enabled")?.source.rawValue ?? "caller default"))"
-    )
-    print(
-        "  banner_text      = \(client[.bannerText]) (\(client.value(forKey: "banner_text")?.source.rawValue ?? "caller default"))"
-    )
-    print("  settings_layout  = \(client[.settingsLayout].sections.joined(separator: ", "))")
-    print("  checkout_variant = \(client[.checkoutVariant].rawValue)")
+    print("  payments_enabled = \(flags.paymentsEnabled) (\(source(.paymentsEnabled)))")
+    print("  banner_text      = \(flags.bannerText) (\(source(.bannerText)))")
+    print("  settings_layout  = \(flags.settingsLayout?.sections.joined(separator: ", ") ?? "unreadable")")
+    print("  checkout_variant = \(flags.checkoutVariant.rawValue)")
 }
 
 show("Before fetching")

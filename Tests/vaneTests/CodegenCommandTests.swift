@@ -10,7 +10,8 @@ import VaneCore
 
     /// Type-checks a generated file (plus `extra` source) in Swift 6 mode, warnings as errors.
     func typecheck(_ generated: String, extra: String = "") throws -> CLIRunner.Output {
-        let directory = URL(fileURLWithPath: try CLIRunner.temporaryFile(extra, name: "Extra.swift")).deletingLastPathComponent()
+        let directory = URL(fileURLWithPath: try CLIRunner.temporaryFile(extra, name: "Extra.swift"))
+            .deletingLastPathComponent()
         let modules = Self.buildDirectory.appendingPathComponent("Modules").path
         let maps = try FileManager.default.contentsOfDirectory(atPath: Self.buildDirectory.path)
             .filter { $0.hasSuffix(".build") }
@@ -45,9 +46,17 @@ import VaneCore
     ]
 
     @Test func generatedCodeForEveryInputFormatCompilesWithoutWarnings() throws {
-        var inputs = Self.formats.map { (name: $0.name, path: try? CLIRunner.temporaryFile($0.contents, name: $0.name), use: $0.use) }
-        inputs.append((name: "demo.json", path: CLIRunner.example("demo.json"), use: "func use(_ f: Flags) -> Bool { f.paymentsEnabled }"))
-        let firebase = CLIRunner.packageRoot.appendingPathComponent("Tests/VaneCoreTests/Fixtures/server-template.json").path
+        var inputs = Self.formats.map {
+            (name: $0.name, path: try? CLIRunner.temporaryFile($0.contents, name: $0.name), use: $0.use)
+        }
+        inputs.append(
+            (
+                name: "demo.json", path: CLIRunner.example("demo.json"),
+                use: "func use(_ f: Flags) -> Bool { f.paymentsEnabled }"
+            )
+        )
+        let firebase = CLIRunner.packageRoot.appendingPathComponent("Tests/VaneCoreTests/Fixtures/server-template.json")
+            .path
         inputs.append((name: "server-template.json", path: firebase, use: ""))
         for input in inputs {
             let path = try #require(input.path)
@@ -63,14 +72,18 @@ import VaneCore
 
     @Test func publicAccessAndATypeNameForALibrary() throws {
         let input = try CLIRunner.temporaryFile(Self.formats[0].contents, name: "vane-flags.json")
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("vane-gen-\(UUID().uuidString).swift").path
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vane-gen-\(UUID().uuidString).swift"
+        ).path
         let result = try CLIRunner.run([
             "generate", "--input", input, "--output", output, "--access-level", "public", "--type-name", "ShopFlags",
         ])
         #expect(result.status == 0, "\(result.stderr)")
         let source = try String(contentsOfFile: output, encoding: .utf8)
         #expect(source.contains("public struct ShopFlags: Sendable"))
-        #expect(try CLIRunner.run(["generate", "--input", input, "--output", output, "--access-level", "open"]).status == 2)
+        #expect(
+            try CLIRunner.run(["generate", "--input", input, "--output", output, "--access-level", "open"]).status == 2
+        )
     }
 
     @Test func badFlagsFilesFailWithTheFlagNamedAndWriteNothing() throws {
@@ -78,7 +91,9 @@ import VaneCore
             #"{"flags": [{"key": "a", "type": "bool", "default": 1}, {"key": "a", "type": "bool", "default": true}, {"key": "!!", "type": "int", "default": 1}]}"#,
             name: "vane-flags.json"
         )
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("vane-gen-\(UUID().uuidString).swift").path
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vane-gen-\(UUID().uuidString).swift"
+        ).path
         let result = try CLIRunner.run(["generate", "--input", input, "--output", output])
         #expect(result.status == 1)
         #expect(result.stderr.contains(#"\#(input): error: flags[0].default: flag "a" is a bool"#), "\(result.stderr)")
@@ -106,8 +121,14 @@ import VaneCore
 
         let local = try CLIRunner.run(["flags", "check", "--flags", flags, "--sources", sources.path])
         #expect(local.status == 1)
-        #expect(local.stdout.contains(#"stale: "old_promo" is defined in \#(flags) but never referenced"#), "\(local.stdout)")
-        #expect(local.stdout.contains(#"undefined: \#(sources.path)/App.swift:4: reads "promo_2024""#), "\(local.stdout)")
+        #expect(
+            local.stdout.contains(#"stale: "old_promo" is defined in \#(flags) but never referenced"#),
+            "\(local.stdout)"
+        )
+        #expect(
+            local.stdout.contains(#"undefined: \#(sources.path)/App.swift:4: reads "promo_2024""#),
+            "\(local.stdout)"
+        )
 
         let server = try ServeProcess.start()
         defer { server.stop() }
@@ -128,13 +149,18 @@ import VaneCore
         let cleanSources = URL(fileURLWithPath: clean).deletingLastPathComponent().appendingPathComponent("Sources")
         try FileManager.default.createDirectory(at: cleanSources, withIntermediateDirectories: true)
         try Data("if flags.paymentsEnabled { }\n".utf8).write(to: cleanSources.appendingPathComponent("App.swift"))
-        let ok = try CLIRunner.run(["flags", "check", "--flags", clean, "--sources", cleanSources.path, "--template", template])
+        let ok = try CLIRunner.run([
+            "flags", "check", "--flags", clean, "--sources", cleanSources.path, "--template", template,
+        ])
         #expect(ok.status == 0, "\(ok.stdout)\(ok.stderr)")
         #expect(ok.stdout == "OK: every flag is referenced, defined and on the server\n")
 
         #expect(try CLIRunner.run(["flags", "check", "--flags", clean, "--sources", "/nonexistent"]).status == 1)
         let both = try CLIRunner.run(
-            ["flags", "check", "--flags", clean, "--sources", sources.path, "--template", template, "--server", server.url]
+            [
+                "flags", "check", "--flags", clean, "--sources", sources.path, "--template", template, "--server",
+                server.url,
+            ]
         )
         #expect(both.status == 2)
     }
