@@ -16,6 +16,8 @@ public struct ServerConfiguration: Sendable {
     public var retainedVersions: Int?
     /// Whether the first start creates the `demo` project.
     public var createsDemoProject = true
+    /// Seconds between heartbeat comments on `…/stream` connections.
+    public var streamHeartbeatSeconds: Double = 15
     /// How often a node checks the database for versions published by other nodes, in milliseconds.
     public var pollIntervalMilliseconds: Int64 = 2000
 

@@ -155,6 +155,8 @@ public final class VaneServerApplication: Sendable {
         let environment = router.group("v1/projects/:project/environments/:environment")
         TemplateRoutes(store: store, cache: cache, events: events).register(on: environment)
         FetchRoutes(cache: cache, limiter: limiter).register(on: environment)
+        StreamRoutes(cache: cache, events: events, heartbeatSeconds: configuration.streamHeartbeatSeconds)
+            .register(on: environment)
         return router
     }
 

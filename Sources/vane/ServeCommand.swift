@@ -44,6 +44,12 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var retainVersions: Int?
 
+    @Option(
+        name: .customLong("stream-heartbeat"),
+        help: "Seconds between heartbeat comments on event streams (default 15)."
+    )
+    var streamHeartbeat: Double?
+
     @Flag(name: .customLong("no-demo"), help: "Do not create the demo project on the first start.")
     var noDemo = false
 
@@ -51,6 +57,9 @@ struct ServeCommand: AsyncParsableCommand {
         if let port, !(0...65_535).contains(port) { throw ValidationError("--port must be from 0 to 65535") }
         if let rateLimit, rateLimit < 0 { throw ValidationError("--rate-limit must not be negative") }
         if let retainVersions, retainVersions < 1 { throw ValidationError("--retain-versions must be at least 1") }
+        if let streamHeartbeat, !(0.05...3600).contains(streamHeartbeat) {
+            throw ValidationError("--stream-heartbeat must be from 0.05 to 3600 seconds")
+        }
     }
 
     func run() async throws {
@@ -67,6 +76,9 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.retainedVersions =
             try retainVersions ?? Self.integer(environment["VANE_RETAIN_VERSIONS"], name: "VANE_RETAIN_VERSIONS")
         configuration.createsDemoProject = !noDemo
+        if let heartbeat = streamHeartbeat ?? environment["VANE_STREAM_HEARTBEAT"].flatMap(Double.init) {
+            configuration.streamHeartbeatSeconds = heartbeat
+        }
 
         let level = environment["VANE_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         LoggingSystem.bootstrap { label in

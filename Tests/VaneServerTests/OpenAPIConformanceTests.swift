@@ -126,7 +126,10 @@ import Yams
             try await server.publish(["parameters": ["banner_text": ["defaultValue": ["value": "v2"]]]])
             for operation in operations {
                 let (path, body, headers) = Self.sample(operation)
-                let reply = try await server.send(operation.method, path, json: body, headers: headers)
+                // An event stream never ends: ask with a wrong key, which proves it is served and
+                // answers a documented status (vaneTests.EventStreamTests reads real streams).
+                let key = operation.operationId == "streamVersions" ? "vane_client_wrong" : TestServer.adminKey
+                let reply = try await server.send(operation.method, path, key: key, json: body, headers: headers)
                 let status = Int(reply.status.code)
                 #expect(
                     operation.statuses.contains(status) || operation.hasDefault,

@@ -1,0 +1,104 @@
+import HTTPTypes
+import Hummingbird
+import ServiceLifecycle
+import VaneCore
+
+/// Server-Sent Events: `GET …/stream` tells clients the moment a new template version is served.
+///
+/// ```
+/// retry: 3000
+///
+/// id: 7
+/// event: version
+/// data: {"templateVersion":"7"}
+///
+/// : heartbeat
+/// ```
+///
+/// On connect the stream sends the current version unless `Last-Event-ID` already names it (a
+/// client that reconnects after missing a publish learns of it at once), then one event per new
+/// version and a heartbeat comment every ``heartbeatSeconds``. Each connection reads from its own
+/// small buffer that keeps only the newest items, so a slow client never holds up a publish or
+/// another client; because every event names the newest version, a dropped event loses nothing.
+/// Streams end when the server shuts down.
+struct StreamRoutes {
+    let cache: ServingCache
+    let events: PublishEvents
+    let heartbeatSeconds: Double
+
+    /// The reconnect delay sent in `retry:`, in milliseconds.
+    static let retryMilliseconds = 3000
+    static let lastEventIDHeader = HTTPField.Name("Last-Event-ID")
+
+    func register(on group: RouterGroup<VaneRequestContext>) {
+        group.get("stream", use: stream)
+    }
+
+    enum Item: Sendable {
+        case version(Int64)
+        case heartbeat
+    }
+
+    @Sendable func stream(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let environment = try RequestReading.environment(context)
+        try context.requirePrincipal().require([.client, .server], on: environment)
+        let lastEventId = Self.lastEventIDHeader.flatMap { request.headers[$0] }.flatMap { Int64($0) }
+        // Subscribe before reading the current version, so a publish in between is not missed.
+        let subscription = events.subscribe()
+        let current = cache.template(for: environment)?.versionNumber ?? 0
+        let heartbeat = heartbeatSeconds
+        let body = ResponseBody { writer in
+            var lastSent = lastEventId ?? -1
+            try await writer.write(ByteBuffer(string: "retry: \(Self.retryMilliseconds)\n\n"))
+            if current > lastSent {
+                try await writer.write(Self.event(version: current))
+                lastSent = current
+            }
+            let (items, continuation) = AsyncStream.makeStream(of: Item.self, bufferingPolicy: .bufferingNewest(16))
+            let producers = Task {
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for await event in subscription where event.environment == environment {
+                            continuation.yield(.version(event.versionNumber))
+                        }
+                    }
+                    group.addTask {
+                        while !Task.isCancelled {
+                            try? await Task.sleep(nanoseconds: UInt64(heartbeat * 1_000_000_000))
+                            continuation.yield(.heartbeat)
+                        }
+                    }
+                    await group.next()
+                    group.cancelAll()
+                }
+                continuation.finish()
+            }
+            defer { producers.cancel() }
+            try await withGracefulShutdownHandler {
+                for await item in items {
+                    switch item {
+                    case .version(let version) where version > lastSent:
+                        try await writer.write(Self.event(version: version))
+                        lastSent = version
+                    case .version:
+                        continue
+                    case .heartbeat:
+                        try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
+                    }
+                }
+            } onGracefulShutdown: {
+                continuation.finish()
+            }
+            try await writer.finish(nil)
+        }
+        var headers: HTTPFields = [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-cache"]
+        // Tells nginx-style proxies not to buffer the stream.
+        if let noBuffering = HTTPField.Name("X-Accel-Buffering") { headers[noBuffering] = "no" }
+        return Response(status: .ok, headers: headers, body: body)
+    }
+
+    /// One `version` event.
+    static func event(version: Int64) -> ByteBuffer {
+        ByteBuffer(string: "id: \(version)\nevent: version\ndata: {\"templateVersion\":\"\(version)\"}\n\n")
+    }
+}
