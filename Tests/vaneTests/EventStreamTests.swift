@@ -68,7 +68,9 @@ import Testing
         let streams = (0..<3).map { _ in
             EventStreamClient(url: (try? url(server)) ?? URL(fileURLWithPath: "/"), key: key)
         }
-        defer { streams.forEach { $0.close() } }
+        defer {
+            for stream in streams { stream.close() }
+        }
         for stream in streams { #expect(stream.wait { $0.contains("id: 1\n") }) }
         let started = Date()
         #expect(server.stop(timeout: 20) == 0, "SIGTERM ends the streams and exits cleanly: \(server.log)")
