@@ -165,17 +165,17 @@ public final class VaneServerApplication: Sendable {
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         var services: [any Service] = [DatabaseService(engine: store.engine)]
-        if store.engine.kind == .postgres {
-            services.append(
-                VersionPoller(
-                    store: store,
-                    cache: cache,
-                    keys: keys,
-                    events: events,
-                    intervalMilliseconds: configuration.pollIntervalMilliseconds,
-                    logger: logger
-                )
+        if store.engine.kind == .postgres, case .postgres(let url) = configuration.databaseLocation {
+            let poller = VersionPoller(
+                store: store,
+                cache: cache,
+                keys: keys,
+                events: events,
+                intervalMilliseconds: configuration.pollIntervalMilliseconds,
+                logger: logger
             )
+            services.append(poller)
+            services.append(VersionListener(url: url, poller: poller, logger: logger))
         }
         return Application(
             router: buildRouter(),

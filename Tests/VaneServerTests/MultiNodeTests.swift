@@ -53,4 +53,81 @@ import VaneCore
             }
         }
     }
+
+    /// Waits for the first event of `stream` for `environment` at or above `version`, for at most `seconds`.
+    static func firstEvent(
+        _ stream: AsyncStream<PublishEvent>,
+        atLeast version: Int64,
+        within seconds: Double
+    ) async -> Int64? {
+        await withTaskGroup(of: Int64?.self) { group in
+            group.addTask {
+                for await event in stream where event.versionNumber >= version { return event.versionNumber }
+                return nil
+            }
+            group.addTask {
+                try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    @Test func threeNodesHearAPublishThroughListenNotify() async throws {
+        var configuration = try await TestDatabase.postgres.configuration()
+        // Polling far too slow to matter: only LISTEN/NOTIFY can deliver within the test.
+        configuration.pollIntervalMilliseconds = 600_000
+        let shared = configuration
+        try await TestServer.run(configuration: shared) { first in
+            try await TestServer.run(configuration: shared) { second in
+                try await TestServer.run(configuration: shared) { third in
+                    // Give the listeners a moment to connect and LISTEN.
+                    try await Task.sleep(nanoseconds: 500_000_000)
+                    let secondEvents = second.application.events.subscribe()
+                    let thirdEvents = third.application.events.subscribe()
+                    let published = try await first.publish([
+                        "parameters": ["banner_text": ["defaultValue": ["value": "from node one"]]]
+                    ])
+                    #expect(published.status == .ok)
+                    async let heardBySecond = Self.firstEvent(secondEvents, atLeast: 2, within: 5)
+                    async let heardByThird = Self.firstEvent(thirdEvents, atLeast: 2, within: 5)
+                    #expect(await heardBySecond == 2, "node 2's subscribers did not hear version 2")
+                    #expect(await heardByThird == 2, "node 3's subscribers did not hear version 2")
+                    let fetched = try await third.send(
+                        .post,
+                        TestServer.demoPath + "/fetch",
+                        key: try await first.createKey(role: "client"),
+                        json: ["context": [:]]
+                    )
+                    #expect(fetched.object?["templateVersion"] == "2")
+                }
+            }
+        }
+    }
+
+    @Test func aNodeWhoseListenConnectionDropsCatchesUpWhenItReconnects() async throws {
+        var configuration = try await TestDatabase.postgres.configuration()
+        configuration.pollIntervalMilliseconds = 600_000
+        let shared = configuration
+        try await TestServer.run(configuration: shared) { first in
+            try await TestServer.run(configuration: shared) { second in
+                try await Task.sleep(nanoseconds: 500_000_000)
+                let events = second.application.events.subscribe()
+                // Cut every LISTEN connection, then publish while the listeners are away.
+                try await first.application.store.engine.withSession { database in
+                    try await database.raw(
+                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND pid <> pg_backend_pid()"
+                    ).run()
+                }
+                let published = try await first.publish([
+                    "parameters": ["banner_text": ["defaultValue": ["value": "while away"]]]
+                ])
+                #expect(published.status == .ok)
+                let heard = await Self.firstEvent(events, atLeast: 2, within: 8)
+                #expect(heard == 2, "the second node missed the publish made while it was reconnecting")
+            }
+        }
+    }
 }

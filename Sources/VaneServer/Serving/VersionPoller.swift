@@ -16,7 +16,10 @@ struct VersionPoller: Service {
 
     func run() async throws {
         while !Task.isCancelled, !Task.isShuttingDownGracefully {
-            try? await Task.sleep(nanoseconds: UInt64(intervalMilliseconds) * 1_000_000)
+            // A long interval must not hold up a shutdown: the sleep ends when one begins.
+            try? await cancelWhenGracefulShutdown {
+                try await Task.sleep(nanoseconds: UInt64(intervalMilliseconds) * 1_000_000)
+            }
             do {
                 try await poll()
             } catch {

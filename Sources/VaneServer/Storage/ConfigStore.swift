@@ -323,6 +323,12 @@ public final class ConfigStore: Sendable {
                     ?? "published version \(number) (\(updateType.rawValue))",
                 details: ["versionNumber": .string(String(number)), "changes": diff.json()]
             )
+            if kind == .postgres {
+                // Delivered to every node's VersionListener when the transaction commits, never before.
+                try await database.raw(
+                    "SELECT pg_notify(\(bind: VersionListener.channel), \(bind: "\(projectId)/\(environmentId)/\(number)"))"
+                ).run()
+            }
             if let retained, number > Int64(retained) {
                 try await database.raw(
                     """
