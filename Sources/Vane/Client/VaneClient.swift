@@ -256,12 +256,7 @@ public final class VaneClient: RemoteConfigReader, Sendable {
             body: Data(("{\"context\":" + contextText + "}").utf8),
             timeout: configuration.timeout
         )
-        let response: TransportResponse
-        do {
-            response = try await configuration.transport.send(request)
-        } catch {
-            throw .transport(error)
-        }
+        let response = try await configuration.transport.exchange(request)
         switch response.status {
         case 200:
             switch try FetchResponse.read(response.body) {

@@ -108,12 +108,7 @@ public final class LocalEvaluationClient: Sendable {
             headers: headers,
             timeout: configuration.timeout
         )
-        let response: TransportResponse
-        do {
-            response = try await configuration.transport.send(request)
-        } catch {
-            throw .transport(error)
-        }
+        let response = try await configuration.transport.exchange(request)
         switch response.status {
         case 200:
             let template: ConfigTemplate

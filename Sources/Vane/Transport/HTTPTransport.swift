@@ -12,6 +12,17 @@ public protocol HTTPTransport: Sendable {
     func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse
 }
 
+extension HTTPTransport {
+    /// Sends a request; no complete response is a ``VaneError/transport(_:)``.
+    func exchange(_ request: TransportRequest) async throws(VaneError) -> TransportResponse {
+        do {
+            return try await send(request)
+        } catch {
+            throw .transport(error)
+        }
+    }
+}
+
 /// An HTTP request.
 public struct TransportRequest: Sendable, Hashable {
     /// `GET`, `POST`, …
