@@ -150,7 +150,7 @@ func offlineClient(
 
         // A change made elsewhere reaches the model through the client's updates.
         client.setOverride("false", forKey: "new_checkout")
-        for _ in 0..<200 where model.menu.item(forKey: "new_checkout")?.value != "false" {
+        for _ in 0..<1000 where model.menu.item(forKey: "new_checkout")?.value != "false" {
             try await Task.sleep(nanoseconds: 5_000_000)
         }
         #expect(model.menu.item(forKey: "new_checkout")?.value == "false")
@@ -165,7 +165,7 @@ func offlineClient(
         let observable = ObservableConfig(client: client)
         #expect(observable.snapshot[.newCheckout] == false)
         client.setOverride(true, for: .newCheckout)
-        for _ in 0..<200 where observable.snapshot[.newCheckout] == false {
+        for _ in 0..<1000 where observable.snapshot[.newCheckout] == false {
             try await Task.sleep(nanoseconds: 5_000_000)
         }
         #expect(observable.snapshot[.newCheckout] == true)
