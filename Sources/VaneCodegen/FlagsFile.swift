@@ -23,13 +23,7 @@ public struct FlagsFile: Sendable, Hashable {
     /// Reads a flags file in any of the three formats.
     /// - Throws: ``DocumentError`` listing every problem with its JSON path and flag name.
     public init(data: some Collection<UInt8>) throws(DocumentError) {
-        let json: JSONValue
-        do {
-            json = try JSONValue.parse(data)
-        } catch {
-            throw DocumentError(error)
-        }
-        try self.init(json: json)
+        try self.init(json: try DocumentError.parse(data))
     }
 
     /// Reads a flags file from parsed JSON.

@@ -68,13 +68,7 @@ public struct InAppDefaults: Sendable, Hashable {
     /// Reads a defaults file (either format).
     /// - Throws: ``DocumentError`` naming every malformed entry with its JSON path.
     public init(data: some Collection<UInt8>) throws(DocumentError) {
-        let json: JSONValue
-        do {
-            json = try JSONValue.parse(data)
-        } catch {
-            throw DocumentError(error)
-        }
-        try self.init(json: json)
+        try self.init(json: try DocumentError.parse(data))
     }
 
     /// Reads defaults from parsed JSON (either format).

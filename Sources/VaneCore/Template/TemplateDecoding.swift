@@ -6,13 +6,7 @@ extension ConfigTemplate {
     /// - Throws: ``DocumentError`` listing every malformed field with its JSON path, or
     ///   the line and column where the JSON itself breaks.
     public init(data: some Collection<UInt8>, limits: JSONParseLimits = .default) throws(DocumentError) {
-        let json: JSONValue
-        do {
-            json = try JSONValue.parse(data, limits: limits)
-        } catch {
-            throw DocumentError(error)
-        }
-        try self.init(json: json)
+        try self.init(json: try DocumentError.parse(data, limits: limits))
     }
 
     /// Reads a template from a parsed JSON document.

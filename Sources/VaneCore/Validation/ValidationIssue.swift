@@ -64,3 +64,18 @@ public struct DocumentError: Error, Sendable, Hashable, CustomStringConvertible 
     /// One line per problem.
     public var description: String { issues.map(\.description).joined(separator: "\n") }
 }
+
+extension DocumentError {
+    /// Parses a document, turning a syntax error into a ``DocumentError``: the first step of every
+    /// `init(data:)` that reads a Vane document (templates, defaults, flags files).
+    public static func parse(
+        _ data: some Collection<UInt8>,
+        limits: JSONParseLimits = .default
+    ) throws(DocumentError) -> JSONValue {
+        do {
+            return try JSONValue.parse(data, limits: limits)
+        } catch {
+            throw DocumentError(error)
+        }
+    }
+}
