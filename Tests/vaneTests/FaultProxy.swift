@@ -21,6 +21,9 @@ final class FaultProxy: Sendable {
         case truncate(declaredLength: Int, body: String)
         /// Close the connection without answering.
         case close
+        /// Answer 200 with an event stream, send `body`, then nothing more, ever (a connection
+        /// that died without a word: a NAT timeout, a sleeping laptop).
+        case fallSilent(body: String)
     }
 
     /// One request the proxy received, and the status it answered (nil for none).
@@ -129,6 +132,12 @@ private final class FaultProxyHandler: ChannelInboundHandler, Sendable {
                 .whenComplete { _ in channel.close(promise: nil) }
         case .close:
             channel.close(promise: nil)
+        case .fallSilent(let text):
+            proxy.recordStatus(200, at: index)
+            var responseHead = HTTPResponseHead(version: .http1_1, status: .ok)
+            responseHead.headers.add(name: "Content-Type", value: "text/event-stream")
+            channel.write(HTTPServerResponsePart.head(responseHead), promise: nil)
+            channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(string: text))), promise: nil)
         case .forward:
             forward(head: head, headers: headers, body: bodyText, proxy: proxy, index: index, channel: channel)
         case .delay(let seconds):

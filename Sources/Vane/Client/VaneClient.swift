@@ -29,6 +29,7 @@ public final class VaneClient: RemoteConfigReader, Sendable {
     private let inFlight = NIOLockedValueBox<Task<Result<FetchResult, VaneError>, Never>?>(nil)
     private let updateBroadcaster = Broadcaster<ConfigUpdate>()
     private let mismatchBroadcaster = Broadcaster<TypeMismatch>()
+    let liveConnection = LiveUpdateConnection()
 
     struct State: Sendable {
         var context: ClientContext
@@ -119,6 +120,16 @@ public final class VaneClient: RemoteConfigReader, Sendable {
     /// The template version of fetched values waiting for ``activate()``, if any.
     public var pendingTemplateVersion: Int64? { state.withLockedValue { $0.fetched?.templateVersion } }
 
+    /// The newest template version the client holds, fetched or active.
+    var heldTemplateVersion: Int64? {
+        state.withLockedValue { state in
+            switch (state.active?.templateVersion, state.fetched?.templateVersion) {
+            case (let active?, let fetched?): return max(active, fetched)
+            case (let active, let fetched): return active ?? fetched
+            }
+        }
+    }
+
     /// The error of the last fetch, or nil when it succeeded (or none ran).
     public var lastFetchError: VaneError? { state.withLockedValue { $0.lastFetchError } }
 
@@ -198,6 +209,64 @@ public final class VaneClient: RemoteConfigReader, Sendable {
         saveCache()
         if !update.changedKeys.isEmpty { updateBroadcaster.send(update) }
         return true
+    }
+
+    /// Activates the fetched keys `policy` allows: all of them (a full activation, when every
+    /// updated key may be applied), or only those copied into the active config, the rest waiting.
+    /// - Returns: What changed, or nil when nothing fetched is waiting.
+    func applyLiveUpdate(policy: LiveApplyPolicy) -> LiveUpdate? {
+        let declaredRealtime = Set(configuration.keys.filter(\.realtime).map(\.name))
+        let outcome: (LiveUpdate, ConfigUpdate)? = state.withLockedValue { state in
+            guard let fetched = state.fetched else { return nil }
+            let active = state.active
+            var keys = Set(fetched.entries.keys)
+            if let active { keys.formUnion(active.entries.keys) }
+            let updated = keys.filter { fetched.entries[$0] != active?.entries[$0] }
+            let applied: Set<String>
+            switch policy {
+            case .all: applied = updated
+            case .none: applied = []
+            case .allowlisted(let allowed):
+                applied = updated.filter {
+                    fetched.metadata[$0]?.realtime == true || allowed.contains($0) || declaredRealtime.contains($0)
+                }
+            }
+            if policy != .none && applied == updated {
+                state.active = fetched
+                state.fetched = nil
+            } else if !applied.isEmpty {
+                // Only these keys change; the active config keeps its version, the rest waits in `fetched`.
+                var merged =
+                    active
+                    ?? RemoteConfig(
+                        entries: [:],
+                        metadata: [:],
+                        templateVersion: fetched.templateVersion,
+                        etag: nil,
+                        fetchedAt: fetched.fetchedAt,
+                        contextText: fetched.contextText
+                    )
+                for key in applied {
+                    merged.entries[key] = fetched.entries[key]
+                    merged.metadata[key] = fetched.metadata[key]
+                }
+                state.active = merged
+            }
+            let changed = state.resolve(defaults: configuration.defaults)
+            return (
+                LiveUpdate(
+                    templateVersion: fetched.templateVersion,
+                    updatedKeys: updated,
+                    appliedKeys: applied,
+                    pendingKeys: updated.subtracting(applied)
+                ),
+                ConfigUpdate(changedKeys: changed, reason: .liveUpdate, templateVersion: state.active?.templateVersion)
+            )
+        }
+        guard let (update, configUpdate) = outcome else { return nil }
+        saveCache()
+        if !configUpdate.changedKeys.isEmpty { updateBroadcaster.send(configUpdate) }
+        return update
     }
 
     /// Fetches, then activates whatever fetched values are waiting.

@@ -39,6 +39,8 @@ extension VaneClient {
         public var timeout: TimeInterval
         /// The pause after 429 and 5xx answers.
         public var backoff: BackoffPolicy
+        /// How ``VaneClient/startLiveUpdates()`` applies new versions and reconnects.
+        public var liveUpdates: LiveUpdateOptions
         /// How requests are sent.
         public var transport: any HTTPTransport
         /// Where the client logs type mismatches, failed fetches and unreadable files. Keys never appear.
@@ -57,6 +59,7 @@ extension VaneClient {
             minimumFetchInterval: TimeInterval = 3600,
             timeout: TimeInterval = 30,
             backoff: BackoffPolicy = BackoffPolicy(),
+            liveUpdates: LiveUpdateOptions = LiveUpdateOptions(),
             transport: any HTTPTransport = URLSessionTransport(),
             logger: Logger = Logger(label: "vane")
         ) {
@@ -71,6 +74,7 @@ extension VaneClient {
             self.minimumFetchInterval = minimumFetchInterval
             self.timeout = timeout
             self.backoff = backoff
+            self.liveUpdates = liveUpdates
             self.transport = transport
             self.logger = logger
         }

@@ -10,6 +10,27 @@ public protocol HTTPTransport: Sendable {
     /// - Throws: ``TransportError`` when no complete response arrived (no connection, timeout,
     ///   a connection closed mid-body). A response with an error status is not an error here.
     func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse
+
+    /// Sends a request and returns as soon as the response head arrives; the body follows as it
+    /// is received. Live updates read the server's event stream through this.
+    ///
+    /// For a stream, `request.timeout` bounds silence: when nothing (not even a heartbeat)
+    /// arrives for that long, the body ends with ``TransportError/timedOut(seconds:)``.
+    /// A default implementation throws, so transports written before live updates still compile;
+    /// such a transport cannot carry live updates.
+    ///
+    /// - Throws: ``TransportError`` when no response head arrived.
+    func openStream(_ request: TransportRequest) async throws(TransportError) -> TransportStream
+}
+
+extension HTTPTransport {
+    /// Throws: this transport does not stream.
+    public func openStream(_ request: TransportRequest) async throws(TransportError) -> TransportStream {
+        throw .cannotConnect(
+            reason: "\(type(of: self)) does not implement openStream(_:), which live updates need; "
+                + "implement it or use URLSessionTransport"
+        )
+    }
 }
 
 extension HTTPTransport {
@@ -67,6 +88,32 @@ public struct TransportResponse: Sendable, Hashable {
         if let value = headers[name] { return value }
         let lower = name.lowercased()
         return headers.first { $0.key.lowercased() == lower }?.value
+    }
+}
+
+/// A response whose body is still arriving.
+public struct TransportStream: Sendable {
+    /// The status code.
+    public var status: Int
+    /// Header fields.
+    public var headers: [String: String]
+    /// The body's bytes, chunk by chunk as they arrive. It finishes when the server ends the
+    /// response and throws a ``TransportError`` when the connection breaks or falls silent.
+    public var body: AsyncThrowingStream<Data, any Error>
+    /// Closes the connection; the body then finishes.
+    public var close: @Sendable () -> Void
+
+    /// Creates a stream.
+    public init(
+        status: Int,
+        headers: [String: String] = [:],
+        body: AsyncThrowingStream<Data, any Error>,
+        close: @escaping @Sendable () -> Void
+    ) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.close = close
     }
 }
 

@@ -26,14 +26,7 @@ public struct URLSessionTransport: HTTPTransport {
 
     /// Sends a request with URLSession.
     public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
-        var urlRequest = URLRequest(
-            url: request.url,
-            cachePolicy: .reloadIgnoringLocalCacheData,
-            timeoutInterval: request.timeout
-        )
-        urlRequest.httpMethod = request.method
-        urlRequest.httpBody = request.body
-        for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+        let urlRequest = Self.urlRequest(request)
         // URLSession's own timeout counts idle time between packets; the SDK promises a bound on
         // the whole exchange, so a timer cancels the task when the time is up.
         let timedOut = NIOLockedValueBox(false)
@@ -61,14 +54,55 @@ public struct URLSessionTransport: HTTPTransport {
             guard let http = response as? HTTPURLResponse else {
                 throw .connectionLost(reason: "the answer is not an HTTP response")
             }
-            var headers: [String: String] = [:]
-            for (name, value) in http.allHeaderFields {
-                if let name = name as? String, let value = value as? String { headers[name] = value }
-            }
-            return TransportResponse(status: http.statusCode, headers: headers, body: data)
+            return TransportResponse(status: http.statusCode, headers: Self.headers(of: http), body: data)
         case .failure(let error):
             throw Self.transportError(error, timeout: request.timeout)
         }
+    }
+
+    /// Opens a streaming response with a session of its own whose delegate receives the body
+    /// chunk by chunk (FoundationNetworking has no `bytes(for:)`). The session copies this
+    /// transport's configuration.
+    public func openStream(_ request: TransportRequest) async throws(TransportError) -> TransportStream {
+        let delegate = StreamingDataDelegate(timeout: request.timeout)
+        let streamSession = URLSession(configuration: session.configuration, delegate: delegate, delegateQueue: nil)
+        let task = streamSession.dataTask(with: Self.urlRequest(request))
+        delegate.closeOnTermination(task)
+        let head = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                delegate.awaitHead(continuation)
+                task.resume()
+                delegate.watchForSilence(of: task)
+            }
+        } onCancel: {
+            task.cancel()
+        }
+        switch head {
+        case .success(let (status, headers)):
+            return TransportStream(status: status, headers: headers, body: delegate.body) { task.cancel() }
+        case .failure(let error):
+            throw error
+        }
+    }
+
+    static func urlRequest(_ request: TransportRequest) -> URLRequest {
+        var urlRequest = URLRequest(
+            url: request.url,
+            cachePolicy: .reloadIgnoringLocalCacheData,
+            timeoutInterval: request.timeout
+        )
+        urlRequest.httpMethod = request.method
+        urlRequest.httpBody = request.body
+        for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+        return urlRequest
+    }
+
+    static func headers(of response: HTTPURLResponse) -> [String: String] {
+        var headers: [String: String] = [:]
+        for (name, value) in response.allHeaderFields {
+            if let name = name as? String, let value = value as? String { headers[name] = value }
+        }
+        return headers
     }
 
     static func transportError(_ error: any Error, timeout: TimeInterval) -> TransportError {

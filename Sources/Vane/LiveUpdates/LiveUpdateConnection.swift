@@ -1,0 +1,205 @@
+import Foundation
+import NIOConcurrencyHelpers
+import VaneCore
+
+/// Runs one client's live updates: keeps the server's event stream open, reconnects forever, and
+/// when the server announces a version newer than the client holds, fetches it (bypassing the
+/// minimum fetch interval, honouring backoff) and applies it under the ``LiveApplyPolicy``.
+///
+/// Every (re)connection sends the newest version the client holds as `Last-Event-ID`; the server
+/// answers with its current version when that is newer, so a publish made while the client was
+/// away is fetched on reconnect.
+final class LiveUpdateConnection: Sendable {
+    private struct State {
+        /// Changes on every start, stop and pause, so tasks of an earlier run cannot report.
+        var generation = 0
+        var connectionTask: Task<Void, Never>?
+        var catchUpTask: Task<Void, Never>?
+        var connection: LiveUpdateState = .stopped
+        /// The newest version the client has caught up with (fetched, or confirmed unchanged).
+        var knownVersion: Int64 = 0
+        /// The newest version the server announced.
+        var announcedVersion: Int64 = 0
+    }
+
+    private let state = NIOLockedValueBox(State())
+    let states = Broadcaster<LiveUpdateState>()
+    let updates = Broadcaster<LiveUpdate>()
+
+    var connectionState: LiveUpdateState { state.withLockedValue { $0.connection } }
+
+    /// Starts the connection unless it runs.
+    func start(_ client: VaneClient) {
+        state.withLockedValue { state in
+            guard state.connectionTask == nil else { return }
+            state.generation += 1
+            let generation = state.generation
+            state.connectionTask = Task { await self.run(client, generation: generation) }
+        }
+    }
+
+    /// Closes the stream, cancels a fetch in progress and reports `final` (`.stopped` or `.paused`).
+    /// - Returns: Whether the connection was running (or paused).
+    @discardableResult
+    func halt(reporting final: LiveUpdateState) -> Bool {
+        let (tasks, wasActive): ([Task<Void, Never>?], Bool) = state.withLockedValue { state in
+            let wasActive = state.connection != .stopped
+            state.generation += 1
+            defer {
+                state.connectionTask = nil
+                state.catchUpTask = nil
+            }
+            return ([state.connectionTask, state.catchUpTask], wasActive)
+        }
+        for task in tasks { task?.cancel() }
+        report(final, generation: nil)
+        return wasActive
+    }
+
+    private func report(_ new: LiveUpdateState, generation: Int?) {
+        let changed = state.withLockedValue { state in
+            if let generation, generation != state.generation { return false }
+            guard state.connection != new else { return false }
+            state.connection = new
+            return true
+        }
+        if changed { states.send(new) }
+    }
+
+    // MARK: - The stream
+
+    private func run(_ client: VaneClient, generation: Int) async {
+        let options = client.configuration.liveUpdates
+        let logger = client.configuration.logger
+        var failures = 0
+        while !Task.isCancelled {
+            report(.connecting(attempt: failures), generation: generation)
+            var serverRetry: TimeInterval?
+            let reason: String
+            do {
+                let stream = try await client.configuration.transport.openStream(request(client))
+                if stream.status == 200 {
+                    failures = 0
+                    report(.connected, generation: generation)
+                    var parser = ServerSentEventParser()
+                    do {
+                        for try await chunk in stream.body {
+                            for event in parser.feed(chunk) where event.type == "version" {
+                                guard let version = Self.version(of: event) else { continue }
+                                announce(version, client: client, generation: generation)
+                            }
+                        }
+                        reason = "the server ended the stream"
+                    } catch TransportError.timedOut(let seconds) {
+                        reason = "the stream was silent for \(seconds) s"
+                    } catch {
+                        reason = "\(error)"
+                    }
+                    serverRetry = parser.retryMilliseconds.map { TimeInterval($0) / 1000 }
+                } else {
+                    stream.close()
+                    reason = "the server answered HTTP \(stream.status)"
+                }
+            } catch {
+                reason = error.description
+            }
+            if Task.isCancelled { break }
+            failures += 1
+            var delay = options.reconnect.delay(afterFailures: failures)
+            if failures == 1, let serverRetry {
+                // The server's own pause, spread out so a restarted server is not hit by every client at once.
+                delay = max(delay, serverRetry * (1 + options.reconnect.jitter * Double.random(in: 0..<1)))
+            }
+            let retryAt = Date().addingTimeInterval(delay)
+            report(.waitingToReconnect(attempt: failures, retryAt: retryAt, reason: reason), generation: generation)
+            logger.notice("live updates disconnected: \(reason); reconnecting in \(Int(delay * 1000)) ms")
+            try? await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
+        }
+    }
+
+    private func request(_ client: VaneClient) -> TransportRequest {
+        let configuration = client.configuration
+        var headers = [
+            "Authorization": "Bearer \(configuration.clientKey)",
+            "Accept": "text/event-stream",
+            "Cache-Control": "no-cache",
+            "User-Agent": "vane-swift/\(VaneClient.sdkVersion)",
+        ]
+        let known = max(state.withLockedValue { $0.knownVersion }, client.heldTemplateVersion ?? 0)
+        if known > 0 { headers["Last-Event-ID"] = String(known) }
+        return TransportRequest(
+            method: "GET",
+            url: configuration.environmentURL("stream"),
+            headers: headers,
+            timeout: configuration.liveUpdates.idleTimeout
+        )
+    }
+
+    /// The version a `version` event announces: `{"templateVersion": "N"}`, else its id.
+    static func version(of event: ServerSentEvent) -> Int64? {
+        if case .object(let object)? = try? JSONValue.parse(Array(event.data.utf8)),
+            let version = try? FetchResponse.templateVersion(object["templateVersion"]), version > 0
+        {
+            return version
+        }
+        return Int64(event.lastEventId)
+    }
+
+    // MARK: - Catching up
+
+    private func announce(_ version: Int64, client: VaneClient, generation: Int) {
+        let held = client.heldTemplateVersion ?? 0
+        state.withLockedValue { state in
+            guard state.generation == generation else { return }
+            state.announcedVersion = max(state.announcedVersion, version)
+            guard state.announcedVersion > max(state.knownVersion, held), state.catchUpTask == nil else { return }
+            state.catchUpTask = Task { await self.catchUp(client, generation: generation) }
+        }
+    }
+
+    /// Fetches until the client holds the newest announced version; waits out backoffs and
+    /// retries failures, so an announced version is never dropped.
+    private func catchUp(_ client: VaneClient, generation: Int) async {
+        let options = client.configuration.liveUpdates
+        var failures = 0
+        while !Task.isCancelled {
+            let held = client.heldTemplateVersion ?? 0
+            let target: Int64? = state.withLockedValue { state in
+                guard state.generation == generation else { return nil }
+                if state.announcedVersion <= max(state.knownVersion, held) {
+                    state.catchUpTask = nil
+                    return nil
+                }
+                return state.announcedVersion
+            }
+            guard let target else { return }
+            let pause: TimeInterval
+            do {
+                switch try await client.fetch(minimumInterval: 0) {
+                case .fetched(let version):
+                    markKnown(max(target, version))
+                    if let update = client.applyLiveUpdate(policy: options.policy) { updates.send(update) }
+                case .noChange:
+                    markKnown(target)
+                case .notDue:
+                    break  // joined a fetch the app started with its own interval: ask again
+                }
+                failures = 0
+                continue
+            } catch {
+                switch error {
+                case .backingOff(let retryAt), .serverUnavailable(_, let retryAt):
+                    pause = retryAt.timeIntervalSinceNow
+                default:
+                    failures += 1
+                    pause = options.reconnect.delay(afterFailures: failures)
+                }
+            }
+            try? await Task.sleep(nanoseconds: UInt64(max(pause, 0.01) * 1_000_000_000))
+        }
+    }
+
+    private func markKnown(_ version: Int64) {
+        state.withLockedValue { $0.knownVersion = max($0.knownVersion, version) }
+    }
+}
