@@ -56,7 +56,11 @@ final class Recorder<Element: Sendable>: Sendable {
     ) throws -> VaneClient {
         let client = harness.client(storage: storage, keys: keys, serverURL: try serverURL ?? directURL(harness.server))
         var configuration = client.configuration
-        configuration.liveUpdates = LiveUpdateOptions(policy: policy, reconnect: Self.fastReconnect, idleTimeout: idleTimeout)
+        configuration.liveUpdates = LiveUpdateOptions(
+            policy: policy,
+            reconnect: Self.fastReconnect,
+            idleTimeout: idleTimeout
+        )
         return VaneClient(configuration: configuration)
     }
 
@@ -64,7 +68,11 @@ final class Recorder<Element: Sendable>: Sendable {
         try #require(URL(string: server.url))
     }
 
-    func waitForState(_ client: VaneClient, timeout: TimeInterval = 15, _ matches: (LiveUpdateState) -> Bool) async
+    func waitForState(
+        _ client: VaneClient,
+        timeout: TimeInterval = 15,
+        _ matches: (LiveUpdateState) -> Bool
+    ) async
         -> Bool
     {
         let deadline = Date().addingTimeInterval(timeout)
@@ -107,7 +115,13 @@ final class Recorder<Element: Sendable>: Sendable {
             try harness.publish(Self.template(killSwitch: false, banner: "a", layout: "grid"))
             let all = try liveClient(harness, storage: "all", policy: .all)
             let none = try liveClient(harness, storage: "none", policy: .none)
-            let declared = KeyDescriptor(name: "layout", kind: .string, typeName: "String", defaultValue: "", realtime: true)
+            let declared = KeyDescriptor(
+                name: "layout",
+                kind: .string,
+                typeName: "String",
+                defaultValue: "",
+                realtime: true
+            )
             let listed = try liveClient(harness, storage: "listed", policy: .allowlisted(["banner"]), keys: [declared])
             let clients = [all, none, listed]
             let recorders = clients.map { Recorder($0.liveUpdates) }
@@ -200,8 +214,10 @@ final class Recorder<Element: Sendable>: Sendable {
         // The same data on the same port, and a publish straight away, most likely before the
         // client is back: the version comparison on reconnect must bring it.
         let restarted = try ServeProcess.launch(
-            arguments: ["--data-dir", server.dataDirectory.appendingPathComponent("data").path, "--admin-key",
-                server.adminKey, "--port", port, "--stream-heartbeat", "60"],
+            arguments: [
+                "--data-dir", server.dataDirectory.appendingPathComponent("data").path, "--admin-key",
+                server.adminKey, "--port", port, "--stream-heartbeat", "60",
+            ],
             standardOutput: server.dataDirectory.appendingPathComponent("stdout2.log"),
             standardError: server.dataDirectory.appendingPathComponent("stderr2.log"),
             timeout: 60

@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+
+@testable import VaneServer
+
+/// The event stream's fan-out under a subscriber that stops reading.
+@Suite struct StreamFanOutTests {
+    @Test func aSubscriberThatStopsReadingStallsNeitherPublishersNorOthers() async throws {
+        try await TestServer.run(.sqlite, configure: { $0.streamHeartbeatSeconds = 600 }) { server in
+            let key = try await server.createKey(role: "client")
+            let port = try #require(server.client.port)
+            let request =
+                "GET \(TestServer.demoPath)/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Authorization: Bearer \(key)\r\nAccept: text/event-stream\r\n\r\n"
+            // A receive buffer of 1 KB: the kernel soon stops taking the server's writes.
+            let stuck = try RawSocket(port: port, receiveBuffer: 1024)
+            try stuck.send(request)
+            let healthy = try RawSocket(port: port)
+            try healthy.send(request)
+            #expect(stuck.read(timeout: 10) { $0.contains("id: 1\n") }.contains("id: 1\n"))
+            #expect(healthy.read(timeout: 10) { $0.contains("id: 1\n") }.contains("id: 1\n"))
+
+            // The stuck client reads nothing more while 200,000 versions go out.
+            let last: Int64 = 200_000
+            let healthyReader = Task.detached { healthy.read(timeout: 60) { $0.contains("id: \(last)\n") } }
+            let environment = EnvironmentKey(projectId: "demo", environmentId: "production")
+            for version in 2...last { server.application.events.published(environment, version: version) }
+            #expect(await healthyReader.value.contains("id: \(last)\n"), "the reading client gets the newest version")
+
+            let resumed = stuck.read(timeout: 60) { $0.contains("id: \(last)\n") }
+            #expect(resumed.contains("id: \(last)\n"), "a client that reads again gets the newest version")
+            let delivered = resumed.components(separatedBy: "event: version").count - 1
+            #expect(
+                delivered < 10_000,
+                "its buffer is bounded, so most stale events were dropped: \(delivered) arrived"
+            )
+        }
+    }
+}
