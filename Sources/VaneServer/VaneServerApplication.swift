@@ -148,15 +148,17 @@ public final class VaneServerApplication: Sendable {
         router.add(middleware: ErrorLoggingMiddleware())
         HealthRoutes(readiness: readiness, registry: registry).register(on: router)
         let limiter = RateLimiter(requestsPerSecond: configuration.rateLimit)
+        let streams = StreamRoutes(cache: cache, events: events, heartbeatSeconds: configuration.streamHeartbeatSeconds)
+        let ofrepStreams = OFREPStreamRoutes(keys: keys, streams: streams)
         // Before AuthenticationMiddleware: OFREP authenticates itself (its 401/403 have no body).
-        OFREPRoutes(keys: keys, cache: cache, limiter: limiter).register(on: router)
+        OFREPRoutes(keys: keys, cache: cache, limiter: limiter, eventStreams: ofrepStreams).register(on: router)
+        ofrepStreams.register(on: router)
         router.add(middleware: AuthenticationMiddleware(keys: keys))
         AdminRoutes(store: store, keys: keys).register(on: router)
         let environment = router.group("v1/projects/:project/environments/:environment")
         TemplateRoutes(store: store, cache: cache, events: events).register(on: environment)
         FetchRoutes(cache: cache, limiter: limiter).register(on: environment)
-        StreamRoutes(cache: cache, events: events, heartbeatSeconds: configuration.streamHeartbeatSeconds)
-            .register(on: environment)
+        streams.register(on: environment)
         return router
     }
 

@@ -50,15 +50,24 @@ final class RawSocket: @unchecked Sendable {
     }
 
     /// Reads whatever arrives until `condition` holds on everything read so far (or `timeout` passes).
-    func read(timeout: TimeInterval, until condition: (String) -> Bool) -> String {
+    ///
+    /// Never blocks a thread: the test server runs in this process on the same concurrency pool.
+    func read(timeout: TimeInterval, until condition: (String) -> Bool) async -> String {
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 50) > 0 else { continue }
+            guard poll(&poller, 1, 0) > 0 else {
+                try? await Task.sleep(nanoseconds: 10_000_000)
+                continue
+            }
             let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-            if count <= 0 { break }
+            if count == 0 { break }
+            if count < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                break
+            }
             received.append(contentsOf: buffer[0..<count])
             if condition(String(decoding: received, as: UTF8.self)) { break }
         }

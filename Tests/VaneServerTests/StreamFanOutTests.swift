@@ -17,17 +17,17 @@ import Testing
             try stuck.send(request)
             let healthy = try RawSocket(port: port)
             try healthy.send(request)
-            #expect(stuck.read(timeout: 10) { $0.contains("id: 1\n") }.contains("id: 1\n"))
-            #expect(healthy.read(timeout: 10) { $0.contains("id: 1\n") }.contains("id: 1\n"))
+            #expect(await stuck.read(timeout: 10) { $0.contains("id: 1\n") }.contains("id: 1\n"))
+            #expect(await healthy.read(timeout: 10) { $0.contains("id: 1\n") }.contains("id: 1\n"))
 
             // The stuck client reads nothing more while 200,000 versions go out.
             let last: Int64 = 200_000
-            let healthyReader = Task.detached { healthy.read(timeout: 60) { $0.contains("id: \(last)\n") } }
+            let healthyReader = Task.detached { await healthy.read(timeout: 60) { $0.contains("id: \(last)\n") } }
             let environment = EnvironmentKey(projectId: "demo", environmentId: "production")
             for version in 2...last { server.application.events.published(environment, version: version) }
             #expect(await healthyReader.value.contains("id: \(last)\n"), "the reading client gets the newest version")
 
-            let resumed = stuck.read(timeout: 60) { $0.contains("id: \(last)\n") }
+            let resumed = await stuck.read(timeout: 60) { $0.contains("id: \(last)\n") }
             #expect(resumed.contains("id: \(last)\n"), "a client that reads again gets the newest version")
             let delivered = resumed.components(separatedBy: "event: version").count - 1
             #expect(

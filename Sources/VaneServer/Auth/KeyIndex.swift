@@ -9,6 +9,7 @@ import NIOConcurrencyHelpers
 public final class KeyIndex: Sendable {
     private struct State {
         var keysByHash: [String: StoredKey] = [:]
+        var hashesById: [String: String] = [:]
         var lastRefreshOnMiss: Int64 = 0
     }
 
@@ -24,8 +25,15 @@ public final class KeyIndex: Sendable {
     public func refresh() async throws {
         let keys = try await store.keyHashes()
         var byHash: [String: StoredKey] = [:]
-        for (hash, key) in keys { byHash[hash] = key }
-        state.withLockedValue { $0.keysByHash = byHash }
+        var byId: [String: String] = [:]
+        for (hash, key) in keys {
+            byHash[hash] = key
+            byId[key.id] = hash
+        }
+        state.withLockedValue {
+            $0.keysByHash = byHash
+            $0.hashesById = byId
+        }
     }
 
     /// The live key a secret belongs to; nil for an unknown or revoked key.
@@ -49,19 +57,28 @@ public final class KeyIndex: Sendable {
         state.withLockedValue { $0.keysByHash[hash] }
     }
 
+    /// A key and its stored hash, by id (revoked keys included: the caller decides).
+    func key(id: String) -> (StoredKey, hash: String)? {
+        state.withLockedValue { state in
+            guard let hash = state.hashesById[id], let key = state.keysByHash[hash] else { return nil }
+            return (key, hash)
+        }
+    }
+
     /// Adds a key just created on this node.
     public func insert(_ key: StoredKey, secret: String) {
-        state.withLockedValue { $0.keysByHash[APIKeySecret.hash(secret)] = key }
+        let hash = APIKeySecret.hash(secret)
+        state.withLockedValue {
+            $0.keysByHash[hash] = key
+            $0.hashesById[key.id] = hash
+        }
     }
 
     /// Marks a key revoked on this node at once.
     public func revoke(id: String) {
         state.withLockedValue { state in
-            for (hash, key) in state.keysByHash where key.id == id {
-                var revoked = key
-                revoked.revokeTime = Clock.nowMilliseconds()
-                state.keysByHash[hash] = revoked
-            }
+            guard let hash = state.hashesById[id] else { return }
+            state.keysByHash[hash]?.revokeTime = Clock.nowMilliseconds()
         }
     }
 }

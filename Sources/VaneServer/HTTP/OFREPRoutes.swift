@@ -11,6 +11,7 @@ struct OFREPRoutes {
     let keys: KeyIndex
     let cache: ServingCache
     let limiter: RateLimiter
+    let eventStreams: OFREPStreamRoutes
 
     func register(on router: Router<VaneRequestContext>) {
         let group = router.group("ofrep/v1/evaluate")
@@ -42,16 +43,17 @@ struct OFREPRoutes {
         }
     }
 
-    /// Bulk: every flag in template order, `ETag` a hash of the `flags` array, 304 on a matching
+    /// Bulk: every flag in template order, `eventStreams` naming the change stream (see
+    /// ``OFREPStreamRoutes``), `ETag` a hash of the `flags` array, 304 on a matching
     /// `If-None-Match`. `flagConfigEtag` and `flagConfigLastModified` are accepted and ignored:
     /// this node always serves the newest version it knows.
     @Sendable func evaluateAll(_ request: Request, context: VaneRequestContext) async throws -> Response {
         try await answering(context) {
-            let (environment, evaluationContext) = try await read(request, flagKey: nil)
+            let (principal, environment, evaluationContext) = try await readAuthenticated(request, flagKey: nil)
             var flags: [JSONValue] = []
-            var version = "0"
+            var version: Int64 = 0
             if let served = cache.template(for: environment) {
-                version = String(served.versionNumber)
+                version = served.versionNumber
                 let result = served.compiled.evaluate(evaluationContext)
                 for resolution in result.resolutions {
                     flags.append(.object(OFREPEvaluation(resolution, served: served, templateVersion: nil).json))
@@ -62,7 +64,15 @@ struct OFREPRoutes {
             if RequestReading.ifNoneMatch(request, matches: etag) {
                 return Response(status: .notModified, headers: [.eTag: etag])
             }
-            let text = #"{"flags":"# + flagsText + #","metadata":{"templateVersion":"\#(version)"}}"#
+            var text = #"{"flags":"# + flagsText + #","metadata":{"templateVersion":"\#(version)"}"#
+            if let streams = eventStreams.advertisement(
+                keyId: principal.key.id,
+                environment: environment,
+                version: version
+            ) {
+                text += #","eventStreams":"# + streams
+            }
+            text += "}"
             return JSONResponse.make(text: text, headers: [.eTag: etag])
         }
     }
@@ -70,13 +80,21 @@ struct OFREPRoutes {
     /// Authenticates, picks the environment, applies the rate limit and reads the context, in
     /// that order.
     private func read(_ request: Request, flagKey: String?) async throws -> (EnvironmentKey, EvaluationContext) {
+        let (_, environment, evaluationContext) = try await readAuthenticated(request, flagKey: flagKey)
+        return (environment, evaluationContext)
+    }
+
+    private func readAuthenticated(
+        _ request: Request,
+        flagKey: String?
+    ) async throws -> (Principal, EnvironmentKey, EvaluationContext) {
         let principal = try await OFREPRequest.principal(request, keys: keys)
         let environment = try OFREPRequest.environment(request, principal: principal, flagKey: flagKey)
         if let wait = limiter.acquire(key: principal.key.id) {
             throw OFREPError.rateLimited(retryAfterSeconds: wait)
         }
         let evaluationContext = try await OFREPRequest.context(request, flagKey: flagKey)
-        return (environment, evaluationContext)
+        return (principal, environment, evaluationContext)
     }
 
     /// Runs a handler; any error that is not an OFREP answer becomes a logged 500

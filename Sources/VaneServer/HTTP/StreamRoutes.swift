@@ -43,23 +43,33 @@ struct StreamRoutes {
         let environment = try RequestReading.environment(context)
         try context.requirePrincipal().require([.client, .server], on: environment)
         let lastEventId = Self.lastEventIDHeader.flatMap { request.headers[$0] }.flatMap { Int64($0) }
+        return response(for: environment, after: lastEventId ?? -1, event: Self.event(version:))
+    }
+
+    /// A streaming response: the current version unless `after` covers it, then every newer one
+    /// as `event(version)`, heartbeats between. Shared by Vane's stream and OFREP's.
+    func response(
+        for environment: EnvironmentKey,
+        after known: Int64,
+        event: @escaping @Sendable (Int64) -> ByteBuffer
+    ) -> Response {
         // Subscribe before reading the current version, so a publish in between is not missed.
         let subscription = events.subscribe()
         let current = cache.template(for: environment)?.versionNumber ?? 0
         let heartbeat = heartbeatSeconds
         let body = ResponseBody { writer in
-            var lastSent = lastEventId ?? -1
+            var lastSent = known
             try await writer.write(ByteBuffer(string: "retry: \(Self.retryMilliseconds)\n\n"))
             if current > lastSent {
-                try await writer.write(Self.event(version: current))
+                try await writer.write(event(current))
                 lastSent = current
             }
             let (items, continuation) = AsyncStream.makeStream(of: Item.self, bufferingPolicy: .bufferingNewest(16))
             let producers = Task {
                 await withTaskGroup(of: Void.self) { group in
                     group.addTask {
-                        for await event in subscription where event.environment == environment {
-                            continuation.yield(.version(event.versionNumber))
+                        for await published in subscription where published.environment == environment {
+                            continuation.yield(.version(published.versionNumber))
                         }
                     }
                     group.addTask {
@@ -78,7 +88,7 @@ struct StreamRoutes {
                 for await item in items {
                     switch item {
                     case .version(let version) where version > lastSent:
-                        try await writer.write(Self.event(version: version))
+                        try await writer.write(event(version))
                         lastSent = version
                     case .version:
                         continue

@@ -1,0 +1,62 @@
+import Crypto
+import Foundation
+
+/// The credential in an OFREP `eventStreams` URL.
+///
+/// OFREP providers connect to the advertised URL as given, and browsers' `EventSource` cannot
+/// send headers, so the URL itself must authorize the stream. A long-lived API key must not go
+/// into a URL (proxies log URLs), so the URL carries this instead: the key's id, the environment
+/// and an expiry, signed with HMAC-SHA256 under the key's stored hash. Every node that shares
+/// the database can check it; revoking the key revokes its tokens; the token opens only the
+/// environment's change stream, which tells version numbers and nothing else.
+///
+/// Form: `base64url("keyId\nproject\nenvironment\nexpiry")` `.` `base64url(mac)`.
+enum StreamToken {
+    /// How long a token opens streams: a day. Providers get a fresh URL with every bulk evaluation.
+    static let lifetimeSeconds: Int64 = 86_400
+
+    /// A token for `key` (with its stored hash) to watch `environment` until `expiry` (Unix seconds).
+    static func make(keyId: String, keyHash: String, environment: EnvironmentKey, expiry: Int64) -> String {
+        let payload = Array("\(keyId)\n\(environment.projectId)\n\(environment.environmentId)\n\(expiry)".utf8)
+        return APIKeySecret.base64URL(payload) + "." + APIKeySecret.base64URL(mac(payload, keyHash: keyHash))
+    }
+
+    /// Why a token opens nothing.
+    enum Rejection: Error, Equatable {
+        case malformed
+        case unknownKey
+        case badSignature
+        case expired
+    }
+
+    /// The environment a token opens, checked against the live keys at `now` (Unix seconds).
+    static func verify(_ token: String, keys: KeyIndex, now: Int64) throws(Rejection) -> EnvironmentKey {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, let payload = decode(parts[0]), let signature = decode(parts[1]) else {
+            throw .malformed
+        }
+        let fields = String(decoding: payload, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        guard fields.count == 4, let expiry = Int64(fields[3]) else { throw .malformed }
+        guard let (key, keyHash) = keys.key(id: String(fields[0])), key.revokeTime == nil else { throw .unknownKey }
+        // HMAC's own comparison is constant-time.
+        guard
+            HMAC<SHA256>.isValidAuthenticationCode(
+                signature,
+                authenticating: payload,
+                using: SymmetricKey(data: Array(keyHash.utf8))
+            )
+        else { throw .badSignature }
+        guard now < expiry else { throw .expired }
+        return EnvironmentKey(projectId: String(fields[1]), environmentId: String(fields[2]))
+    }
+
+    private static func mac(_ payload: [UInt8], keyHash: String) -> [UInt8] {
+        Array(HMAC<SHA256>.authenticationCode(for: payload, using: SymmetricKey(data: Array(keyHash.utf8))))
+    }
+
+    private static func decode(_ text: Substring) -> [UInt8]? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        return Data(base64Encoded: base64).map { Array($0) }
+    }
+}
