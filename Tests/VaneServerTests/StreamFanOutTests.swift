@@ -6,7 +6,8 @@ import Testing
 /// The event stream's fan-out under a subscriber that stops reading.
 @Suite struct StreamFanOutTests {
     @Test func aSubscriberThatStopsReadingStallsNeitherPublishersNorOthers() async throws {
-        try await TestServer.run(.sqlite, configure: { $0.streamHeartbeatSeconds = 600 }) { server in
+        let quiet: (inout ServerConfiguration) -> Void = { $0.streamHeartbeatSeconds = 600 }
+        try await TestServer.run(.sqlite, configure: quiet) { server in
             let key = try await server.createKey(role: "client")
             let port = try #require(server.client.port)
             let request =
