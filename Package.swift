@@ -108,6 +108,15 @@ let package = Package(
             path: "Benchmarks/VaneBenchmarks"
         ),
         .executableTarget(
+            name: "vane-stream-benchmark",
+            dependencies: [
+                "Vane",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Benchmarks/StreamBenchmark"
+        ),
+        .executableTarget(
             name: "vane-http-baseline",
             dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
             path: "Benchmarks/HTTPBaseline"

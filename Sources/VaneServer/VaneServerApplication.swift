@@ -32,6 +32,7 @@ public final class VaneServerApplication: Sendable {
     /// What the first start created; empty on later starts.
     public let firstStart: FirstStartReport
     let keys: KeyIndex
+    let streamHub: StreamHub
     let readiness: Readiness
     let logger: Logger
     let registry: PrometheusCollectorRegistry
@@ -48,6 +49,7 @@ public final class VaneServerApplication: Sendable {
         self.store = store
         self.cache = ServingCache()
         self.events = PublishEvents()
+        self.streamHub = StreamHub(events: events, heartbeatSeconds: configuration.streamHeartbeatSeconds)
         self.keys = keys
         self.firstStart = firstStart
         self.readiness = Readiness()
@@ -148,7 +150,7 @@ public final class VaneServerApplication: Sendable {
         router.add(middleware: ErrorLoggingMiddleware())
         HealthRoutes(readiness: readiness, registry: registry).register(on: router)
         let limiter = RateLimiter(requestsPerSecond: configuration.rateLimit)
-        let streams = StreamRoutes(cache: cache, events: events, heartbeatSeconds: configuration.streamHeartbeatSeconds)
+        let streams = StreamRoutes(cache: cache, hub: streamHub)
         let ofrepStreams = OFREPStreamRoutes(keys: keys, streams: streams)
         // Before AuthenticationMiddleware: OFREP authenticates itself (its 401/403 have no body).
         OFREPRoutes(keys: keys, cache: cache, limiter: limiter, eventStreams: ofrepStreams).register(on: router)

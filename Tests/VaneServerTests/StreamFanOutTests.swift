@@ -37,4 +37,27 @@ import Testing
             )
         }
     }
+
+    @Test func closedConnectionsAreForgotten() async throws {
+        let brisk: (inout ServerConfiguration) -> Void = { $0.streamHeartbeatSeconds = 0.2 }
+        try await TestServer.run(.sqlite, configure: brisk) { server in
+            let key = try await server.createKey(role: "client")
+            let port = try #require(server.client.port)
+            let hub = server.application.streamHub
+            var sockets: [RawSocket] = []
+            for _ in 0..<3 {
+                let socket = try RawSocket(port: port)
+                try socket.send(
+                    "GET \(TestServer.demoPath)/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(key)\r\n\r\n"
+                )
+                #expect(await socket.read(timeout: 10) { $0.contains("id: 1\n") }.contains("id: 1\n"))
+                sockets.append(socket)
+            }
+            #expect(hub.openStreams == 3)
+            sockets.removeAll()  // closes them without a word, like a client that died
+            let deadline = Date().addingTimeInterval(10)
+            while hub.openStreams > 0 && Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
+            #expect(hub.openStreams == 0, "a dead client's stream is dropped by the next heartbeat at the latest")
+        }
+    }
 }

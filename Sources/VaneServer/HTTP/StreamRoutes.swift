@@ -23,8 +23,7 @@ import VaneCore
 /// Streams end when the server shuts down.
 struct StreamRoutes {
     let cache: ServingCache
-    let events: PublishEvents
-    let heartbeatSeconds: Double
+    let hub: StreamHub
 
     /// The reconnect delay sent in `retry:`, in milliseconds.
     static let retryMilliseconds = 3000
@@ -32,11 +31,6 @@ struct StreamRoutes {
 
     func register(on group: RouterGroup<VaneRequestContext>) {
         group.get("stream", use: stream)
-    }
-
-    enum Item: Sendable {
-        case version(Int64)
-        case heartbeat
     }
 
     @Sendable func stream(_ request: Request, context: VaneRequestContext) async throws -> Response {
@@ -53,37 +47,17 @@ struct StreamRoutes {
         after known: Int64,
         event: @escaping @Sendable (Int64) -> ByteBuffer
     ) -> Response {
-        // Subscribe before reading the current version, so a publish in between is not missed.
-        let subscription = events.subscribe()
+        // Connect before reading the current version, so a publish in between is not missed.
+        let (id, items) = hub.connect(environment)
         let current = cache.template(for: environment)?.versionNumber ?? 0
-        let heartbeat = heartbeatSeconds
-        let body = ResponseBody { writer in
+        let body = ResponseBody { [hub] writer in
+            defer { hub.disconnect(id, from: environment) }
             var lastSent = known
             try await writer.write(ByteBuffer(string: "retry: \(Self.retryMilliseconds)\n\n"))
             if current > lastSent {
                 try await writer.write(event(current))
                 lastSent = current
             }
-            let (items, continuation) = AsyncStream.makeStream(of: Item.self, bufferingPolicy: .bufferingNewest(16))
-            let producers = Task {
-                await withTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        for await published in subscription where published.environment == environment {
-                            continuation.yield(.version(published.versionNumber))
-                        }
-                    }
-                    group.addTask {
-                        while !Task.isCancelled {
-                            try? await Task.sleep(nanoseconds: UInt64(heartbeat * 1_000_000_000))
-                            continuation.yield(.heartbeat)
-                        }
-                    }
-                    await group.next()
-                    group.cancelAll()
-                }
-                continuation.finish()
-            }
-            defer { producers.cancel() }
             try await withGracefulShutdownHandler {
                 for await item in items {
                     switch item {
@@ -97,7 +71,7 @@ struct StreamRoutes {
                     }
                 }
             } onGracefulShutdown: {
-                continuation.finish()
+                hub.disconnect(id, from: environment)
             }
             try await writer.finish(nil)
         }

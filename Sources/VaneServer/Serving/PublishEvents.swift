@@ -15,6 +15,7 @@ public struct PublishEvent: Sendable, Hashable {
 public final class PublishEvents: Sendable {
     private let subscribers = NIOLockedValueBox<[Int: AsyncStream<PublishEvent>.Continuation]>([:])
     private let counter = LockedCounter()
+    private let observers = NIOLockedValueBox<[@Sendable (PublishEvent) -> Void]>([])
 
     /// Creates a broadcaster.
     public init() {}
@@ -23,6 +24,12 @@ public final class PublishEvents: Sendable {
     public func published(_ environment: EnvironmentKey, version: Int64) {
         let event = PublishEvent(environment: environment, versionNumber: version)
         for continuation in subscribers.withLockedValue({ Array($0.values) }) { continuation.yield(event) }
+        for observer in observers.withLockedValue({ $0 }) { observer(event) }
+    }
+
+    /// Calls `observer` with every event, on the publishing task: it must be quick and never block.
+    public func observe(_ observer: @escaping @Sendable (PublishEvent) -> Void) {
+        observers.withLockedValue { $0.append(observer) }
     }
 
     /// A stream of the events from now on; it ends when the consumer stops iterating.
