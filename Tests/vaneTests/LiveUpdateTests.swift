@@ -284,4 +284,50 @@ final class Recorder<Element: Sendable>: Sendable {
             #expect(client.liveUpdateState == .stopped)
         }
     }
+
+    @Test func aLiveFetchWaitsOutTheServersBackoff() async throws {
+        try await SDKHarness.with { harness in
+            try harness.publish(Self.template(killSwitch: false, banner: "a"))
+            let transport = FirstFetchUnavailable()
+            let base = try liveClient(harness)
+            var configuration = base.configuration
+            configuration.transport = transport
+            configuration.backoff = BackoffPolicy(initial: 1, maximum: 1, jitter: 0)
+            let client = VaneClient(configuration: configuration)
+            let liveUpdates = Recorder(client.liveUpdates)
+            client.startLiveUpdates()
+            defer { client.stopLiveUpdates() }
+            #expect(await waitForState(client) { $0 == .connected })
+
+            try harness.publish(Self.template(killSwitch: true, banner: "a"))
+            #expect(await liveUpdates.wait { !$0.isEmpty }, "the version arrives after the backoff")
+            #expect(client.bool("kill_switch", default: false) == true)
+            let fetches = transport.fetchTimes
+            #expect(fetches.count == 2, "one refused fetch, one after the pause: \(fetches)")
+            if fetches.count == 2 {
+                #expect(fetches[1].timeIntervalSince(fetches[0]) >= 2, "Retry-After: 2 is honoured")
+            }
+        }
+    }
+}
+
+/// The real transport, except that the first fetch is answered 503 with `Retry-After: 2`.
+final class FirstFetchUnavailable: HTTPTransport {
+    private let real = URLSessionTransport()
+    private let fetches = NIOLockedValueBox<[Date]>([])
+
+    var fetchTimes: [Date] { fetches.withLockedValue { $0 } }
+
+    func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
+        let isFirst = fetches.withLockedValue { fetches in
+            fetches.append(Date())
+            return fetches.count == 1
+        }
+        if isFirst { return TransportResponse(status: 503, headers: ["Retry-After": "2"]) }
+        return try await real.send(request)
+    }
+
+    func openStream(_ request: TransportRequest) async throws(TransportError) -> TransportStream {
+        try await real.openStream(request)
+    }
 }
