@@ -118,7 +118,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "vane-http-baseline",
-            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
             path: "Benchmarks/HTTPBaseline"
         ),
         .testTarget(

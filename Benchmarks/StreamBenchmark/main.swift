@@ -26,6 +26,11 @@ let counts =
 let publishes = 10
 let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
 
+/// Progress on standard error, so a slow phase shows where it is.
+func progress(_ message: String) {
+    FileHandle.standardError.write(Data("[\(Date().formatted(.iso8601))] \(message)\n".utf8))
+}
+
 struct BenchmarkError: Error, CustomStringConvertible {
     var description: String
 }
@@ -48,7 +53,7 @@ final class ServerProcess {
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = try FileHandle(forWritingTo: stdout)
-        process.standardError = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: stdout)
         try process.run()
     }
 
@@ -63,8 +68,9 @@ final class ServerProcess {
         return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
     }
 
+    /// SIGKILL: a graceful stop would wait for streams the baseline never ends.
     func stop() {
-        process.terminate()
+        kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         try? FileManager.default.removeItem(at: directory)
     }
@@ -173,10 +179,9 @@ func percentile(_ sorted: [Double], _ fraction: Double) -> Double {
     return sorted[min(sorted.count - 1, Int((Double(sorted.count) * fraction).rounded(.up)) - 1)]
 }
 
-struct Row {
-    var subscribers: Int
-    var baselineBytesPerSubscriber: Double
-    var vaneBytesPerSubscriber: Double
+/// One server's figures at one subscriber count.
+struct Measurement {
+    var bytesPerSubscriber: Double
     var p50: Double
     var p99: Double
     var max: Double
@@ -185,37 +190,97 @@ struct Row {
     var publishP50: Double
 }
 
-func measureBaseline(subscribers: Int) throws -> Double {
+/// Opens `subscribers` streams, measures the server's memory for them, then publishes
+/// `publishes` times and times each delivery. `publish(i)` returns the version it made.
+func measureFanOut(
+    subscribers: Int,
+    server: ServerProcess,
+    port: Int,
+    path: String,
+    headers: String,
+    publish: (Int) async throws -> Int64
+) async throws -> Measurement {
+    progress("\(subscribers) subscribers on port \(port)")
+    let log = DeliveryLog()
+    // Warm-up subscribers, closed again, so the base figure includes the server's steady state.
+    close(try subscribe(count: 10, port: port, path: path, headers: headers, log: DeliveryLog()))
+    try await Task.sleep(nanoseconds: 1_000_000_000)
+    let before = server.residentBytes
+    let channels = try subscribe(count: subscribers, port: port, path: path, headers: headers, log: log)
+    defer { close(channels) }
+    try await Task.sleep(nanoseconds: 2_000_000_000)
+    let after = server.residentBytes
+    progress("subscribed; publishing")
+
+    var latencies: [Double] = []
+    var publishTimes: [Double] = []
+    var delivered = 0
+    for index in 1...publishes {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let version = try await publish(index)
+        publishTimes.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+        let deadline = Date().addingTimeInterval(10)
+        while log.times(of: version).count < subscribers && Date() < deadline {
+            try await Task.sleep(nanoseconds: 5_000_000)
+        }
+        let times = log.times(of: version)
+        delivered += times.count
+        latencies += times.map { Double($0 - start) / 1e6 }
+        try await Task.sleep(nanoseconds: 500_000_000)
+    }
+    progress("published")
+    latencies.sort()
+    publishTimes.sort()
+    return Measurement(
+        bytesPerSubscriber: Double(after - before) / Double(subscribers),
+        p50: percentile(latencies, 0.5),
+        p99: percentile(latencies, 0.99),
+        max: latencies.last ?? .nan,
+        delivered: delivered,
+        expected: subscribers * publishes,
+        publishP50: percentile(publishTimes, 0.5)
+    )
+}
+
+let transport = URLSessionTransport()
+
+func send(_ method: String, _ url: String, headers: [String: String] = [:], body: String? = nil) async throws {
+    guard let url = URL(string: url) else { throw BenchmarkError(description: "bad URL \(url)") }
+    let response = try await transport.send(
+        TransportRequest(method: method, url: url, headers: headers, body: body.map { Data($0.utf8) }, timeout: 30)
+    )
+    guard response.status == 200 else {
+        throw BenchmarkError(description: "\(method) \(url) answered \(response.status)")
+    }
+}
+
+/// Hummingbird's bare minimum: `vane-http-baseline`'s `/sse` streams and `POST /publish`.
+func measureBaseline(subscribers: Int) async throws -> Measurement {
     let port = try freePort()
     let server = try ServerProcess(
         executable: binDirectory.appendingPathComponent("vane-http-baseline"),
         arguments: [String(port)]
     )
     defer { server.stop() }
-    Thread.sleep(forTimeInterval: 1)
-    let log = DeliveryLog()
-    // Warm up with a few connections, so the base figure includes the server's steady state.
-    close(try subscribe(count: 10, port: port, path: "/sse", log: log))
-    Thread.sleep(forTimeInterval: 1)
-    let before = server.residentBytes
-    let channels = try subscribe(count: subscribers, port: port, path: "/sse", log: DeliveryLog())
-    Thread.sleep(forTimeInterval: 2)
-    let after = server.residentBytes
-    close(channels)
-    return Double(after - before) / Double(subscribers)
+    try waitFor("vane-http-baseline to start", timeout: 30) {
+        (try? ClientBootstrap(group: group).connect(host: "127.0.0.1", port: port).wait().close().wait()) != nil
+    }
+    return try await measureFanOut(subscribers: subscribers, server: server, port: port, path: "/sse", headers: "") {
+        index in
+        try await send("POST", "http://127.0.0.1:\(port)/publish?version=\(index)")
+        return Int64(index)
+    }
 }
 
-func measureVane(subscribers: Int) async throws -> Row {
+/// `vane serve` (SQLite, demo project): `GET …/stream` and template publishes through the admin API.
+func measureVane(subscribers: Int) async throws -> Measurement {
     let admin = "vane_admin_stream-benchmark-0000000000000000000000000"
+    let data = FileManager.default.temporaryDirectory.appendingPathComponent("vane-stream-bench-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: data) }
     let server = try ServerProcess(
         executable: binDirectory.appendingPathComponent("vane"),
         arguments: ["serve", "--host", "127.0.0.1", "--port", "0", "--admin-key", admin, "--rate-limit", "0"]
-            + [
-                "--data-dir",
-                FileManager.default.temporaryDirectory.appendingPathComponent(
-                    "vane-stream-bench-data-\(UUID().uuidString)"
-                ).path,
-            ],
+            + ["--data-dir", data.path],
         environment: ["VANE_LOG_LEVEL": "error"]
     )
     defer { server.stop() }
@@ -228,96 +293,57 @@ func measureVane(subscribers: Int) async throws -> Row {
         let keyLine = output.split(separator: "\n").first(where: { $0.hasPrefix("Client key") }),
         let key = keyLine.split(separator: " ").last
     else { throw BenchmarkError(description: "unexpected banner: \(output)") }
-    let environmentPath = "/v1/projects/demo/environments/production"
-    let transport = URLSessionTransport()
-
-    func publish(_ value: Int) async throws -> Double {
+    let environment = "http://127.0.0.1:\(port)/v1/projects/demo/environments/production"
+    let adminHeaders = ["Authorization": "Bearer \(admin)", "If-Match": "*", "Content-Type": "application/json"]
+    func publish(_ value: Int) async throws {
         let template = #"{"parameters": {"kill_switch": {"defaultValue": {"value": "\#(value)"}}}}"#
-        guard let url = URL(string: "http://127.0.0.1:\(port)\(environmentPath)/template") else {
-            throw BenchmarkError(description: "bad URL")
-        }
-        let start = DispatchTime.now().uptimeNanoseconds
-        let response = try await transport.send(
-            TransportRequest(
-                method: "PUT",
-                url: url,
-                headers: ["Authorization": "Bearer \(admin)", "If-Match": "*", "Content-Type": "application/json"],
-                body: Data(template.utf8),
-                timeout: 30
-            )
-        )
-        guard response.status == 200 else { throw BenchmarkError(description: "publish answered \(response.status)") }
-        return Double(start)
+        try await send("PUT", "\(environment)/template", headers: adminHeaders, body: template)
     }
-
-    _ = try await publish(0)  // version 2: warms up the publish path
-    let streamPath = "\(environmentPath)/stream"
-    // Last-Event-ID: 2 — the current version — so the stream starts quiet.
-    let headers = "Authorization: Bearer \(key)\r\nLast-Event-ID: 2\r\n"
-    let log = DeliveryLog()
-    // Warm-up subscribers, closed again.
-    close(try subscribe(count: 10, port: port, path: streamPath, headers: headers, log: DeliveryLog()))
-    try await Task.sleep(nanoseconds: 1_000_000_000)
-    let before = server.residentBytes
-    let channels = try subscribe(count: subscribers, port: port, path: streamPath, headers: headers, log: log)
-    defer { close(channels) }
-    try await Task.sleep(nanoseconds: 2_000_000_000)
-    let after = server.residentBytes
-
-    var latencies: [Double] = []
-    var publishTimes: [Double] = []
-    var delivered = 0
-    for index in 1...publishes {
-        let version = Int64(2 + index)
-        let start = try await publish(index)
-        publishTimes.append((Double(DispatchTime.now().uptimeNanoseconds) - start) / 1e6)
-        let deadline = Date().addingTimeInterval(10)
-        while log.times(of: version).count < subscribers && Date() < deadline {
-            try await Task.sleep(nanoseconds: 5_000_000)
-        }
-        let times = log.times(of: version)
-        delivered += times.count
-        latencies += times.map { (Double($0) - start) / 1e6 }
-        try await Task.sleep(nanoseconds: 500_000_000)
-    }
-    latencies.sort()
-    publishTimes.sort()
-    return Row(
+    try await publish(0)  // version 2: warms up the publish path
+    // Last-Event-ID: 2 — the current version — so the streams start quiet.
+    return try await measureFanOut(
         subscribers: subscribers,
-        baselineBytesPerSubscriber: 0,
-        vaneBytesPerSubscriber: Double(after - before) / Double(subscribers),
-        p50: percentile(latencies, 0.5),
-        p99: percentile(latencies, 0.99),
-        max: latencies.last ?? .nan,
-        delivered: delivered,
-        expected: subscribers * publishes,
-        publishP50: percentile(publishTimes, 0.5)
-    )
+        server: server,
+        port: port,
+        path: "/v1/projects/demo/environments/production/stream",
+        headers: "Authorization: Bearer \(key)\r\nLast-Event-ID: 2\r\n"
+    ) { index in
+        try await publish(index)
+        return Int64(2 + index)
+    }
 }
 
 // MARK: - Run
 
-var rows: [Row] = []
+var rows: [(subscribers: Int, vane: Measurement, baseline: Measurement)] = []
 for count in counts {
-    var row = try await measureVane(subscribers: count)
-    row.baselineBytesPerSubscriber = try measureBaseline(subscribers: count)
-    rows.append(row)
+    rows.append((count, try await measureVane(subscribers: count), try await measureBaseline(subscribers: count)))
 }
-try await group.shutdownGracefully()
 
 let cores = ProcessInfo.processInfo.activeProcessorCount
 print("vane-stream-benchmark, \(publishes) publishes per run, \(cores) cores, \(Date().formatted(.iso8601))")
 print()
 print(
-    "| subscribers | delivered | publish → delivery p50 | p99 | max | publish request p50 | server memory per subscriber | Hummingbird bare SSE per subscriber | ratio |"
+    "| subscribers | server | delivered | publish → delivery p50 | p99 | max | publish request p50 "
+        + "| memory per subscriber |"
 )
-print("|---|---|---|---|---|---|---|---|---|")
+print("|---|---|---|---|---|---|---|---|")
+let ms = { (value: Double) in String(format: "%.1f ms", value) }
+let kb = { (value: Double) in String(format: "%.1f KB", value / 1024) }
 for row in rows {
-    let ms = { (value: Double) in String(format: "%.1f ms", value) }
-    let kb = { (value: Double) in String(format: "%.1f KB", value / 1024) }
+    for (name, m) in [("vane serve", row.vane), ("Hummingbird bare SSE (baseline)", row.baseline)] {
+        print(
+            "| \(row.subscribers) | \(name) | \(m.delivered)/\(m.expected) | \(ms(m.p50)) | \(ms(m.p99)) | \(ms(m.max)) | "
+                + "\(ms(m.publishP50)) | \(kb(m.bytesPerSubscriber)) |"
+        )
+    }
     print(
-        "| \(row.subscribers) | \(row.delivered)/\(row.expected) | \(ms(row.p50)) | \(ms(row.p99)) | \(ms(row.max)) | "
-            + "\(ms(row.publishP50)) | \(kb(row.vaneBytesPerSubscriber)) | \(kb(row.baselineBytesPerSubscriber)) | "
-            + String(format: "%.2f×", row.vaneBytesPerSubscriber / row.baselineBytesPerSubscriber) + " |"
+        "| \(row.subscribers) | ratio | | \(String(format: "%.2f×", row.vane.p50 / row.baseline.p50)) | "
+            + "\(String(format: "%.2f×", row.vane.p99 / row.baseline.p99)) | | | "
+            + "\(String(format: "%.2f×", row.vane.bytesPerSubscriber / row.baseline.bytesPerSubscriber)) |"
     )
 }
+// Leave without running exit handlers: FoundationNetworking's URLSession machinery can spin at
+// process exit on Linux once thousands of sockets have come and gone.
+fflush(nil)
+_exit(0)

@@ -77,6 +77,12 @@ final class CrashServeProcess: @unchecked Sendable {
     struct Reply: Sendable {
         var status: Int
         var body: Data
+        var headers: [String: String] = [:]
+
+        /// A header, matched without regard to case.
+        func header(_ name: String) -> String? {
+            headers.first { $0.key.lowercased() == name.lowercased() }?.value
+        }
 
         var json: JSONValue? { try? JSONValue.parse(String(decoding: body, as: UTF8.self)) }
         var text: String { String(decoding: body, as: UTF8.self) }
@@ -109,7 +115,12 @@ final class CrashServeProcess: @unchecked Sendable {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
         let (data, response) = try await Self.session.data(for: request)
-        return Reply(status: (response as? HTTPURLResponse)?.statusCode ?? 0, body: data)
+        let http = response as? HTTPURLResponse
+        var headers: [String: String] = [:]
+        for (name, value) in http?.allHeaderFields ?? [:] {
+            if let name = name as? String, let value = value as? String { headers[name] = value }
+        }
+        return Reply(status: http?.statusCode ?? 0, body: data, headers: headers)
     }
 }
 
