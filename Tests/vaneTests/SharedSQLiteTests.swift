@@ -10,7 +10,9 @@ import VaneCore
 
     @Test(.timeLimit(.minutes(1)))
     func twoProcessesOnOneFileNeverLoseAPublish() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vane-shared-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vane-shared-\(UUID().uuidString)"
+        )
         defer { try? FileManager.default.removeItem(at: directory) }
         let arguments = ["--data-dir", directory.path, "--admin-key", Self.adminKey, "--no-demo"]
         let logs = directory.appendingPathComponent("logs")
