@@ -310,12 +310,9 @@ public final class VaneClient: RemoteConfigReader, Sendable {
         if let latest, latest.contextText == contextText, now.timeIntervalSince(latest.fetchedAt) < minimumInterval {
             return .notDue(nextFetchAt: latest.fetchedAt.addingTimeInterval(minimumInterval))
         }
-        var headers = [
-            "Authorization": "Bearer \(configuration.clientKey)",
-            "Content-Type": "application/json",
-            "Accept": "application/json",
-            "User-Agent": "vane-swift/\(VaneClient.sdkVersion)",
-        ]
+        var headers = configuration.identifyingHeaders
+        headers["Content-Type"] = "application/json"
+        headers["Accept"] = "application/json"
         // Only an ETag that describes values this client holds: never one without its cache.
         if let etag = latest?.etag { headers["If-None-Match"] = etag }
         let request = TransportRequest(

@@ -79,6 +79,11 @@ extension VaneClient {
             self.logger = logger
         }
 
+        /// The headers every request to the server carries: the client key and the SDK's name.
+        var identifyingHeaders: [String: String] {
+            ["Authorization": "Bearer \(clientKey)", "User-Agent": "vane-swift/\(VaneClient.sdkVersion)"]
+        }
+
         /// `{serverURL}/v1/projects/{project}/environments/{environment}/{resource}`.
         func environmentURL(_ resource: String) -> URL {
             EnvironmentPath.url(server: serverURL, project: project, environment: environment, resource: resource)

@@ -39,21 +39,17 @@ final class LiveUpdateConnection: Sendable {
     }
 
     /// Closes the stream, cancels a fetch in progress and reports `final` (`.stopped` or `.paused`).
-    /// - Returns: Whether the connection was running (or paused).
-    @discardableResult
-    func halt(reporting final: LiveUpdateState) -> Bool {
-        let (tasks, wasActive): ([Task<Void, Never>?], Bool) = state.withLockedValue { state in
-            let wasActive = state.connection != .stopped
+    func halt(reporting final: LiveUpdateState) {
+        let tasks = state.withLockedValue { state in
             state.generation += 1
             defer {
                 state.connectionTask = nil
                 state.catchUpTask = nil
             }
-            return ([state.connectionTask, state.catchUpTask], wasActive)
+            return [state.connectionTask, state.catchUpTask]
         }
         for task in tasks { task?.cancel() }
         report(final, generation: nil)
-        return wasActive
     }
 
     private func report(_ new: LiveUpdateState, generation: Int?) {
@@ -119,12 +115,9 @@ final class LiveUpdateConnection: Sendable {
 
     private func request(_ client: VaneClient) -> TransportRequest {
         let configuration = client.configuration
-        var headers = [
-            "Authorization": "Bearer \(configuration.clientKey)",
-            "Accept": "text/event-stream",
-            "Cache-Control": "no-cache",
-            "User-Agent": "vane-swift/\(VaneClient.sdkVersion)",
-        ]
+        var headers = configuration.identifyingHeaders
+        headers["Accept"] = "text/event-stream"
+        headers["Cache-Control"] = "no-cache"
         let known = max(state.withLockedValue { $0.knownVersion }, client.heldTemplateVersion ?? 0)
         if known > 0 { headers["Last-Event-ID"] = String(known) }
         return TransportRequest(

@@ -36,7 +36,7 @@ struct OFREPStreamRoutes {
             throw OFREPError.unauthorized
         }
         let since = request.uri.queryParameters["since"].flatMap { Int64(String($0)) } ?? -1
-        let lastEventId = StreamRoutes.lastEventIDHeader.flatMap { request.headers[$0] }.flatMap { Int64($0) } ?? -1
+        let lastEventId = StreamRoutes.lastEventId(request) ?? -1
         return streams.response(for: environment, after: max(since, lastEventId), event: Self.event(version:))
     }
 

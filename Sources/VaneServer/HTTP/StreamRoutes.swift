@@ -36,8 +36,12 @@ struct StreamRoutes {
     @Sendable func stream(_ request: Request, context: VaneRequestContext) async throws -> Response {
         let environment = try RequestReading.environment(context)
         try context.requirePrincipal().require([.client, .server], on: environment)
-        let lastEventId = Self.lastEventIDHeader.flatMap { request.headers[$0] }.flatMap { Int64($0) }
-        return response(for: environment, after: lastEventId ?? -1, event: Self.event(version:))
+        return response(for: environment, after: Self.lastEventId(request) ?? -1, event: Self.event(version:))
+    }
+
+    /// The version a reconnecting client names in `Last-Event-ID`, if it names one.
+    static func lastEventId(_ request: Request) -> Int64? {
+        lastEventIDHeader.flatMap { request.headers[$0] }.flatMap { Int64($0) }
     }
 
     /// A streaming response: the current version unless `after` covers it, then every newer one
