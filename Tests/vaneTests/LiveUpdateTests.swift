@@ -3,6 +3,16 @@ import NIOConcurrencyHelpers
 import Testing
 import Vane
 
+/// Checks `condition` every 20 ms until it holds or `timeout` seconds pass; returns whether it held.
+func waitUntil(timeout: TimeInterval, _ condition: () -> Bool) async -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if condition() { return true }
+        try? await Task.sleep(nanoseconds: 20_000_000)
+    }
+    return condition()
+}
+
 /// Collects what an `AsyncStream` delivers, so a test can wait for it with a deadline.
 final class Recorder<Element: Sendable>: Sendable {
     private let values = NIOLockedValueBox<[Element]>([])
@@ -19,12 +29,7 @@ final class Recorder<Element: Sendable>: Sendable {
 
     /// Waits until the recorded values satisfy `condition`, up to `timeout` seconds; returns whether they did.
     func wait(timeout: TimeInterval = 15, until condition: ([Element]) -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if condition(all) { return true }
-            try? await Task.sleep(nanoseconds: 20_000_000)
-        }
-        return condition(all)
+        await waitUntil(timeout: timeout) { condition(all) }
     }
 
     deinit { task.cancel() }
@@ -72,15 +77,8 @@ final class Recorder<Element: Sendable>: Sendable {
         _ client: VaneClient,
         timeout: TimeInterval = 15,
         _ matches: (LiveUpdateState) -> Bool
-    ) async
-        -> Bool
-    {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if matches(client.liveUpdateState) { return true }
-            try? await Task.sleep(nanoseconds: 20_000_000)
-        }
-        return matches(client.liveUpdateState)
+    ) async -> Bool {
+        await waitUntil(timeout: timeout) { matches(client.liveUpdateState) }
     }
 
     @Test func aPublishIsFetchedAndOnlyRealtimeKeysChangeUnderTheUser() async throws {

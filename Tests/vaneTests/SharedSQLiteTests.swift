@@ -36,13 +36,7 @@ import VaneCore
                     var mine: [Int64: JSONValue] = [:]
                     for publish in 0..<8 {
                         let parameters = CrashTests.parameters(round: 0, task: index, index: publish)
-                        let reply = try await server.send(
-                            "PUT",
-                            Self.environmentPath + "/template",
-                            key: Self.adminKey,
-                            json: ["parameters": parameters],
-                            headers: ["If-Match": "*"]
-                        )
+                        let reply = try await Self.publish(parameters, through: server, ifMatch: "*")
                         #expect(reply.status == 200, "\(reply.text)")
                         if let number = Self.versionNumber(reply) { mine[number] = parameters }
                     }
@@ -65,19 +59,15 @@ import VaneCore
         for round in 0..<5 {
             let current = try await first.send("GET", Self.environmentPath + "/template", key: Self.adminKey)
             let etag = try #require(current.header("ETag"), "round \(round)")
-            async let a = first.send(
-                "PUT",
-                Self.environmentPath + "/template",
-                key: Self.adminKey,
-                json: ["parameters": CrashTests.parameters(round: round + 1, task: 0, index: 0)],
-                headers: ["If-Match": etag]
+            async let a = Self.publish(
+                CrashTests.parameters(round: round + 1, task: 0, index: 0),
+                through: first,
+                ifMatch: etag
             )
-            async let b = second.send(
-                "PUT",
-                Self.environmentPath + "/template",
-                key: Self.adminKey,
-                json: ["parameters": CrashTests.parameters(round: round + 1, task: 1, index: 0)],
-                headers: ["If-Match": etag]
+            async let b = Self.publish(
+                CrashTests.parameters(round: round + 1, task: 1, index: 0),
+                through: second,
+                ifMatch: etag
             )
             let statuses = try await [a.status, b.status].sorted()
             #expect(statuses == [200, 412], "round \(round): exactly one of two racing publishes wins")
@@ -85,6 +75,21 @@ import VaneCore
         first.terminate()
         second.terminate()
         try await CrashTests.checkIntegrity(path: directory.appendingPathComponent("vane.sqlite").path)
+    }
+
+    /// `PUT …/template` with these parameters through one of the processes.
+    static func publish(
+        _ parameters: JSONValue,
+        through server: CrashServeProcess,
+        ifMatch: String
+    ) async throws -> CrashServeProcess.Reply {
+        try await server.send(
+            "PUT",
+            environmentPath + "/template",
+            key: adminKey,
+            json: ["parameters": parameters],
+            headers: ["If-Match": ifMatch]
+        )
     }
 
     static func versionNumber(_ reply: CrashServeProcess.Reply) -> Int64? {
