@@ -81,11 +81,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
 
         let level = environment["VANE_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        LoggingSystem.bootstrap { label in ServerLogHandler(label: label, level: level) }
         let logger = Logger(label: "vane")
         let server: VaneServerApplication
         do {

@@ -168,6 +168,54 @@ import Testing
         #expect(compiled.evaluate(pinnedText, at: launch).bool("launched", default: true) == false)
     }
 
+    @Test func resultUnchangedUntilTheNextDateTimeBoundary() throws {
+        let launch = Date(timeIntervalSince1970: 1_893_456_000)  // 2030-01-01T00:00:00Z
+        let end = launch.addingTimeInterval(86_400)
+        let template = ConfigTemplate(
+            conditions: [
+                TemplateCondition(
+                    name: "sale",
+                    expression:
+                        "dateTime >= dateTime('2030-01-01T00:00:00', 'UTC') && dateTime < dateTime('2030-01-02T00:00:00', 'UTC')"
+                ),
+                TemplateCondition(name: "german", expression: "device.country in ['de']"),
+            ],
+            parameters: [
+                TemplateParameter(
+                    key: "banner",
+                    defaultValue: .value("none"),
+                    conditionalValues: [ConditionalValue(conditionName: "sale", value: .value("sale"))]
+                )
+            ]
+        )
+        let compiled = try CompiledTemplate(template)
+        let user = EvaluationContext(attributes: ["device.country": "de"])
+        // Before, during and after the sale: each result holds until the next edge, then for good.
+        #expect(compiled.resultUnchangedUntil(for: user, evaluatedAt: launch.addingTimeInterval(-60)) == launch)
+        #expect(compiled.resultUnchangedUntil(for: user, evaluatedAt: launch) == launch)
+        #expect(compiled.resultUnchangedUntil(for: user, evaluatedAt: launch.addingTimeInterval(1)) == end)
+        #expect(compiled.resultUnchangedUntil(for: user, evaluatedAt: end.addingTimeInterval(1)) == .distantFuture)
+        // A context that pins dateTime never changes with time.
+        let pinned = EvaluationContext(attributes: ["dateTime": .date(launch)])
+        #expect(
+            compiled.resultUnchangedUntil(for: pinned, evaluatedAt: launch.addingTimeInterval(-60)) == .distantFuture
+        )
+
+        let timeless = try CompiledTemplate(ConfigTemplate(conditions: [template.conditions[1]], parameters: []))
+        #expect(timeless.resultUnchangedUntil(for: EvaluationContext(), evaluatedAt: launch) == .distantFuture)
+        // A rule that reads the clock as text (a custom signal named like it) can change at any moment.
+        let textual = try CompiledTemplate(
+            ConfigTemplate(
+                conditions: [
+                    template.conditions[0],
+                    TemplateCondition(name: "odd", expression: "app.customSignal['dateTime'].contains(['1'])"),
+                ],
+                parameters: []
+            )
+        )
+        #expect(textual.resultUnchangedUntil(for: EvaluationContext(), evaluatedAt: launch) == launch)
+    }
+
     @Test func installationIdDefaultsToTheRandomizationId() throws {
         let template = ConfigTemplate(
             conditions: [

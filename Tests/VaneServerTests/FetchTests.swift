@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Testing
 import VaneCore
@@ -30,7 +31,7 @@ import VaneCore
     }
 
     @Test(arguments: TestDatabase.allCases)
-    func etagChangesOnlyWhenThisResultChanges(database: TestDatabase) async throws {
+    func unchangedResultsAnswer304AcrossPublishes(database: TestDatabase) async throws {
         try await TestServer.run(database) { server in
             let key = try await server.createKey(role: "client")
             let context: JSONValue = ["context": ["randomizationId": "user-1", "device.country": "us"]]
@@ -53,7 +54,8 @@ import VaneCore
             )
             #expect(noChange.json == ["state": "NO_CHANGE", "templateVersion": "1"])
 
-            // A publish that changes only the German banner leaves this US user's ETag alone.
+            // A publish that changes only the German banner: this US user still gets 304, with a
+            // fresh ETag naming the same values, which is then answered without evaluating.
             let template = try await server.send(.get, TestServer.demoPath + "/template")
             var updated = try #require(template.object)
             updated["version"] = nil
@@ -73,6 +75,18 @@ import VaneCore
                 headers: [.ifNoneMatch: etag]
             )
             #expect(american.status == .notModified)
+            let fresh = try #require(american.etag)
+            #expect(fresh != etag)
+            #expect(Self.valuesPart(fresh) == Self.valuesPart(etag))
+            let oncemore = try await server.send(
+                .post,
+                Self.fetchPath,
+                key: key,
+                json: context,
+                headers: [.ifNoneMatch: fresh]
+            )
+            #expect(oncemore.status == .notModified)
+            #expect(oncemore.etag == fresh)
             let german = try await server.send(
                 .post,
                 Self.fetchPath,
@@ -82,6 +96,109 @@ import VaneCore
             #expect(german.object?["entries"]?.objectValue?["banner_text"] == "Servus!")
             #expect(german.object?["templateVersion"] == "2")
         }
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func anETagOnlyVouchesForItsOwnRequestAndVersion(database: TestDatabase) async throws {
+        try await TestServer.run(database) { server in
+            let key = try await server.createKey(role: "client")
+            let american: JSONValue = ["context": ["randomizationId": "user-1", "device.country": "us"]]
+            let german: JSONValue = ["context": ["randomizationId": "user-1", "device.country": "de"]]
+            let americanETag = try #require(try await server.send(.post, Self.fetchPath, key: key, json: american).etag)
+            let germanETag = try #require(try await server.send(.post, Self.fetchPath, key: key, json: german).etag)
+            func fetch(_ body: String, _ ifNoneMatch: String) async throws -> TestServer.Reply {
+                try await server.send(.post, Self.fetchPath, key: key, text: body, headers: [.ifNoneMatch: ifNoneMatch])
+            }
+
+            // Another user's ETag does not hide that user's values.
+            let moved = try await fetch(german.serialized(), americanETag)
+            #expect(moved.status == .ok)
+            #expect(moved.object?["entries"]?.objectValue?["banner_text"] == "Willkommen bei Vane!")
+            // The American proof cannot vouch for German values.
+            let forged = "\"" + Self.valuesPart(germanETag) + "." + Self.proofAndRest(americanETag) + "\""
+            #expect(try await fetch(american.serialized(), forged).status == .ok)
+            // The same context written differently is evaluated, and unchanged.
+            let spaced = #"{ "context" : { "device.country" : "us", "randomizationId" : "user-1" } }"#
+            #expect(try await fetch(spaced, americanETag).status == .notModified)
+            // Lists, weak tags, the values alone and `*` are understood; anything else is not a match.
+            #expect(try await fetch(american.serialized(), #""nope", W/"# + americanETag).status == .notModified)
+            #expect(
+                try await fetch(american.serialized(), "\"" + Self.valuesPart(americanETag) + "\"").status
+                    == .notModified
+            )
+            #expect(try await fetch(american.serialized(), "*").status == .notModified)
+            for garbage in [
+                "", "\"\"", "\"zz\"", "\"" + Self.valuesPart(americanETag) + ".xyz\"", americanETag + ".", "\u{1F600}",
+            ] {
+                #expect(try await fetch(american.serialized(), garbage).status == .ok, "If-None-Match: \(garbage)")
+            }
+
+            // A publish that changes this user's values: the old proof no longer holds.
+            var template = try #require(try await server.send(.get, TestServer.demoPath + "/template").object)
+            template["version"] = nil
+            let changed = JSONValue.object(template).serialized().replacingOccurrences(
+                of: "Welcome to Vane!",
+                with: "Hello from Vane!"
+            )
+            #expect(changed.contains("Hello from Vane!"))
+            #expect(
+                try await server.send(.put, TestServer.demoPath + "/template", text: changed, headers: [.ifMatch: "*"])
+                    .status == .ok
+            )
+            let updated = try await fetch(american.serialized(), americanETag)
+            #expect(updated.status == .ok)
+            #expect(updated.object?["entries"]?.objectValue?["banner_text"] == "Hello from Vane!")
+        }
+    }
+
+    @Test func aScheduledChangeIsNotHiddenByA304() async throws {
+        try await TestServer.run(.sqlite) { server in
+            let key = try await server.createKey(role: "client")
+            // The next whole second but one: the ETag must stop vouching for "before" then.
+            let start = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 2).rounded(.down))
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withFullDate, .withTime, .withColonSeparatorInTime, .withDashSeparatorInDate]
+            formatter.timeZone = TimeZone(identifier: "UTC")
+            let literal = formatter.string(from: start)
+            let template: JSONValue = [
+                "conditions": [
+                    ["name": "launched", "expression": .string("dateTime >= dateTime('\(literal)', 'UTC')")]
+                ],
+                "parameters": [
+                    "phase": [
+                        "defaultValue": ["value": "before"],
+                        "conditionalValues": ["launched": ["value": "after"]],
+                    ]
+                ],
+            ]
+            #expect(try await server.publish(template).status == .ok)
+            let body: JSONValue = ["context": ["randomizationId": "user-1"]]
+            let first = try await server.send(.post, Self.fetchPath, key: key, json: body)
+            #expect(first.object?["entries"]?.objectValue?["phase"] == "before")
+            let etag = try #require(first.etag)
+            let early = try await server.send(
+                .post,
+                Self.fetchPath,
+                key: key,
+                json: body,
+                headers: [.ifNoneMatch: etag]
+            )
+            if Date() < start { #expect(early.status == .notModified) }
+            while Date() < start { try await Task.sleep(nanoseconds: 50_000_000) }
+            let late = try await server.send(.post, Self.fetchPath, key: key, json: body, headers: [.ifNoneMatch: etag])
+            #expect(late.status == .ok)
+            #expect(late.object?["entries"]?.objectValue?["phase"] == "after")
+        }
+    }
+
+    /// The part of a fetch ETag that names the values: before the first dot, without quotes.
+    static func valuesPart(_ etag: String) -> String {
+        String(etag.trimmingCharacters(in: ["\""]).split(separator: ".").first ?? "")
+    }
+
+    /// Everything after the values part, without quotes.
+    static func proofAndRest(_ etag: String) -> String {
+        etag.trimmingCharacters(in: ["\""]).split(separator: ".").dropFirst().joined(separator: ".")
     }
 
     @Test(arguments: TestDatabase.allCases)

@@ -90,6 +90,30 @@ extension ConfigKeys {
         }
     }
 
+    @Test func aPublishThatChangesNothingHereStillCostsA304() async throws {
+        try await SDKHarness.with { harness in
+            func template(german: String) -> String {
+                """
+                {"conditions": [{"name": "german", "expression": "device.country in ['de']"}],
+                 "parameters": {"banner_text": {"defaultValue": {"value": "v1"},
+                                                "conditionalValues": {"german": {"value": "\(german)"}}}}}
+                """
+            }
+            try harness.publish(template(german: "Hallo"))
+            let client = harness.client()
+            #expect(try await client.fetchAndActivate() == .fetched(templateVersion: 2))
+            try harness.publish(template(german: "Servus"))
+            #expect(try await client.fetch(minimumInterval: 0) == .noChange)
+            #expect(try await client.fetch(minimumInterval: 0) == .noChange)
+            #expect(client[.demoBanner] == "v1")
+            let requests = harness.fetchRequests
+            #expect(requests.map(\.status) == [200, 304, 304])
+            // The first 304 came with a fresh ETag (a new version); the client sent that one next.
+            let sent = requests.map { $0.headers["if-none-match"] }
+            #expect(sent[1] != nil && sent[2] != nil && sent[1] != sent[2])
+        }
+    }
+
     @Test func aContextChangeBypassesTheInterval() async throws {
         try await SDKHarness.with { harness in
             let client = harness.client(minimumFetchInterval: 3600)

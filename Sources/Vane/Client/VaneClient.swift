@@ -343,11 +343,11 @@ public final class VaneClient: RemoteConfigReader, Sendable {
                 saveCache()
                 return .fetched(templateVersion: version)
             case .noChange:
-                confirmLatest(at: now, contextText: contextText)
+                confirmLatest(at: now, contextText: contextText, etag: response.header("ETag"))
                 return .noChange
             }
         case 304:
-            confirmLatest(at: now, contextText: contextText)
+            confirmLatest(at: now, contextText: contextText, etag: response.header("ETag"))
             return .noChange
         case 429, 500...599:
             let retryAt: Date = state.withLockedValue { state in
@@ -369,17 +369,21 @@ public final class VaneClient: RemoteConfigReader, Sendable {
         }
     }
 
-    /// The server said the latest values are still current for this context.
-    private func confirmLatest(at now: Date, contextText: String) {
+    /// The server said the latest values are still current for this context. Its ETag may be
+    /// new all the same (a publish that changed nothing for this user): keeping it lets the next
+    /// poll be answered without evaluating.
+    private func confirmLatest(at now: Date, contextText: String, etag: String?) {
         state.withLockedValue { state in
             state.consecutiveFailures = 0
             state.backoffUntil = nil
             if state.fetched != nil {
                 state.fetched?.fetchedAt = now
                 state.fetched?.contextText = contextText
+                if let etag { state.fetched?.etag = etag }
             } else {
                 state.active?.fetchedAt = now
                 state.active?.contextText = contextText
+                if let etag { state.active?.etag = etag }
             }
         }
         saveCache()

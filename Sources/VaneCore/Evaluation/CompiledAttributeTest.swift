@@ -34,6 +34,12 @@ public struct CompiledAttributeTest: Sendable {
         }
     }
 
+    /// The instant a date test compares against, in seconds since 1970; nil for other tests.
+    var comparedInstant: Double? {
+        if case .date(_, let target) = rule { return target }
+        return nil
+    }
+
     /// Whether a present attribute value passes the test.
     public func evaluate(_ value: AttributeValue) -> Bool {
         switch rule {

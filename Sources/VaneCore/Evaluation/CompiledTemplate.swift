@@ -26,6 +26,8 @@ public final class CompiledTemplate: Sendable {
     /// Plain integers, so walking them costs no reference counting.
     let conditionalStarts: [Int32]
     let conditionalConditions: [Int32]
+    /// How results depend on the current time.
+    let clock: ClockDependence
 
     /// Compiles a template.
     ///
@@ -99,6 +101,7 @@ public final class CompiledTemplate: Sendable {
         }
         self.conditionalStarts = starts
         self.conditionalConditions = conditionals
+        self.clock = ClockDependence(conditions: conditions, slots: slots)
     }
 
     /// The keys of every parameter, in template order.
@@ -116,6 +119,23 @@ public final class CompiledTemplate: Sendable {
 
     /// The template's version number, if it has been published.
     public var versionNumber: String? { template.version?.versionNumber }
+
+    /// Until when a result evaluated at `now` stays what it is as far as the passing of time goes:
+    /// the first instant at or after `now` at which a `dateTime` rule could change its answer for
+    /// this context, or `Date.distantFuture` when none can (the template has no such rule, or the
+    /// context pins `dateTime`).
+    ///
+    /// Everything else a result depends on is in the template and the context, so a server can
+    /// tell that a result it computed is still current without evaluating again.
+    public func resultUnchangedUntil(for context: EvaluationContext, evaluatedAt now: Date) -> Date {
+        guard clock.readsTheClock, !clock.pinningAttributes.contains(where: { context.attributes[$0] != nil }) else {
+            return .distantFuture
+        }
+        if clock.changesAnyMoment { return now }
+        let seconds = now.timeIntervalSince1970
+        guard let next = clock.instants.first(where: { $0 >= seconds }) else { return .distantFuture }
+        return Date(timeIntervalSince1970: next)
+    }
 
     /// Evaluates the template for one user.
     ///
@@ -162,6 +182,36 @@ public final class CompiledTemplate: Sendable {
             state.states[index] = result ? 1 : 2
             return result
         }
+    }
+}
+
+/// Where the current time enters evaluation: rules on `dateTime` that the context does not pin.
+struct ClockDependence: Sendable {
+    /// The attribute names under which a context pins `dateTime` (then the clock is not read).
+    let pinningAttributes: [String]
+    /// Whether any rule reads the current time.
+    let readsTheClock: Bool
+    /// Whether a rule reads the current time other than by comparing it with a fixed instant, so
+    /// its answer may change at any moment.
+    let changesAnyMoment: Bool
+    /// The instants, in seconds since 1970 and ascending, at which a date rule on the current time
+    /// can change its answer.
+    let instants: [Double]
+
+    init(conditions: [CompiledCondition], slots: [AttributeSlot]) {
+        let clockSlots = Set(slots.indices.filter { slots[$0].element == .dateTime })
+        var instants = Set<Double>()
+        var changesAnyMoment = false
+        for condition in conditions {
+            condition.root.forEachAttributeTest { slot, test in
+                guard clockSlots.contains(slot) else { return }
+                if let instant = test.comparedInstant { instants.insert(instant) } else { changesAnyMoment = true }
+            }
+        }
+        pinningAttributes = clockSlots.map { slots[$0].name }
+        readsTheClock = !clockSlots.isEmpty
+        self.changesAnyMoment = changesAnyMoment
+        self.instants = instants.sorted()
     }
 }
 

@@ -33,6 +33,17 @@ indirect enum ConditionNode: Sendable {
         }
     }
 
+    /// Calls `body` with the slot and test of every attribute rule in the tree.
+    func forEachAttributeTest(_ body: (_ slot: Int, _ test: CompiledAttributeTest) -> Void) {
+        switch self {
+        case .constant, .percent: return
+        case .and(let operands), .or(let operands):
+            for operand in operands { operand.forEachAttributeTest(body) }
+        case .not(let operand): operand.forEachAttributeTest(body)
+        case .attribute(let slot, let test): body(slot, test)
+        }
+    }
+
     func evaluate(_ state: inout EvaluationState, template: CompiledTemplate) -> Bool {
         switch self {
         case .constant(let value):

@@ -57,17 +57,16 @@ public struct EvaluationResult: Sendable {
         return entries
     }
 
-    /// Calls `body` for every key the client receives, in template order, with the parameter's
-    /// position in ``CompiledTemplate/keys`` and the branch that won: 0 for the default value,
-    /// `n` for the `n`-th entry of ``CompiledTemplate/outcomes(ofParameterAt:)``.
+    /// Calls `body` for every parameter, in the order of ``CompiledTemplate/keys``, with the branch
+    /// that won: 0 for the default value, `n` for the `n`-th entry of
+    /// ``CompiledTemplate/outcomes(ofParameterAt:)``. A branch without a value (`useInAppDefault`, no
+    /// default value) is reported too: the caller's precomputed table says it sends nothing.
     ///
-    /// For servers that precompute each branch's encoded form and assemble responses from them.
-    public func forEachEntry(
-        _ body: (_ parameterIndex: Int, _ branch: Int, _ value: ConfigValue) throws -> Void
-    ) rethrows {
-        for (index, parameter) in template.parameters.enumerated() {
-            let choice = choices[index]
-            if let value = parameter.outcome(choice: choice).value { try body(index, Int(choice) + 1, value) }
+    /// For servers that precompute each branch's encoded form and assemble responses from them: no
+    /// value is read, so the loop costs no reference counting.
+    public func forEachBranch(_ body: (_ parameterIndex: Int, _ branch: Int) throws -> Void) rethrows {
+        try choices.withUnsafeBufferPointer { choices in
+            for index in 0..<choices.count { try body(index, Int(choices[index]) + 1) }
         }
     }
 

@@ -36,8 +36,9 @@ public struct AuthenticationMiddleware: RouterMiddleware {
 
     /// The presented secret, if any.
     static func secret(in headers: HTTPFields) -> String? {
-        // Plain string slicing: this runs on every request, Foundation's trimming is slow here.
-        if let authorization = headers[.authorization] {
+        // Plain string slicing and the first field as it came (no joining of repeated fields):
+        // this runs on every request.
+        if let authorization = headers.first(where: { $0.name == .authorization })?.value {
             let utf8 = authorization.utf8
             let scheme = Array("bearer ".utf8)
             // ASCII case-insensitive "Bearer " prefix, then the token without surrounding spaces.
@@ -48,7 +49,7 @@ public struct AuthenticationMiddleware: RouterMiddleware {
                 return token.isEmpty ? nil : String(token)
             }
         }
-        if let apiKeyHeader, let key = headers[apiKeyHeader], !key.isEmpty { return key }
+        if let key = headers.first(where: { $0.name == apiKeyHeader })?.value, !key.isEmpty { return key }
         return nil
     }
 }

@@ -1,11 +1,14 @@
+import Foundation
 import Hummingbird
 import VaneCore
 
 /// Client fetch: the values one app instance gets, evaluated on the server from memory.
 ///
-/// The response's ETag is a hash of this context's entries and metadata, so it changes only when
-/// this user's result changes: `If-None-Match` then answers 304, and a body `etag` answers
-/// `NO_CHANGE` for clients that cannot handle 304.
+/// The response's ETag is a ``ResultETag``: its first part names this context's entries and
+/// metadata, so `If-None-Match` answers 304 (and a body `etag` answers `NO_CHANGE`, for clients
+/// that cannot handle 304) whenever this user's result is unchanged, even across publishes. Its
+/// proof lets the common poll (same body, nothing published since) answer 304 without parsing
+/// or evaluating anything.
 struct FetchRoutes {
     let cache: ServingCache
     let limiter: RateLimiter
@@ -19,11 +22,26 @@ struct FetchRoutes {
         let principal = try context.requirePrincipal()
         try principal.require([.client, .server], on: environment)
         if let wait = limiter.acquire(key: principal.key.id) { throw APIError.rateLimited(retryAfterSeconds: wait) }
-        let body = try await RequestReading.object(request, limit: ServerLimits.maximumContextBytes)
+        let body = try await RequestReading.body(request, limit: ServerLimits.maximumContextBytes)
+        let now = Date()
+        let served = cache.template(for: environment)
+        if let served {
+            let nowMilliseconds = Clock.milliseconds(now)
+            var current: String?
+            _ = RequestReading.anyETag(inIfNoneMatch: request.headers) { candidate in
+                guard let etag = ResultETag(candidate),
+                    etag.isCurrent(served: served, body: body, nowMilliseconds: nowMilliseconds)
+                else { return false }
+                current = etag.headerValue
+                return true
+            }
+            if let current { return Response(status: .notModified, headers: [.eTag: current]) }
+        }
+        let object = try RequestReading.object(parsing: body)
         let evaluationContext: EvaluationContext
         do {
             evaluationContext = try EvaluationContext(
-                json: body["context"] ?? .object([:]),
+                json: object["context"] ?? .object([:]),
                 at: JSONPath.root.appending("context")
             )
         } catch {
@@ -32,48 +50,34 @@ struct FetchRoutes {
                 details: error.issues
             )
         }
-        let clientETag = try RequestReading.optionalString(body, "etag")
-        guard let served = cache.template(for: environment) else {
+        let clientETag = try RequestReading.optionalString(object, "etag")
+        guard let served else {
             return JSONResponse.make(["state": "NO_TEMPLATE", "entries": [:], "templateVersion": "0"])
         }
-        let result = served.compiled.evaluate(evaluationContext)
-        // Assembled from pieces the served template encoded at publish time: this is the hot path.
-        var response: [UInt8] = []
-        response.reserveCapacity(4096)
-        response.append(contentsOf: #"{"state":"UPDATE","entries":{"#.utf8)
-        let entriesStart = response.count - 1
-        var metadata: [UInt8] = [UInt8(ascii: "{")]
-        var first = true
-        result.forEachEntry { parameter, branch, _ in
-            if !first { response.append(UInt8(ascii: ",")) }
-            first = false
-            response.append(contentsOf: served.entryFragments[parameter][branch])
-            let fragment = served.metadataFragments[parameter]
-            if !fragment.isEmpty {
-                if metadata.count > 1 { metadata.append(UInt8(ascii: ",")) }
-                metadata.append(contentsOf: fragment)
-            }
-        }
-        response.append(UInt8(ascii: "}"))
-        metadata.append(UInt8(ascii: "}"))
-        let etag = ServedTemplate.resultETag(entries: response[entriesStart...], metadata: metadata)
-        if RequestReading.ifNoneMatch(request, matches: etag) {
+        let result = served.compiled.evaluate(evaluationContext, at: now)
+        let values = served.valuesDigest(of: result)
+        let until = served.compiled.resultUnchangedUntil(for: evaluationContext, evaluatedAt: now)
+        let etag = ResultETag(
+            values: values,
+            served: served,
+            until: until == .distantFuture ? nil : Clock.milliseconds(until),
+            body: body
+        )
+        .headerValue
+        let unchanged: (Substring) -> Bool = { ResultETag($0)?.values == values }
+        if RequestReading.anyETag(inIfNoneMatch: request.headers, { $0 == "*" || unchanged($0) }) {
             return Response(status: .notModified, headers: [.eTag: etag])
         }
-        let version = String(served.versionNumber)
-        if let clientETag, RequestReading.bareETag(clientETag) == RequestReading.bareETag(etag) {
+        if let clientETag, unchanged(RequestReading.bareETag(Substring(clientETag))) {
             return JSONResponse.make(
-                text: #"{"state":"NO_CHANGE","templateVersion":"\#(version)"}"#,
+                text: #"{"state":"NO_CHANGE","templateVersion":"\#(served.versionNumber)"}"#,
                 headers: [.eTag: etag]
             )
         }
-        response.append(contentsOf: #","templateVersion":"\#(version)","metadata":"#.utf8)
-        response.append(contentsOf: metadata)
-        response.append(UInt8(ascii: "}"))
         return Response(
             status: .ok,
             headers: [.eTag: etag, .contentType: "application/json; charset=utf-8"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: response))
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: served.updateResponse(for: result)))
         )
     }
 }

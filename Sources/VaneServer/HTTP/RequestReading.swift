@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import NIOCore
 import VaneCore
@@ -26,7 +27,11 @@ enum RequestReading {
 
     /// The body parsed as JSON; 400 with the line and column when it is not.
     static func json(_ request: Request, limit: Int) async throws -> JSONValue {
-        let bytes = try await body(request, limit: limit)
+        try json(parsing: try await body(request, limit: limit))
+    }
+
+    /// Body bytes parsed as JSON; 400 with the line and column when they are not.
+    static func json(parsing bytes: [UInt8]) throws(APIError) -> JSONValue {
         guard !bytes.isEmpty else {
             throw APIError.invalidArgument("the request body is empty; expected a JSON object")
         }
@@ -39,7 +44,12 @@ enum RequestReading {
 
     /// The body as a JSON object.
     static func object(_ request: Request, limit: Int = ServerLimits.maximumSmallBodyBytes) async throws -> JSONObject {
-        let json = try await json(request, limit: limit)
+        try object(parsing: try await body(request, limit: limit))
+    }
+
+    /// Body bytes parsed as a JSON object.
+    static func object(parsing bytes: [UInt8]) throws(APIError) -> JSONObject {
+        let json = try json(parsing: bytes)
         guard case .object(let object) = json else {
             throw APIError.invalidArgument("expected a JSON object, found \(json.kindDescription)")
         }
@@ -125,20 +135,43 @@ enum RequestReading {
 
     /// An ETag value without quotes or a weak prefix.
     static func bareETag(_ value: String) -> String {
-        var text = Substring(value).drop { $0 == " " || $0 == "\t" }
-        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
-        if text.hasPrefix("W/") { text = text.dropFirst(2) }
-        if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") { text = text.dropFirst().dropLast() }
-        return String(text)
+        String(bareETag(Substring(value)))
+    }
+
+    /// An ETag value without surrounding blanks, quotes or a weak prefix. Works on UTF-8: this
+    /// runs on every conditional request.
+    static func bareETag(_ value: Substring) -> Substring {
+        var text = value.utf8[...]
+        let blank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        while let first = text.first, blank(first) { text = text.dropFirst() }
+        while let last = text.last, blank(last) { text = text.dropLast() }
+        if text.starts(with: "W/".utf8) { text = text.dropFirst(2) }
+        if text.count >= 2, text.first == UInt8(ascii: "\""), text.last == UInt8(ascii: "\"") {
+            text = text.dropFirst().dropLast()
+        }
+        return Substring(text)
+    }
+
+    /// Whether `matches` holds for one of the entity tags (bare, see ``bareETag(_:)-(Substring)``)
+    /// of the request's `If-None-Match` fields. Splits on UTF-8 bytes: this runs on every poll.
+    static func anyETag(inIfNoneMatch headers: HTTPFields, _ matches: (Substring) -> Bool) -> Bool {
+        headers.contains { field in
+            guard field.name == .ifNoneMatch else { return false }
+            let header = field.value
+            let utf8 = header.utf8
+            var start = utf8.startIndex
+            while true {
+                let end = utf8[start...].firstIndex(of: UInt8(ascii: ",")) ?? utf8.endIndex
+                if matches(bareETag(header[start..<end])) { return true }
+                guard end < utf8.endIndex else { return false }
+                start = utf8.index(after: end)
+            }
+        }
     }
 
     /// Whether an `If-None-Match` header matches an ETag (a list, `*`, or one value).
     static func ifNoneMatch(_ request: Request, matches etag: String) -> Bool {
-        guard let header = request.headers[.ifNoneMatch] else { return false }
-        let wanted = bareETag(etag)
-        return header.split(separator: ",").contains { candidate in
-            let value = bareETag(String(candidate))
-            return value == "*" || value == wanted
-        }
+        let wanted = bareETag(Substring(etag))
+        return anyETag(inIfNoneMatch: request.headers) { $0 == "*" || $0 == wanted }
     }
 }

@@ -23,11 +23,17 @@ public final class ServedTemplate: Sendable {
     public let hasConditionalValues: Set<String>
     /// Conditions that contain a `percent` rule (their matches are splits, for OFREP).
     public let percentConditions: Set<String>
-    /// Per parameter and branch (see ``EvaluationResult/forEachEntry(_:)``): the UTF-8 of
-    /// `"key":"value"`, so a fetch response is assembled from ready-made pieces.
-    let entryFragments: [[[UInt8]]]
+    /// Per parameter: the position of its branch 0 in the per-branch tables (see
+    /// ``EvaluationResult/forEachBranch(_:)``); one more at the end.
+    private let branchStarts: [Int]
+    /// Per branch: the UTF-8 of `"key":"value"`, empty when the branch sends nothing, so a fetch
+    /// response is assembled from ready-made pieces.
+    private let entryFragments: ByteFragments
     /// Per parameter: the UTF-8 of `"key":{metadata}`, empty when the key has none.
-    let metadataFragments: [[UInt8]]
+    private let metadataFragments: ByteFragments
+    /// Per branch: the digest of what it adds to a response, its entry and its key's metadata;
+    /// zero when it sends nothing.
+    private let branchDigests: [Digest128]
 
     /// Compiles a stored version.
     /// - Throws: ``TemplateCompilationError`` for a stored template that no longer compiles.
@@ -64,23 +70,74 @@ public final class ServedTemplate: Sendable {
             if let expression, ServedTemplate.containsPercent(expression) { percent.insert(condition.name) }
         }
         percentConditions = percent
-        var entryFragments: [[[UInt8]]] = []
-        var metadataFragments: [[UInt8]] = []
+        var branchStarts: [Int] = []
+        var entryFragments = ByteFragments()
+        var metadataFragments = ByteFragments()
+        var branchDigests: [Digest128] = []
         for (index, key) in compiled.keys.enumerated() {
             var quotedKey = ""
             JSONValue.writeString(key, to: &quotedKey)
-            entryFragments.append(
-                compiled.outcomes(ofParameterAt: index).map { outcome in
-                    guard let value = outcome.value else { return [] }
-                    var text = quotedKey + ":"
-                    JSONValue.writeString(value.stringValue, to: &text)
-                    return Array(text.utf8)
+            let metadataFragment = metadata[key].map { Array((quotedKey + ":" + $0.serialized()).utf8) } ?? []
+            metadataFragments.append(metadataFragment)
+            branchStarts.append(branchDigests.count)
+            for outcome in compiled.outcomes(ofParameterAt: index) {
+                guard let value = outcome.value else {
+                    entryFragments.append([])
+                    branchDigests.append(.zero)
+                    continue
                 }
-            )
-            metadataFragments.append(metadata[key].map { Array((quotedKey + ":" + $0.serialized()).utf8) } ?? [])
+                var text = quotedKey + ":"
+                JSONValue.writeString(value.stringValue, to: &text)
+                let entry = Array(text.utf8)
+                entryFragments.append(entry)
+                // The metadata is part of what the branch sends; the separator keeps the two apart.
+                branchDigests.append(Digest128(hashing: entry + [0] + metadataFragment))
+            }
         }
+        branchStarts.append(branchDigests.count)
+        self.branchStarts = branchStarts
         self.entryFragments = entryFragments
         self.metadataFragments = metadataFragments
+        self.branchDigests = branchDigests
+    }
+
+    /// The digest of what `result` sends, its entries and their keys' metadata: the `values` of
+    /// its ``ResultETag``. Two additions per parameter; no bytes are hashed per request.
+    func valuesDigest(of result: EvaluationResult) -> Digest128 {
+        var digest = Digest128.zero
+        branchStarts.withUnsafeBufferPointer { starts in
+            branchDigests.withUnsafeBufferPointer { digests in
+                result.forEachBranch { parameter, branch in digest.add(digests[starts[parameter] + branch]) }
+            }
+        }
+        return digest
+    }
+
+    /// The `UPDATE` response for `result`, assembled from the pieces encoded at publish time.
+    func updateResponse(for result: EvaluationResult) -> [UInt8] {
+        var response: [UInt8] = []
+        response.reserveCapacity(4096)
+        response.append(contentsOf: #"{"state":"UPDATE","entries":{"#.utf8)
+        var metadata: [UInt8] = [UInt8(ascii: "{")]
+        var first = true
+        branchStarts.withUnsafeBufferPointer { starts in
+            result.forEachBranch { parameter, branch in
+                let entry = starts[parameter] + branch
+                guard !entryFragments.isEmpty(at: entry) else { return }
+                if !first { response.append(UInt8(ascii: ",")) }
+                first = false
+                entryFragments.write(entry, to: &response)
+                if !metadataFragments.isEmpty(at: parameter) {
+                    if metadata.count > 1 { metadata.append(UInt8(ascii: ",")) }
+                    metadataFragments.write(parameter, to: &metadata)
+                }
+            }
+        }
+        metadata.append(UInt8(ascii: "}"))
+        response.append(contentsOf: #"},"templateVersion":"\#(versionNumber)","metadata":"#.utf8)
+        response.append(contentsOf: metadata)
+        response.append(UInt8(ascii: "}"))
+        return response
     }
 
     /// `etag-{project}-{environment}-{version}`: changes with every publish.
@@ -97,21 +154,34 @@ public final class ServedTemplate: Sendable {
         }
     }
 
-    /// A strong ETag for one context's result: it changes only when that result changes.
+    /// A strong ETag for one context's OFREP result: it changes only when that result changes.
     static func resultETag(_ text: String) -> String {
-        etag(of: SHA256.hash(data: Array(text.utf8)))
+        "\"" + Digest128(hashing: Array(text.utf8)).hex + "\""
+    }
+}
+
+/// Byte strings stored end to end in one buffer, so reading one costs no reference counting.
+struct ByteFragments: Sendable {
+    private var bytes: [UInt8] = []
+    /// Where each fragment ends in `bytes`; it starts where the one before ends.
+    private var ends: [Int] = []
+
+    /// Adds a fragment at the next index.
+    mutating func append(_ fragment: [UInt8]) {
+        bytes.append(contentsOf: fragment)
+        ends.append(bytes.count)
     }
 
-    /// The ETag of a fetch result: its entries and metadata, not the version, which may change
-    /// without changing what this user gets.
-    static func resultETag(entries: ArraySlice<UInt8>, metadata: [UInt8]) -> String {
-        var hasher = SHA256()
-        entries.withUnsafeBytes { hasher.update(bufferPointer: $0) }
-        metadata.withUnsafeBytes { hasher.update(bufferPointer: $0) }
-        return etag(of: hasher.finalize())
+    /// Whether the fragment at `index` is empty.
+    func isEmpty(at index: Int) -> Bool {
+        ends[index] == (index == 0 ? 0 : ends[index - 1])
     }
 
-    private static func etag(of digest: SHA256.Digest) -> String {
-        "\"" + digest.withUnsafeBytes { APIKeySecret.hex(UnsafeRawBufferPointer(rebasing: $0.prefix(16))) } + "\""
+    /// Appends the fragment at `index` to `output`.
+    func write(_ index: Int, to output: inout [UInt8]) {
+        let start = index == 0 ? 0 : ends[index - 1]
+        bytes.withUnsafeBufferPointer {
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start..<ends[index]]))
+        }
     }
 }

@@ -3,7 +3,12 @@ import Foundation
 /// Time as the store keeps it: milliseconds since 1970, rendered as RFC 3339 in the API.
 enum Clock {
     static func nowMilliseconds() -> Int64 {
-        Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+        milliseconds(Date())
+    }
+
+    /// Milliseconds since 1970, rounded down.
+    static func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
     }
 
     static func date(milliseconds: Int64) -> Date {
