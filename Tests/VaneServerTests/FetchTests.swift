@@ -37,13 +37,7 @@ import VaneCore
             let context: JSONValue = ["context": ["randomizationId": "user-1", "device.country": "us"]]
             let first = try await server.send(.post, Self.fetchPath, key: key, json: context)
             let etag = try #require(first.etag)
-            let again = try await server.send(
-                .post,
-                Self.fetchPath,
-                key: key,
-                json: context,
-                headers: [.ifNoneMatch: etag]
-            )
+            let again = try await Self.fetch(server, key: key, context, ifNoneMatch: etag)
             #expect(again.status == .notModified)
             #expect(again.etag == etag)
             let noChange = try await server.send(
@@ -67,24 +61,12 @@ import VaneCore
                 try await server.send(.put, TestServer.demoPath + "/template", text: changed, headers: [.ifMatch: "*"])
                     .status == .ok
             )
-            let american = try await server.send(
-                .post,
-                Self.fetchPath,
-                key: key,
-                json: context,
-                headers: [.ifNoneMatch: etag]
-            )
+            let american = try await Self.fetch(server, key: key, context, ifNoneMatch: etag)
             #expect(american.status == .notModified)
             let fresh = try #require(american.etag)
             #expect(fresh != etag)
             #expect(Self.valuesPart(fresh) == Self.valuesPart(etag))
-            let oncemore = try await server.send(
-                .post,
-                Self.fetchPath,
-                key: key,
-                json: context,
-                headers: [.ifNoneMatch: fresh]
-            )
+            let oncemore = try await Self.fetch(server, key: key, context, ifNoneMatch: fresh)
             #expect(oncemore.status == .notModified)
             #expect(oncemore.etag == fresh)
             let german = try await server.send(
@@ -107,7 +89,7 @@ import VaneCore
             let americanETag = try #require(try await server.send(.post, Self.fetchPath, key: key, json: american).etag)
             let germanETag = try #require(try await server.send(.post, Self.fetchPath, key: key, json: german).etag)
             func fetch(_ body: String, _ ifNoneMatch: String) async throws -> TestServer.Reply {
-                try await server.send(.post, Self.fetchPath, key: key, text: body, headers: [.ifNoneMatch: ifNoneMatch])
+                try await Self.fetch(server, key: key, text: body, ifNoneMatch: ifNoneMatch)
             }
 
             // Another user's ETag does not hide that user's values.
@@ -176,19 +158,24 @@ import VaneCore
             let first = try await server.send(.post, Self.fetchPath, key: key, json: body)
             #expect(first.object?["entries"]?.objectValue?["phase"] == "before")
             let etag = try #require(first.etag)
-            let early = try await server.send(
-                .post,
-                Self.fetchPath,
-                key: key,
-                json: body,
-                headers: [.ifNoneMatch: etag]
-            )
+            let early = try await Self.fetch(server, key: key, body, ifNoneMatch: etag)
             if Date() < start { #expect(early.status == .notModified) }
             while Date() < start { try await Task.sleep(nanoseconds: 50_000_000) }
-            let late = try await server.send(.post, Self.fetchPath, key: key, json: body, headers: [.ifNoneMatch: etag])
+            let late = try await Self.fetch(server, key: key, body, ifNoneMatch: etag)
             #expect(late.status == .ok)
             #expect(late.object?["entries"]?.objectValue?["phase"] == "after")
         }
+    }
+
+    /// A fetch with `If-None-Match`, of a JSON body or of exactly `text`.
+    static func fetch(
+        _ server: TestServer,
+        key: String,
+        _ json: JSONValue? = nil,
+        text: String? = nil,
+        ifNoneMatch: String
+    ) async throws -> TestServer.Reply {
+        try await server.send(.post, fetchPath, key: key, json: json, text: text, headers: [.ifNoneMatch: ifNoneMatch])
     }
 
     /// The part of a fetch ETag that names the values: before the first dot, without quotes.
