@@ -128,7 +128,10 @@ public final class CompiledTemplate: Sendable {
     /// Everything else a result depends on is in the template and the context, so a server can
     /// tell that a result it computed is still current without evaluating again.
     public func resultUnchangedUntil(for context: EvaluationContext, evaluatedAt now: Date) -> Date {
-        guard clock.readsTheClock, !clock.pinningAttributes.contains(where: { context.attributes[$0] != nil }) else {
+        // No clock slot, or one the context pins: time does not enter this result.
+        guard !clock.pinningAttributes.isEmpty,
+            !clock.pinningAttributes.contains(where: { context.attributes[$0] != nil })
+        else {
             return .distantFuture
         }
         if clock.changesAnyMoment { return now }
@@ -187,10 +190,9 @@ public final class CompiledTemplate: Sendable {
 
 /// Where the current time enters evaluation: rules on `dateTime` that the context does not pin.
 struct ClockDependence: Sendable {
-    /// The attribute names under which a context pins `dateTime` (then the clock is not read).
+    /// The attribute names under which a context pins `dateTime` (then the clock is not read);
+    /// empty when no rule reads the clock.
     let pinningAttributes: [String]
-    /// Whether any rule reads the current time.
-    let readsTheClock: Bool
     /// Whether a rule reads the current time other than by comparing it with a fixed instant, so
     /// its answer may change at any moment.
     let changesAnyMoment: Bool
@@ -209,7 +211,6 @@ struct ClockDependence: Sendable {
             }
         }
         pinningAttributes = clockSlots.map { slots[$0].name }
-        readsTheClock = !clockSlots.isEmpty
         self.changesAnyMoment = changesAnyMoment
         self.instants = instants.sorted()
     }

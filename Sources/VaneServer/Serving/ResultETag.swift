@@ -17,7 +17,7 @@ import Foundation
 ///
 /// The proof needs no secret: a client that forges one can only mislead itself about its own
 /// values. Every node computes the same ETag, so nodes behind a load balancer agree.
-struct ResultETag: Sendable, Equatable {
+struct ResultETag: Sendable {
     var values: Digest128
     var proof: Digest128?
     var until: Int64?
@@ -66,10 +66,7 @@ struct ResultETag: Sendable, Equatable {
 
     private static func proof(values: Digest128, served: ServedTemplate, until: Int64?, body: [UInt8]) -> Digest128 {
         var hasher = SHA256()
-        hasher.update(data: Array("vane-fetch-etag-1\u{0}".utf8))
-        hasher.update(data: Array(served.environment.projectId.utf8) + [0])
-        hasher.update(data: Array(served.environment.environmentId.utf8) + [0])
-        withUnsafeBytes(of: served.versionNumber.littleEndian) { hasher.update(bufferPointer: $0) }
+        served.proofScope.withUnsafeBytes { hasher.update(bufferPointer: $0) }
         withUnsafeBytes(of: (until ?? -1).littleEndian) { hasher.update(bufferPointer: $0) }
         withUnsafeBytes(of: values.high.littleEndian) { hasher.update(bufferPointer: $0) }
         withUnsafeBytes(of: values.low.littleEndian) { hasher.update(bufferPointer: $0) }

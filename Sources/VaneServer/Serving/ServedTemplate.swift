@@ -24,7 +24,7 @@ public final class ServedTemplate: Sendable {
     /// Conditions that contain a `percent` rule (their matches are splits, for OFREP).
     public let percentConditions: Set<String>
     /// Per parameter: the position of its branch 0 in the per-branch tables (see
-    /// ``EvaluationResult/forEachBranch(_:)``); one more at the end.
+    /// ``EvaluationResult/forEachBranch(_:)``).
     private let branchStarts: [Int]
     /// Per branch: the UTF-8 of `"key":"value"`, empty when the branch sends nothing, so a fetch
     /// response is assembled from ready-made pieces.
@@ -34,6 +34,9 @@ public final class ServedTemplate: Sendable {
     /// Per branch: the digest of what it adds to a response, its entry and its key's metadata;
     /// zero when it sends nothing.
     private let branchDigests: [Digest128]
+    /// What a fetch ETag's proof binds besides the request (see ``ResultETag``): a domain tag, the
+    /// environment and the version number, encoded once.
+    let proofScope: [UInt8]
 
     /// Compiles a stored version.
     /// - Throws: ``TemplateCompilationError`` for a stored template that no longer compiles.
@@ -42,6 +45,9 @@ public final class ServedTemplate: Sendable {
         versionNumber = version.number
         compiled = try CompiledTemplate(version.template)
         etag = ServedTemplate.etag(environment, version: version.number)
+        proofScope =
+            Array("vane-fetch-etag-1\u{0}\(environment.projectId)\u{0}\(environment.environmentId)\u{0}".utf8)
+            + withUnsafeBytes(of: version.number.littleEndian) { Array($0) }
         templateJSON = version.template.serialized(.compact)
         var metadata: [String: JSONValue] = [:]
         var valueTypes: [String: ParameterValueType] = [:]
@@ -94,7 +100,6 @@ public final class ServedTemplate: Sendable {
                 branchDigests.append(Digest128(hashing: entry + [0] + metadataFragment))
             }
         }
-        branchStarts.append(branchDigests.count)
         self.branchStarts = branchStarts
         self.entryFragments = entryFragments
         self.metadataFragments = metadataFragments
