@@ -133,6 +133,26 @@ import VaneCore
         }
     }
 
+    @Test func aProofDoesNotOutliveItsDatabase() async throws {
+        // Two fresh databases number their versions alike: version 2 on each, different values.
+        let body: JSONValue = ["context": ["randomizationId": "user-1"]]
+        @Sendable func template(_ value: String) -> JSONValue {
+            ["parameters": ["colour": ["defaultValue": ["value": .string(value)]]]]
+        }
+        let etag = try await TestServer.run(.sqlite) { server in
+            #expect(try await server.publish(template("red")).object?["version"]?.objectValue?["versionNumber"] == "2")
+            let key = try await server.createKey(role: "client")
+            return try #require(try await server.send(.post, Self.fetchPath, key: key, json: body).etag)
+        }
+        try await TestServer.run(.sqlite) { server in
+            #expect(try await server.publish(template("blue")).object?["version"]?.objectValue?["versionNumber"] == "2")
+            let key = try await server.createKey(role: "client")
+            let reply = try await Self.fetch(server, key: key, body, ifNoneMatch: etag)
+            #expect(reply.status == .ok)
+            #expect(reply.object?["entries"]?.objectValue?["colour"] == "blue")
+        }
+    }
+
     @Test func aScheduledChangeIsNotHiddenByA304() async throws {
         try await TestServer.run(.sqlite) { server in
             let key = try await server.createKey(role: "client")

@@ -7,8 +7,8 @@ import Foundation
 /// - `values` (32 hex digits) names the entries and metadata this context gets. It alone decides
 ///   whether a client's values are current: after a publish that changes nothing for this user,
 ///   the user still gets 304 (or `NO_CHANGE`), with a fresh ETag.
-/// - `proof` (32 hex digits) hashes the environment, the template version, `values`, `until` and
-///   the exact request body. A request that presents it with the same body while the same version
+/// - `proof` (32 hex digits) hashes the environment, the template version (its number and its
+///   content), `values`, `until` and the exact request body. A request that presents it with the same body while the same version
 ///   is served, before `until`, must get the same result, so the server answers 304 without parsing
 ///   the body or evaluating anything. That is the common poll: nothing was published since the
 ///   device last fetched.

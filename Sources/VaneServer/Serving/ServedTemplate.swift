@@ -34,8 +34,9 @@ public final class ServedTemplate: Sendable {
     /// Per branch: the digest of what it adds to a response, its entry and its key's metadata;
     /// zero when it sends nothing.
     private let branchDigests: [Digest128]
-    /// What a fetch ETag's proof binds besides the request (see ``ResultETag``): a domain tag, the
-    /// environment and the version number, encoded once.
+    /// What a fetch ETag's proof binds besides the request (see ``ResultETag``), encoded once: a
+    /// domain tag, the environment, the version number and the SHA-256 of the template, so a proof
+    /// cannot outlive its template even where version numbers start again (a new database).
     let proofScope: [UInt8]
 
     /// Compiles a stored version.
@@ -45,10 +46,11 @@ public final class ServedTemplate: Sendable {
         versionNumber = version.number
         compiled = try CompiledTemplate(version.template)
         etag = ServedTemplate.etag(environment, version: version.number)
+        templateJSON = version.template.serialized(.compact)
         proofScope =
             Array("vane-fetch-etag-1\u{0}\(environment.projectId)\u{0}\(environment.environmentId)\u{0}".utf8)
             + withUnsafeBytes(of: version.number.littleEndian) { Array($0) }
-        templateJSON = version.template.serialized(.compact)
+            + Array(SHA256.hash(data: Array(templateJSON.utf8)))
         var metadata: [String: JSONValue] = [:]
         var valueTypes: [String: ParameterValueType] = [:]
         var conditional = Set<String>()
