@@ -205,7 +205,10 @@ struct DatabaseService: Service {
 
     func run() async throws {
         try? await gracefulShutdown()
-        try await engine.shutdown()
+        // In a task of its own: when the service group is cancelled rather than shut down
+        // gracefully, this task is cancelled too, and closing the connection from it would fail.
+        let engine = engine
+        try await Task { try await engine.shutdown() }.value
     }
 }
 

@@ -16,4 +16,18 @@ import VaneCore
             #expect(metrics.text.contains("http_server_request_duration"))
         }
     }
+
+    struct Boom: Error {}
+
+    @Test(arguments: TestDatabase.allCases)
+    func servicesCancelledMidRequestStillCloseTheDatabase(database: TestDatabase) async throws {
+        // A body that throws cancels the application's services instead of shutting them down
+        // gracefully; the database is closed all the same (SQLite asserts when it is not).
+        await #expect(throws: Boom.self) {
+            try await TestServer.run(database) { server in
+                #expect(try await server.send(.get, "/readyz", key: nil).status == .ok)
+                throw Boom()
+            }
+        }
+    }
 }
