@@ -108,7 +108,7 @@ public final class CompiledTemplate: Sendable {
     public var keys: [String] { parameters.map(\.key) }
 
     /// Every outcome a parameter can have: its default value first, then its conditional values in
-    /// template condition order (the branches ``EvaluationResult/forEachEntry(_:)`` reports).
+    /// template condition order (the branches ``EvaluationResult/forEachBranch(_:)`` reports).
     public func outcomes(ofParameterAt index: Int) -> [ResolutionOutcome] {
         let parameter = parameters[index]
         return [parameter.defaultOutcome] + parameter.conditionals.map(\.outcome)
