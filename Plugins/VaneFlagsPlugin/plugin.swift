@@ -13,7 +13,7 @@ import PackagePlugin
 /// )
 /// ```
 ///
-/// The generated `VaneFlags.swift` declares `Flags`, `FlagsKey`, the `ConfigKeys` and an enum per
+/// The generated `VaneFlags.swift` declares `Flags`, `FlagsKey`, the `RemoteKeys` and an enum per
 /// experiment, all `internal`. Edit the flags file and build: nothing else to run.
 @main
 struct VaneFlagsPlugin: BuildToolPlugin {

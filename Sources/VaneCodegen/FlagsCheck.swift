@@ -127,7 +127,7 @@ public enum FlagsCheck {
     private static let readPatterns: [NSRegularExpression] = [
         #"\b(?:bool|int|double|string|decode|value)\(\s*(?:[A-Za-z_][A-Za-z0-9_.]*\.self\s*,\s*)?(?:forKey:\s*)?"([^"\\\n]+)""#,
         #"\b(?:setOverride|removeOverride|setOverrideChecked)\([^)\n]*?forKey:\s*"([^"\\\n]+)""#,
-        #"\b(?:FeatureFlag|ConfigKey)\(\s*(?:experiment:\s*|json:\s*)?"([^"\\\n]+)""#,
+        #"\b(?:FeatureFlag|RemoteKey)\(\s*(?:experiment:\s*|json:\s*)?"([^"\\\n]+)""#,
     ].compactMap { try? NSRegularExpression(pattern: $0) }
 
     /// The keys a source reads by name, with their line numbers.

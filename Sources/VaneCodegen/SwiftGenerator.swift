@@ -1,6 +1,6 @@
 import VaneCore
 
-/// Writes the Swift API for a flags file: an enum of keys, `ConfigKeys` declarations, an enum per
+/// Writes the Swift API for a flags file: an enum of keys, `RemoteKeys` declarations, an enum per
 /// experiment, a type with a typed property per flag, the bundled defaults and the debug-menu catalog.
 public struct SwiftGenerator: Sendable {
     /// `public` or `internal`.
@@ -168,7 +168,7 @@ public struct SwiftGenerator: Sendable {
             }
             out += "}\n"
         }
-        out += "\nextension ConfigKeys {\n"
+        out += "\nextension RemoteKeys {\n"
         for plan in plans where declaration(plan) != nil {
             out += docComment(plan.flag.description, indent: "    ")
             out += "    \(access)static let \(SwiftIdentifier.escaped(plan.name)) = \(declaration(plan) ?? "")\n"
@@ -177,7 +177,7 @@ public struct SwiftGenerator: Sendable {
         out += """
             /// Typed access to the flags in \(sourceName): `\(typeName)(client).\(plans.first.map { $0.name } ?? "flag")`.
             \(access)struct \(typeName): Sendable {
-                /// Where values are read: a `VaneClient`, a `ConfigSnapshot` or a test double.
+                /// Where values are read: a `VaneClient`, a `RemoteConfigSnapshot` or a test double.
                 \(access)let reader: any RemoteConfigReader
 
                 /// Reads flags from `reader`.
@@ -201,7 +201,7 @@ public struct SwiftGenerator: Sendable {
             guard let value = plan.flag.defaultValue else { continue }
             let description = plan.flag.description.map { ", description: \(literal($0))" } ?? ""
             out +=
-                "        InAppDefaults.Entry(key: \(literal(plan.flag.key)), value: ConfigValue(\(literal(value)))\(description)),\n"
+                "        InAppDefaults.Entry(key: \(literal(plan.flag.key)), value: CoercedValue(\(literal(value)))\(description)),\n"
         }
         out += """
                 ])
@@ -212,7 +212,7 @@ public struct SwiftGenerator: Sendable {
             """
         for plan in plans {
             if declaration(plan) != nil {
-                out += "        ConfigKeys.\(SwiftIdentifier.escaped(plan.name)).descriptor,\n"
+                out += "        RemoteKeys.\(SwiftIdentifier.escaped(plan.name)).descriptor,\n"
             } else {
                 out += "        \(descriptor(plan)),\n"
             }
@@ -221,7 +221,7 @@ public struct SwiftGenerator: Sendable {
         return out
     }
 
-    /// The `ConfigKeys` declaration, or nil for JSON flags (read with `decode`).
+    /// The `RemoteKeys` declaration, or nil for JSON flags (read with `decode`).
     private func declaration(_ plan: FlagPlan) -> String? {
         let flag = plan.flag
         let value = flag.defaultValue ?? ""
@@ -230,18 +230,18 @@ public struct SwiftGenerator: Sendable {
         case .bool:
             return "FeatureFlag(\(literal(flag.key)), default: \(value == "true" ? "true" : "false")\(details))"
         case .int:
-            return "ConfigKey(\(literal(flag.key)), default: \(ValueCoercion.int(value) ?? 0)\(details))"
+            return "RemoteKey(\(literal(flag.key)), default: \(ValueCoercion.int(value) ?? 0)\(details))"
         case .double:
-            return "ConfigKey(\(literal(flag.key)), default: \(doubleLiteral(value))\(details))"
+            return "RemoteKey(\(literal(flag.key)), default: \(doubleLiteral(value))\(details))"
         case .string:
             let allowed =
                 flag.allowedValues.isEmpty
                 ? "" : ", allowedValues: [\(flag.allowedValues.map(literal).joined(separator: ", "))]"
-            return "ConfigKey(\(literal(flag.key)), default: \(literal(value))\(allowed)\(details))"
+            return "RemoteKey(\(literal(flag.key)), default: \(literal(value))\(allowed)\(details))"
         case .experiment:
             let variant = plan.variantCases.first { $0.rawValue == value }?.name ?? plan.variantCases.first?.name ?? ""
             return
-                "ConfigKey(experiment: \(literal(flag.key)), default: \(plan.variantType ?? "").\(SwiftIdentifier.escaped(variant))\(details))"
+                "RemoteKey(experiment: \(literal(flag.key)), default: \(plan.variantType ?? "").\(SwiftIdentifier.escaped(variant))\(details))"
         case .json:
             return nil
         }
@@ -281,7 +281,7 @@ public struct SwiftGenerator: Sendable {
     }
 
     private func propertyBody(_ plan: FlagPlan) -> String {
-        guard case .json = plan.flag.type else { return "reader[ConfigKeys.\(SwiftIdentifier.escaped(plan.name))]" }
+        guard case .json = plan.flag.type else { return "reader[RemoteKeys.\(SwiftIdentifier.escaped(plan.name))]" }
         if let swiftType = plan.flag.swiftType {
             return "reader.decode(\(swiftType).self, forKey: \(literal(plan.flag.key)))"
         }

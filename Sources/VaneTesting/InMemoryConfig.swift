@@ -1,4 +1,3 @@
-import NIOConcurrencyHelpers
 import Vane
 import VaneCore
 
@@ -25,11 +24,11 @@ public final class InMemoryConfig: RemoteConfigReader, Sendable {
         var mismatches: [TypeMismatch] = []
     }
 
-    private let state: NIOLockedValueBox<State>
+    private let state: LockedValue<State>
 
     /// Creates a config with remote values (all other keys read their caller's default).
     public init(_ remote: [String: String] = [:], defaults: [String: String] = [:]) {
-        state = NIOLockedValueBox(State(remote: remote, defaults: defaults))
+        state = LockedValue(State(remote: remote, defaults: defaults))
     }
 
     // MARK: - Reading
@@ -38,9 +37,9 @@ public final class InMemoryConfig: RemoteConfigReader, Sendable {
     public func value(forKey key: String) -> ResolvedValue? {
         state.withLockedValue { state in
             state.reads.append(key)
-            if let value = state.overrides[key] { return ResolvedValue(ConfigValue(value), source: .override) }
-            if let value = state.remote[key] { return ResolvedValue(ConfigValue(value), source: .remote) }
-            if let value = state.defaults[key] { return ResolvedValue(ConfigValue(value), source: .default) }
+            if let value = state.overrides[key] { return ResolvedValue(CoercedValue(value), source: .override) }
+            if let value = state.remote[key] { return ResolvedValue(CoercedValue(value), source: .remote) }
+            if let value = state.defaults[key] { return ResolvedValue(CoercedValue(value), source: .default) }
             return nil
         }
     }
@@ -58,7 +57,7 @@ public final class InMemoryConfig: RemoteConfigReader, Sendable {
     }
 
     /// Sets a declared key's remote value.
-    public func set<Value>(_ value: Value, for key: ConfigKey<Value>) {
+    public func set<Value>(_ value: Value, for key: RemoteKey<Value>) {
         set(key.text(for: value), forKey: key.name)
     }
 
@@ -78,7 +77,7 @@ public final class InMemoryConfig: RemoteConfigReader, Sendable {
     }
 
     /// Overrides a declared key.
-    public func setOverride<Value>(_ value: Value, for key: ConfigKey<Value>) {
+    public func setOverride<Value>(_ value: Value, for key: RemoteKey<Value>) {
         setOverride(key.text(for: value), forKey: key.name)
     }
 
@@ -96,7 +95,7 @@ public final class InMemoryConfig: RemoteConfigReader, Sendable {
     public func wasRead(_ key: String) -> Bool { state.withLockedValue { $0.reads.contains(key) } }
 
     /// Whether the declared key was read at least once.
-    public func wasRead<Value>(_ key: ConfigKey<Value>) -> Bool { wasRead(key.name) }
+    public func wasRead<Value>(_ key: RemoteKey<Value>) -> Bool { wasRead(key.name) }
 
     /// Every typed read that found a value of another type.
     public var typeMismatches: [TypeMismatch] { state.withLockedValue { $0.mismatches } }

@@ -4,12 +4,11 @@
 //
 // Usage: vane-cache-writer <storage-directory>
 import Foundation
-import NIOConcurrencyHelpers
 import Vane
 
 /// Answers each fetch with generation n+1: 2,000 keys whose values all name the generation.
 struct GenerationTransport: HTTPTransport {
-    let generation = NIOLockedValueBox(0)
+    let generation = LockedValue(0)
 
     func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
         let number = generation.withLockedValue { value in

@@ -47,9 +47,9 @@ struct SettingsLayout: Codable, Sendable, Equatable {
         #expect(FlagsKey.newCheckout.rawValue == "new_checkout")
         #expect(FlagsKey.uiDarkMode.rawValue == "ui.dark-mode")
         #expect(OnboardingFlowVariant.allCases.map(\.rawValue) == ["control", "one_page", "video-tour"])
-        #expect(ConfigKeys.newCheckout.descriptor.realtime)
+        #expect(RemoteKeys.newCheckout.descriptor.realtime)
         #expect(
-            ConfigKeys.newCheckout.descriptor.description == "The redesigned checkout.\nShown to \"beta\" users first."
+            RemoteKeys.newCheckout.descriptor.description == "The redesigned checkout.\nShown to \"beta\" users first."
         )
     }
 

@@ -23,7 +23,7 @@ import VaneCore
         ),
         (
             "App/Keys.swift",
-            "extension ConfigKeys { static let x = FeatureFlag(\"declared_elsewhere\", default: true) }\n"
+            "extension RemoteKeys { static let x = FeatureFlag(\"declared_elsewhere\", default: true) }\n"
         ),
         (
             "Generated/VaneFlags.swift",

@@ -88,7 +88,7 @@ import VaneCore
             FlagDefinition(key: "text", type: .string, defaultValue: "say \"hi\"\\\n\u{1}", description: "two\nlines")
         ])
         let source = try SwiftGenerator().generate(file)
-        #expect(source.contains(#"ConfigKey("text", default: "say \"hi\"\\\n\u{1}", description: "two\nlines")"#))
+        #expect(source.contains(#"RemoteKey("text", default: "say \"hi\"\\\n\u{1}", description: "two\nlines")"#))
         #expect(source.contains("    /// two\n    /// lines\n"))
     }
 }

@@ -332,33 +332,33 @@ import Testing
 @Suite struct CoercionTests {
     @Test(arguments: ["1", "true", "TRUE", "t", "T", "yes", "Yes", "y", "on", "ON", " true "])
     func trueWords(text: String) {
-        #expect(ConfigValue(text).boolValue == true)
+        #expect(CoercedValue(text).boolValue == true)
     }
 
     @Test(arguments: ["0", "false", "False", "f", "no", "NO", "n", "off", "Off", "", "  "])
     func falseWords(text: String) {
-        #expect(ConfigValue(text).boolValue == false)
+        #expect(CoercedValue(text).boolValue == false)
     }
 
     @Test(arguments: ["2", "-1", "truthy", "enabled", "yes please", "1.0", "nope"])
     func otherTextIsNotABoolean(text: String) {
-        #expect(ConfigValue(text).boolValue == nil)
+        #expect(CoercedValue(text).boolValue == nil)
     }
 
     @Test func numbersAndIntegers() {
-        #expect(ConfigValue("42").intValue == 42)
-        #expect(ConfigValue(" -7 ").intValue == -7)
-        #expect(ConfigValue("2.0").intValue == 2)
-        #expect(ConfigValue("1e3").intValue == 1000)
-        #expect(ConfigValue("1.5").intValue == nil)
-        #expect(ConfigValue("1.5").doubleValue == 1.5)
-        #expect(ConfigValue(".5").doubleValue == 0.5)
-        #expect(ConfigValue("+3").doubleValue == 3)
+        #expect(CoercedValue("42").intValue == 42)
+        #expect(CoercedValue(" -7 ").intValue == -7)
+        #expect(CoercedValue("2.0").intValue == 2)
+        #expect(CoercedValue("1e3").intValue == 1000)
+        #expect(CoercedValue("1.5").intValue == nil)
+        #expect(CoercedValue("1.5").doubleValue == 1.5)
+        #expect(CoercedValue(".5").doubleValue == 0.5)
+        #expect(CoercedValue("+3").doubleValue == 3)
         for text in ["0x10", "NaN", "Infinity", "1_000", "1,000", "5px", "", "1e400"] {
-            #expect(ConfigValue(text).doubleValue == nil, "\(text)")
-            #expect(ConfigValue(text).intValue == nil, "\(text)")
+            #expect(CoercedValue(text).doubleValue == nil, "\(text)")
+            #expect(CoercedValue(text).intValue == nil, "\(text)")
         }
-        #expect(ConfigValue("99999999999999999999").intValue == nil)
+        #expect(CoercedValue("99999999999999999999").intValue == nil)
     }
 
     @Test func aMismatchReturnsTheCallersDefault() throws {
@@ -380,8 +380,8 @@ import Testing
             let columns: Int
             let sections: [String]
         }
-        let value = ConfigValue(#"{"columns":2,"sections":["hero","list"]}"#)
+        let value = CoercedValue(#"{"columns":2,"sections":["hero","list"]}"#)
         #expect(try value.decode(Layout.self) == Layout(columns: 2, sections: ["hero", "list"]))
-        #expect(throws: DecodingError.self) { try ConfigValue("not json").decode(Layout.self) }
+        #expect(throws: DecodingError.self) { try CoercedValue("not json").decode(Layout.self) }
     }
 }

@@ -6,14 +6,14 @@ import VaneCore
 struct ResolvedValues: Sendable {
     private(set) var values: [String: ResolvedValue]
 
-    init(overrides: [String: String], active: RemoteConfig?, defaults: InAppDefaults) {
+    init(overrides: [String: String], active: FetchedConfig?, defaults: InAppDefaults) {
         var values: [String: ResolvedValue] = [:]
         values.reserveCapacity(defaults.entries.count + (active?.entries.count ?? 0) + overrides.count)
         for entry in defaults.entries { values[entry.key] = ResolvedValue(entry.value, source: .default) }
         if let active {
-            for (key, text) in active.entries { values[key] = ResolvedValue(ConfigValue(text), source: .remote) }
+            for (key, text) in active.entries { values[key] = ResolvedValue(CoercedValue(text), source: .remote) }
         }
-        for (key, text) in overrides { values[key] = ResolvedValue(ConfigValue(text), source: .override) }
+        for (key, text) in overrides { values[key] = ResolvedValue(CoercedValue(text), source: .override) }
         self.values = values
     }
 

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import NIOConcurrencyHelpers
 import VaneCore
 
 /// Remote config for an app: typed reads, fetch and activate, a cache that survives restarts,
@@ -24,17 +23,17 @@ public final class VaneClient: RemoteConfigReader, Sendable {
     public let installationId: String
 
     private let files: ClientFiles?
-    private let state: NIOLockedValueBox<State>
-    private let persistLock = NIOLock()
-    private let inFlight = NIOLockedValueBox<Task<Result<FetchResult, VaneError>, Never>?>(nil)
+    private let state: LockedValue<State>
+    private let persistLock = LockedValue<Void>()
+    private let inFlight = LockedValue<Task<Result<FetchResult, VaneError>, Never>?>(nil)
     private let updateBroadcaster = Broadcaster<ConfigUpdate>()
     private let mismatchBroadcaster = Broadcaster<TypeMismatch>()
     let liveConnection = LiveUpdateConnection()
 
     struct State: Sendable {
         var context: ClientContext
-        var active: RemoteConfig?
-        var fetched: RemoteConfig?
+        var active: FetchedConfig?
+        var fetched: FetchedConfig?
         var overrides: [String: String]
         var resolved: ResolvedValues
         var consecutiveFailures = 0
@@ -65,7 +64,7 @@ public final class VaneClient: RemoteConfigReader, Sendable {
         let cache = files?.loadCache()
         let overrides = files?.loadOverrides() ?? [:]
         self.installationId = files?.loadInstallationId() ?? UUID().uuidString.lowercased()
-        state = NIOLockedValueBox(
+        state = LockedValue(
             State(
                 context: configuration.context,
                 active: cache?.active,
@@ -96,8 +95,8 @@ public final class VaneClient: RemoteConfigReader, Sendable {
     }
 
     /// An immutable copy of every value as it resolves now.
-    public func snapshot() -> ConfigSnapshot {
-        ConfigSnapshot(values: state.withLockedValue { $0.resolved }, reporter: self)
+    public func snapshot() -> RemoteConfigSnapshot {
+        RemoteConfigSnapshot(values: state.withLockedValue { $0.resolved }, reporter: self)
     }
 
     /// Every key some source has a value for, sorted.
@@ -238,7 +237,7 @@ public final class VaneClient: RemoteConfigReader, Sendable {
                 // Only these keys change; the active config keeps its version, the rest waits in `fetched`.
                 var merged =
                     active
-                    ?? RemoteConfig(
+                    ?? FetchedConfig(
                         entries: [:],
                         metadata: [:],
                         templateVersion: fetched.templateVersion,
@@ -327,7 +326,7 @@ public final class VaneClient: RemoteConfigReader, Sendable {
         case 200:
             switch try FetchResponse.read(response.body) {
             case .update(let entries, let metadata, let version):
-                let config = RemoteConfig(
+                let config = FetchedConfig(
                     entries: entries,
                     metadata: metadata,
                     templateVersion: version,
@@ -401,7 +400,7 @@ public final class VaneClient: RemoteConfigReader, Sendable {
     }
 
     /// Overrides a declared key with a typed value.
-    public func setOverride<Value>(_ value: Value, for key: ConfigKey<Value>) {
+    public func setOverride<Value>(_ value: Value, for key: RemoteKey<Value>) {
         setOverride(key.text(for: value), forKey: key.name)
     }
 

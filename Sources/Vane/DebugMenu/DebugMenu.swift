@@ -102,7 +102,7 @@ public struct DebugMenu: Sendable, Hashable {
     }
 
     /// The editor for an undeclared key, guessed from its value.
-    static func inferredKind(of value: ConfigValue?, allowedValues: [String]) -> ValueKind {
+    static func inferredKind(of value: CoercedValue?, allowedValues: [String]) -> ValueKind {
         guard let value, allowedValues.isEmpty else { return .string }
         let text = ValueCoercion.trimmed(value.stringValue).lowercased()
         if text == "true" || text == "false" { return .bool }
@@ -130,7 +130,7 @@ extension DebugMenu.Item {
         if !allowedValues.isEmpty, !allowedValues.contains(value) {
             throw DebugMenuError(key: key, message: "expected one of \(allowedValues.joined(separator: ", "))")
         }
-        let config = ConfigValue(value)
+        let config = CoercedValue(value)
         switch kind {
         case .bool where config.boolValue == nil:
             throw DebugMenuError(key: key, message: "expected true or false, found \"\(value)\"")

@@ -95,7 +95,7 @@ public final class DebugMenuModel {
 @Observable
 public final class ObservableConfig {
     /// The values as of the last change.
-    public private(set) var snapshot: ConfigSnapshot
+    public private(set) var snapshot: RemoteConfigSnapshot
     /// The last change.
     public private(set) var lastUpdate: ConfigUpdate?
 

@@ -1,5 +1,3 @@
-import NIOConcurrencyHelpers
-
 /// Reads a declared key each time the property is read.
 ///
 /// ```swift
@@ -14,11 +12,11 @@ import NIOConcurrencyHelpers
 @propertyWrapper
 public struct RemoteValue<Value: Sendable>: Sendable {
     /// The key read.
-    public let key: ConfigKey<Value>
+    public let key: RemoteKey<Value>
     private let reader: (any RemoteConfigReader)?
 
     /// Reads `key` from `reader`, or from ``RemoteConfigSystem/reader`` when it is nil.
-    public init(_ key: ConfigKey<Value>, reader: (any RemoteConfigReader)? = nil) {
+    public init(_ key: RemoteKey<Value>, reader: (any RemoteConfigReader)? = nil) {
         self.key = key
         self.reader = reader
     }
@@ -39,7 +37,7 @@ public struct RemoteValue<Value: Sendable>: Sendable {
 /// Call ``bootstrap(_:)`` once at launch with the app's ``VaneClient``; until then every
 /// property reads its key's default.
 public enum RemoteConfigSystem {
-    private static let current = NIOLockedValueBox<any RemoteConfigReader>(ConfigSnapshot([:]))
+    private static let current = LockedValue<any RemoteConfigReader>(RemoteConfigSnapshot([:]))
 
     /// Sets the reader ``RemoteValue`` properties use.
     public static func bootstrap(_ reader: any RemoteConfigReader) {

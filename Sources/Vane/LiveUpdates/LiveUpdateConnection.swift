@@ -1,5 +1,5 @@
 import Foundation
-import NIOConcurrencyHelpers
+import Logging
 import VaneCore
 
 /// Runs one client's live updates: keeps the server's event stream open, reconnects forever, and
@@ -22,7 +22,7 @@ final class LiveUpdateConnection: Sendable {
         var announcedVersion: Int64 = 0
     }
 
-    private let state = NIOLockedValueBox(State())
+    private let state = LockedValue(State())
     let states = Broadcaster<LiveUpdateState>()
     let updates = Broadcaster<LiveUpdate>()
 

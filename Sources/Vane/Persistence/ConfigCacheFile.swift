@@ -24,10 +24,10 @@ import VaneCore
 struct ConfigCacheFile: Sendable, Hashable {
     static let magic: [UInt8] = Array("VNC1".utf8)
 
-    var active: RemoteConfig?
-    var fetched: RemoteConfig?
+    var active: FetchedConfig?
+    var fetched: FetchedConfig?
 
-    init(active: RemoteConfig?, fetched: RemoteConfig?) {
+    init(active: FetchedConfig?, fetched: FetchedConfig?) {
         self.active = active
         self.fetched = fetched
     }
@@ -97,7 +97,7 @@ private struct CacheWriter {
         if let string { write(string) } else { write(UInt32.max) }
     }
 
-    mutating func write(_ config: RemoteConfig?) {
+    mutating func write(_ config: FetchedConfig?) {
         guard let config else {
             bytes.append(0)
             return
@@ -156,7 +156,7 @@ private struct CacheReader {
         return String(decoding: try take(Int(count)), as: UTF8.self)
     }
 
-    mutating func config() throws(CacheFileError) -> RemoteConfig? {
+    mutating func config() throws(CacheFileError) -> FetchedConfig? {
         switch try take(1).first {
         case 0: return nil
         case 1: break
@@ -183,7 +183,7 @@ private struct CacheReader {
                 metadata[key] = RemoteKeyMetadata(json: object)
             }
         }
-        return RemoteConfig(
+        return FetchedConfig(
             entries: entries,
             metadata: metadata,
             templateVersion: version,

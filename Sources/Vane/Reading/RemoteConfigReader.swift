@@ -14,7 +14,7 @@ import VaneCore
 /// ```
 ///
 /// Conforming types implement two requirements; every typed read is built on them and follows
-/// Vane's one coercion rule (see `ConfigValue`). Reads are synchronous and safe from any thread.
+/// Vane's one coercion rule (see `CoercedValue`). Reads are synchronous and safe from any thread.
 public protocol RemoteConfigReader: Sendable {
     /// The value for a key and its source, or nil when no override, remote value or default has one.
     func value(forKey key: String) -> ResolvedValue?
@@ -25,10 +25,10 @@ public protocol RemoteConfigReader: Sendable {
 
 extension RemoteConfigReader {
     /// The value of a declared key; its default when nothing reads as `Value`.
-    public subscript<Value>(_ key: ConfigKey<Value>) -> Value { value(of: key) }
+    public subscript<Value>(_ key: RemoteKey<Value>) -> Value { value(of: key) }
 
     /// The value of a declared key; its default when nothing reads as `Value`.
-    public func value<Value>(of key: ConfigKey<Value>) -> Value {
+    public func value<Value>(of key: RemoteKey<Value>) -> Value {
         guard let resolved = value(forKey: key.name) else { return key.defaultValue }
         if let value = key.read(resolved.value) { return value }
         reportTypeMismatch(

@@ -16,12 +16,12 @@ public enum ValueSource: String, Sendable, Hashable, CaseIterable {
 /// A value with its source.
 public struct ResolvedValue: Sendable, Hashable {
     /// The value, with its typed readings.
-    public let value: ConfigValue
+    public let value: CoercedValue
     /// Where it came from.
     public let source: ValueSource
 
     /// Creates a resolved value.
-    public init(_ value: ConfigValue, source: ValueSource) {
+    public init(_ value: CoercedValue, source: ValueSource) {
         self.value = value
         self.source = source
     }

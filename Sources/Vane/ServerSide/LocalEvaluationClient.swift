@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import NIOConcurrencyHelpers
 import VaneCore
 
 /// Server-side evaluation for Vapor and Hummingbird apps: the compiled template is downloaded
@@ -66,12 +65,12 @@ public final class LocalEvaluationClient: Sendable {
 
     /// The configuration the client was created with.
     public let configuration: Configuration
-    private let current: NIOLockedValueBox<(template: CompiledTemplate, etag: String?, version: Int64?)>
+    private let current: LockedValue<(template: CompiledTemplate, etag: String?, version: Int64?)>
 
     /// Creates a client with an empty template; call ``refresh()`` to download the real one.
     public init(configuration: Configuration) {
         self.configuration = configuration
-        current = NIOLockedValueBox((LocalEvaluationClient.emptyTemplate(), nil, nil))
+        current = LockedValue((LocalEvaluationClient.emptyTemplate(), nil, nil))
     }
 
     private static func emptyTemplate() -> CompiledTemplate {

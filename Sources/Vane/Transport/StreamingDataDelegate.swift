@@ -1,5 +1,4 @@
 import Foundation
-import NIOConcurrencyHelpers
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -20,7 +19,7 @@ final class StreamingDataDelegate: NSObject, URLSessionDataDelegate, @unchecked 
     /// The body's chunks.
     let body: AsyncThrowingStream<Data, any Error>
     private let continuation: AsyncThrowingStream<Data, any Error>.Continuation
-    private let state = NIOLockedValueBox(State())
+    private let state = LockedValue(State())
     private let timeout: TimeInterval
 
     init(timeout: TimeInterval) {

@@ -1,5 +1,4 @@
 import Foundation
-import NIOConcurrencyHelpers
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -29,7 +28,7 @@ public struct URLSessionTransport: HTTPTransport {
         let urlRequest = Self.urlRequest(request)
         // URLSession's own timeout counts idle time between packets; the SDK promises a bound on
         // the whole exchange, so a timer cancels the task when the time is up.
-        let timedOut = NIOLockedValueBox(false)
+        let timedOut = LockedValue(false)
         let outcome: Result<(Data, URLResponse), any Error> = await withCheckedContinuation { continuation in
             // The completion-handler API: FoundationNetworking has no async `data(for:)` on every toolchain.
             let task = session.dataTask(with: urlRequest) { data, response, error in

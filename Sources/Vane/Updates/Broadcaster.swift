@@ -1,12 +1,11 @@
 import Foundation
-import NIOConcurrencyHelpers
 
 /// Hands every element to every current subscriber's `AsyncStream`.
 ///
 /// Each subscriber buffers at most `bufferSize` elements and drops the oldest beyond that, so a
 /// subscriber that stops reading never blocks the client or the other subscribers.
 final class Broadcaster<Element: Sendable>: Sendable {
-    private let continuations = NIOLockedValueBox<[UUID: AsyncStream<Element>.Continuation]>([:])
+    private let continuations = LockedValue<[UUID: AsyncStream<Element>.Continuation]>([:])
     private let bufferSize: Int
 
     init(bufferSize: Int = 64) {

@@ -12,12 +12,12 @@ public struct InAppDefaults: Sendable, Hashable {
         /// The parameter key.
         public var key: String
         /// The value.
-        public var value: ConfigValue
+        public var value: CoercedValue
         /// What the parameter does, when the file says.
         public var description: String?
 
         /// Creates an entry.
-        public init(key: String, value: ConfigValue, description: String? = nil) {
+        public init(key: String, value: CoercedValue, description: String? = nil) {
             self.key = key
             self.value = value
             self.description = description
@@ -44,11 +44,11 @@ public struct InAppDefaults: Sendable, Hashable {
 
     /// Creates defaults from a dictionary.
     public init(_ values: [String: String]) {
-        self.init(values.sorted { $0.key < $1.key }.map { Entry(key: $0.key, value: ConfigValue($0.value)) })
+        self.init(values.sorted { $0.key < $1.key }.map { Entry(key: $0.key, value: CoercedValue($0.value)) })
     }
 
     /// The default for a key.
-    public subscript(key: String) -> ConfigValue? {
+    public subscript(key: String) -> CoercedValue? {
         get { index[key].map { entries[$0].value } }
         set {
             if let position = index[key] {
@@ -79,7 +79,7 @@ public struct InAppDefaults: Sendable, Hashable {
         case .object(let object):
             for member in object {
                 guard let text = Self.text(of: member.value) else { continue }
-                entries.append(Entry(key: member.key, value: ConfigValue(text)))
+                entries.append(Entry(key: member.key, value: CoercedValue(text)))
             }
         case .array(let elements):
             for (position, element) in elements.enumerated() {
@@ -119,7 +119,7 @@ public struct InAppDefaults: Sendable, Hashable {
                 }
                 var description: String?
                 if case .string(let string)? = object["description"] { description = string }
-                entries.append(Entry(key: name, value: ConfigValue(text), description: description))
+                entries.append(Entry(key: name, value: CoercedValue(text), description: description))
             }
         default:
             issues.append(

@@ -8,7 +8,7 @@ extension ConfigTemplate {
                 guard let string = parameter.defaultValue?.stringValue else { return nil }
                 return InAppDefaults.Entry(
                     key: parameter.key,
-                    value: ConfigValue(string),
+                    value: CoercedValue(string),
                     description: parameter.description
                 )
             }

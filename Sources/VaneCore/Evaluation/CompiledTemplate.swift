@@ -1,7 +1,7 @@
 import Foundation
 
 /// A template compiled for evaluation: conditions parsed into trees, values pre-read into
-/// ``ConfigValue``s. Compile once per published version, then evaluate for any number of users.
+/// ``CoercedValue``s. Compile once per published version, then evaluate for any number of users.
 ///
 /// A compiled template is immutable, so ``evaluate(_:at:)`` runs from any number of threads at
 /// once without locks.

@@ -20,7 +20,7 @@ public struct EvaluationResult: Sendable {
 
     /// The value for a key, or nil when the key is not in the template or is left to the app's
     /// own default (`useInAppDefault`, a managed value, no default value).
-    public subscript(key: String) -> ConfigValue? {
+    public subscript(key: String) -> CoercedValue? {
         guard let index = template.parameterIndex[key] else { return nil }
         return template.parameters[index].outcome(choice: choices[index]).value
     }
@@ -113,13 +113,13 @@ public struct ParameterResolution: Sendable, Hashable {
     }
 
     /// The value the user gets, or nil when the app's own default applies.
-    public var value: ConfigValue? { outcome.value }
+    public var value: CoercedValue? { outcome.value }
 }
 
 /// The outcome of resolving one parameter.
 public enum ResolutionOutcome: Sendable, Hashable {
     /// The client receives this value.
-    case value(ConfigValue)
+    case value(CoercedValue)
     /// The chosen value is `useInAppDefault`: the key is left out and the app's default applies.
     case useInAppDefault
     /// The chosen value is managed by a Firebase service (its field name given), which Vane
@@ -130,14 +130,14 @@ public enum ResolutionOutcome: Sendable, Hashable {
 
     init(_ value: ParameterValue) {
         switch value.kind {
-        case .value(let string): self = .value(ConfigValue(string))
+        case .value(let string): self = .value(CoercedValue(string))
         case .useInAppDefault: self = .useInAppDefault
         case .managed(let kind): self = .managed(kind)
         }
     }
 
     /// The value the client receives, if any.
-    public var value: ConfigValue? {
+    public var value: CoercedValue? {
         if case .value(let value) = self { return value }
         return nil
     }

@@ -1,0 +1,61 @@
+import Hummingbird
+import NIOConcurrencyHelpers
+
+// Hummingbird's bare minimum, the baseline the benchmarks compare against:
+//   GET /             hello world (Server/Benchmarks/http-benchmark.sh)
+//   GET /sse          a Server-Sent Events stream: `retry:`, then whatever /publish sends
+//   POST /publish?version=N   writes `id: N` to every open /sse stream (Server/Benchmarks/stream-benchmark.sh)
+// One task and one buffer per stream, the least a Hummingbird stream can cost.
+//     vane-http-baseline PORT
+
+/// Every open /sse stream.
+final class Streams: Sendable {
+    private let streams = NIOLockedValueBox<(next: Int, open: [Int: AsyncStream<ByteBuffer>.Continuation])>((0, [:]))
+
+    func connect() -> (Int, AsyncStream<ByteBuffer>) {
+        let (items, continuation) = AsyncStream.makeStream(of: ByteBuffer.self, bufferingPolicy: .bufferingNewest(16))
+        let id = streams.withLockedValue { state in
+            state.next += 1
+            state.open[state.next] = continuation
+            return state.next
+        }
+        return (id, items)
+    }
+
+    func disconnect(_ id: Int) {
+        streams.withLockedValue { $0.open.removeValue(forKey: id) }?.finish()
+    }
+
+    func publish(_ event: ByteBuffer) {
+        streams.withLockedValue { state in
+            for continuation in state.open.values { continuation.yield(event) }
+        }
+    }
+}
+
+let port = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 8081
+let streams = Streams()
+let router = Router()
+router.get("/") { _, _ in "Hello, world!" }
+router.get("/sse") { _, _ in
+    let (id, items) = streams.connect()
+    return Response(
+        status: .ok,
+        headers: [.contentType: "text/event-stream"],
+        body: ResponseBody { writer in
+            defer { streams.disconnect(id) }
+            try await writer.write(ByteBuffer(string: "retry: 3000\n\n"))
+            for await event in items { try await writer.write(event) }
+            try await writer.finish(nil)
+        }
+    )
+}
+router.post("/publish") { request, _ in
+    let version = request.uri.queryParameters["version"].map { String($0) } ?? "0"
+    streams.publish(
+        ByteBuffer(string: "id: \(version)\nevent: version\ndata: {\"templateVersion\":\"\(version)\"}\n\n")
+    )
+    return "ok"
+}
+let application = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)))
+try await application.runService()

@@ -1,0 +1,349 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import Vane
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// Publish-to-delivery latency and server memory of `vane serve`'s event stream with many idle
+// subscribers, beside Hummingbird holding the same number of bare SSE connections
+// (`vane-http-baseline`'s /sse). Release build, loopback only, bounded in time.
+//
+//     vane-stream-benchmark BIN_DIR [SUBSCRIBERS…]      (default 1000 10000)
+//
+// Run it through Server/Benchmarks/stream-benchmark.sh, which builds both servers first.
+
+let arguments = CommandLine.arguments.dropFirst()
+guard let binDirectory = arguments.first.map({ URL(fileURLWithPath: $0) }) else {
+    print("usage: vane-stream-benchmark BIN_DIR [SUBSCRIBERS…]")
+    exit(2)
+}
+let counts =
+    arguments.dropFirst().compactMap { Int($0) }.isEmpty ? [1000, 10000] : arguments.dropFirst().compactMap { Int($0) }
+let publishes = 10
+let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+
+/// Progress on standard error, so a slow phase shows where it is.
+func progress(_ message: String) {
+    FileHandle.standardError.write(Data("[\(Date().formatted(.iso8601))] \(message)\n".utf8))
+}
+
+struct BenchmarkError: Error, CustomStringConvertible {
+    var description: String
+}
+
+// MARK: - Processes
+
+/// A server process with its output in files.
+final class ServerProcess {
+    let process = Process()
+    let directory: URL
+
+    init(executable: URL, arguments: [String], environment: [String: String] = [:]) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vane-stream-bench-\(UUID().uuidString)"
+        )
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let stdout = directory.appendingPathComponent("stdout.log")
+        _ = FileManager.default.createFile(atPath: stdout.path, contents: nil)
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = try FileHandle(forWritingTo: stdout)
+        process.standardError = try FileHandle(forWritingTo: stdout)
+        try process.run()
+    }
+
+    var output: String {
+        (try? String(contentsOf: directory.appendingPathComponent("stdout.log"), encoding: .utf8)) ?? ""
+    }
+
+    /// Resident memory in bytes, from /proc.
+    var residentBytes: Int {
+        let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
+    }
+
+    /// SIGKILL: a graceful stop would wait for streams the baseline never ends.
+    func stop() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+func freePort() throws -> Int {
+    let channel = try ServerBootstrap(group: group).bind(host: "127.0.0.1", port: 0).wait()
+    defer { try? channel.close().wait() }
+    guard let port = channel.localAddress?.port else { throw BenchmarkError(description: "no free port") }
+    return port
+}
+
+func waitFor(_ what: String, timeout: TimeInterval, _ condition: () -> Bool) throws {
+    let deadline = Date().addingTimeInterval(timeout)
+    while !condition() {
+        guard Date() < deadline else { throw BenchmarkError(description: "timed out waiting for \(what)") }
+        Thread.sleep(forTimeInterval: 0.05)
+    }
+}
+
+// MARK: - Subscribers
+
+/// When each subscriber saw each version, in monotonic nanoseconds.
+final class DeliveryLog: Sendable {
+    private let received = NIOLockedValueBox<[Int64: [UInt64]]>([:])
+    private let opened = NIOLockedValueBox(0)
+
+    func record(version: Int64, at time: UInt64) {
+        received.withLockedValue { $0[version, default: []].append(time) }
+    }
+
+    func markOpened() { opened.withLockedValue { $0 += 1 } }
+    var openedCount: Int { opened.withLockedValue { $0 } }
+    func times(of version: Int64) -> [UInt64] { received.withLockedValue { $0[version] ?? [] } }
+}
+
+/// Reads one event stream: the first line of the response marks it open; each `id: N` line
+/// with a new N is a delivery.
+final class SubscriberHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = ByteBuffer
+    private let log: DeliveryLog
+    private var pending: [UInt8] = []
+    private var lastSeen: Int64 = 0
+    private var isOpen = false
+
+    init(log: DeliveryLog) { self.log = log }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let buffer = unwrapInboundIn(data)
+        pending.append(contentsOf: buffer.readableBytesView)
+        if !isOpen, pending.count >= 12 {
+            isOpen = true
+            log.markOpened()
+        }
+        let prefix = Array("id: ".utf8)
+        while let newline = pending.firstIndex(of: 0x0A) {
+            let line = pending[..<newline]
+            if line.starts(with: prefix),
+                let version = Int64(String(decoding: line.dropFirst(prefix.count), as: UTF8.self)),
+                version > lastSeen
+            {
+                lastSeen = version
+                log.record(version: version, at: now)
+            }
+            pending.removeSubrange(...newline)
+        }
+    }
+}
+
+/// Opens `count` streams, 500 at a time, each waiting until its response has begun.
+func subscribe(count: Int, port: Int, path: String, headers: String = "", log: DeliveryLog) throws -> [any Channel] {
+    var channels: [any Channel] = []
+    let request = ByteBuffer(
+        string: "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\(headers)\r\n"
+    )
+    let bootstrap = ClientBootstrap(group: group).channelInitializer { channel in
+        channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(SubscriberHandler(log: log))
+        }
+    }
+    var remaining = count
+    while remaining > 0 {
+        let batch = min(remaining, 500)
+        let futures = (0..<batch).map { _ in
+            bootstrap.connect(host: "127.0.0.1", port: port).flatMap { channel in
+                channel.writeAndFlush(request).map { channel }
+            }
+        }
+        for future in futures { channels.append(try future.wait()) }
+        remaining -= batch
+        let target = channels.count
+        try waitFor("\(target) streams to open", timeout: 60) { log.openedCount >= target }
+    }
+    return channels
+}
+
+func close(_ channels: [any Channel]) {
+    for channel in channels { channel.close(promise: nil) }
+}
+
+// MARK: - Measurements
+
+func percentile(_ sorted: [Double], _ fraction: Double) -> Double {
+    guard !sorted.isEmpty else { return .nan }
+    return sorted[min(sorted.count - 1, Int((Double(sorted.count) * fraction).rounded(.up)) - 1)]
+}
+
+/// One server's figures at one subscriber count.
+struct Measurement {
+    var bytesPerSubscriber: Double
+    var p50: Double
+    var p99: Double
+    var max: Double
+    var delivered: Int
+    var expected: Int
+    var publishP50: Double
+}
+
+/// Opens `subscribers` streams, measures the server's memory for them, then publishes
+/// `publishes` times and times each delivery. `publish(i)` returns the version it made.
+func measureFanOut(
+    subscribers: Int,
+    server: ServerProcess,
+    port: Int,
+    path: String,
+    headers: String,
+    publish: (Int) async throws -> Int64
+) async throws -> Measurement {
+    progress("\(subscribers) subscribers on port \(port)")
+    let log = DeliveryLog()
+    // Warm-up subscribers, closed again, so the base figure includes the server's steady state.
+    close(try subscribe(count: 10, port: port, path: path, headers: headers, log: DeliveryLog()))
+    try await Task.sleep(nanoseconds: 1_000_000_000)
+    let before = server.residentBytes
+    let channels = try subscribe(count: subscribers, port: port, path: path, headers: headers, log: log)
+    defer { close(channels) }
+    try await Task.sleep(nanoseconds: 2_000_000_000)
+    let after = server.residentBytes
+    progress("subscribed; publishing")
+
+    var latencies: [Double] = []
+    var publishTimes: [Double] = []
+    var delivered = 0
+    for index in 1...publishes {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let version = try await publish(index)
+        publishTimes.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+        let deadline = Date().addingTimeInterval(10)
+        while log.times(of: version).count < subscribers && Date() < deadline {
+            try await Task.sleep(nanoseconds: 5_000_000)
+        }
+        let times = log.times(of: version)
+        delivered += times.count
+        latencies += times.map { Double($0 - start) / 1e6 }
+        try await Task.sleep(nanoseconds: 500_000_000)
+    }
+    progress("published")
+    latencies.sort()
+    publishTimes.sort()
+    return Measurement(
+        bytesPerSubscriber: Double(after - before) / Double(subscribers),
+        p50: percentile(latencies, 0.5),
+        p99: percentile(latencies, 0.99),
+        max: latencies.last ?? .nan,
+        delivered: delivered,
+        expected: subscribers * publishes,
+        publishP50: percentile(publishTimes, 0.5)
+    )
+}
+
+let transport = URLSessionTransport()
+
+func send(_ method: String, _ url: String, headers: [String: String] = [:], body: String? = nil) async throws {
+    guard let url = URL(string: url) else { throw BenchmarkError(description: "bad URL \(url)") }
+    let response = try await transport.send(
+        TransportRequest(method: method, url: url, headers: headers, body: body.map { Data($0.utf8) }, timeout: 30)
+    )
+    guard response.status == 200 else {
+        throw BenchmarkError(description: "\(method) \(url) answered \(response.status)")
+    }
+}
+
+/// Hummingbird's bare minimum: `vane-http-baseline`'s `/sse` streams and `POST /publish`.
+func measureBaseline(subscribers: Int) async throws -> Measurement {
+    let port = try freePort()
+    let server = try ServerProcess(
+        executable: binDirectory.appendingPathComponent("vane-http-baseline"),
+        arguments: [String(port)]
+    )
+    defer { server.stop() }
+    try waitFor("vane-http-baseline to start", timeout: 30) {
+        (try? ClientBootstrap(group: group).connect(host: "127.0.0.1", port: port).wait().close().wait()) != nil
+    }
+    return try await measureFanOut(subscribers: subscribers, server: server, port: port, path: "/sse", headers: "") {
+        index in
+        try await send("POST", "http://127.0.0.1:\(port)/publish?version=\(index)")
+        return Int64(index)
+    }
+}
+
+/// `vane serve` (SQLite, demo project): `GET …/stream` and template publishes through the admin API.
+func measureVane(subscribers: Int) async throws -> Measurement {
+    let admin = "vane_admin_stream-benchmark-0000000000000000000000000"
+    let data = FileManager.default.temporaryDirectory.appendingPathComponent("vane-stream-bench-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: data) }
+    let server = try ServerProcess(
+        executable: binDirectory.appendingPathComponent("vane"),
+        arguments: ["serve", "--host", "127.0.0.1", "--port", "0", "--admin-key", admin, "--rate-limit", "0"]
+            + ["--data-dir", data.path],
+        environment: ["VANE_LOG_LEVEL": "error"]
+    )
+    defer { server.stop() }
+    try waitFor("vane serve to start", timeout: 60) { server.output.contains("(shown once): vane_client_") }
+    let output = server.output
+    guard
+        let banner = output.split(separator: "\n").first,
+        let url = banner.split(separator: " ").first(where: { $0.hasPrefix("http://") }),
+        let port = url.split(separator: ":").last.flatMap({ Int($0) }),
+        let keyLine = output.split(separator: "\n").first(where: { $0.hasPrefix("Client key") }),
+        let key = keyLine.split(separator: " ").last
+    else { throw BenchmarkError(description: "unexpected banner: \(output)") }
+    let environment = "http://127.0.0.1:\(port)/v1/projects/demo/environments/production"
+    let adminHeaders = ["Authorization": "Bearer \(admin)", "If-Match": "*", "Content-Type": "application/json"]
+    func publish(_ value: Int) async throws {
+        let template = #"{"parameters": {"kill_switch": {"defaultValue": {"value": "\#(value)"}}}}"#
+        try await send("PUT", "\(environment)/template", headers: adminHeaders, body: template)
+    }
+    try await publish(0)  // version 2: warms up the publish path
+    // Last-Event-ID: 2 — the current version — so the streams start quiet.
+    return try await measureFanOut(
+        subscribers: subscribers,
+        server: server,
+        port: port,
+        path: "/v1/projects/demo/environments/production/stream",
+        headers: "Authorization: Bearer \(key)\r\nLast-Event-ID: 2\r\n"
+    ) { index in
+        try await publish(index)
+        return Int64(2 + index)
+    }
+}
+
+// MARK: - Run
+
+var rows: [(subscribers: Int, vane: Measurement, baseline: Measurement)] = []
+for count in counts {
+    rows.append((count, try await measureVane(subscribers: count), try await measureBaseline(subscribers: count)))
+}
+
+let cores = ProcessInfo.processInfo.activeProcessorCount
+print("vane-stream-benchmark, \(publishes) publishes per run, \(cores) cores, \(Date().formatted(.iso8601))")
+print()
+print(
+    "| subscribers | server | delivered | publish → delivery p50 | p99 | max | publish request p50 "
+        + "| memory per subscriber |"
+)
+print("|---|---|---|---|---|---|---|---|")
+let ms = { (value: Double) in String(format: "%.1f ms", value) }
+let kb = { (value: Double) in String(format: "%.1f KB", value / 1024) }
+for row in rows {
+    for (name, m) in [("vane serve", row.vane), ("Hummingbird bare SSE (baseline)", row.baseline)] {
+        print(
+            "| \(row.subscribers) | \(name) | \(m.delivered)/\(m.expected) | \(ms(m.p50)) | \(ms(m.p99)) | \(ms(m.max)) | "
+                + "\(ms(m.publishP50)) | \(kb(m.bytesPerSubscriber)) |"
+        )
+    }
+    print(
+        "| \(row.subscribers) | ratio | | \(String(format: "%.2f×", row.vane.p50 / row.baseline.p50)) | "
+            + "\(String(format: "%.2f×", row.vane.p99 / row.baseline.p99)) | | | "
+            + "\(String(format: "%.2f×", row.vane.bytesPerSubscriber / row.baseline.bytesPerSubscriber)) |"
+    )
+}
+// Leave without running exit handlers: FoundationNetworking's URLSession machinery can spin at
+// process exit on Linux once thousands of sockets have come and gone.
+fflush(nil)
+_exit(0)

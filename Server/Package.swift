@@ -1,0 +1,144 @@
+// swift-tools-version: 6.1
+
+// The Vane server and the `vane` command-line tool, with their tests, examples and benchmarks.
+// A package of its own so that apps adding the SDK (the package at the repository root) never
+// resolve Hummingbird, swift-nio, the database drivers or swift-argument-parser.
+//
+//     swift run --package-path Server vane serve
+
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "VaneServer",
+    platforms: [
+        // Hummingbird 2 needs macOS 14; the SDK package itself supports macOS 12.
+        .macOS(.v14)
+    ],
+    products: [
+        .library(name: "VaneServer", targets: ["VaneServer"]),
+        .executable(name: "vane", targets: ["VaneCLI"]),
+    ],
+    dependencies: [
+        .package(name: "vane", path: ".."),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: []),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
+        .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
+        .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+    ],
+    targets: [
+        .target(
+            name: "VaneServer",
+            dependencies: [
+                .product(name: "VaneCore", package: "vane"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "VaneCLI",
+            dependencies: [
+                "VaneServer",
+                .product(name: "VaneCore", package: "vane"),
+                .product(name: "Vane", package: "vane"),
+                .product(name: "VaneCodegen", package: "vane"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "vane-example-app",
+            dependencies: [.product(name: "Vane", package: "vane")],
+            path: "Examples/FlagsApp",
+            plugins: [.plugin(name: "VaneFlagsPlugin", package: "vane")]
+        ),
+        .executableTarget(
+            name: "vane-benchmarks",
+            dependencies: [
+                .product(name: "VaneCore", package: "vane"),
+                .product(name: "Vane", package: "vane"),
+            ],
+            path: "Benchmarks/VaneBenchmarks"
+        ),
+        .executableTarget(
+            name: "vane-stream-benchmark",
+            dependencies: [
+                .product(name: "Vane", package: "vane"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Benchmarks/StreamBenchmark"
+        ),
+        .executableTarget(
+            name: "vane-http-baseline",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            path: "Benchmarks/HTTPBaseline"
+        ),
+        .target(
+            name: "TestSupport",
+            path: "Tests/TestSupport"
+        ),
+        .testTarget(
+            name: "VaneServerTests",
+            dependencies: [
+                "VaneServer",
+                .product(name: "VaneCore", package: "vane"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        .testTarget(
+            name: "CLITests",
+            dependencies: [
+                "VaneCLI",
+                "TestSupport",
+                .product(name: "VaneCore", package: "vane"),
+            ]
+        ),
+        .testTarget(
+            name: "SDKIntegrationTests",
+            dependencies: [
+                "VaneCLI",
+                "vane-example-app",
+                "TestSupport",
+                .product(name: "VaneCore", package: "vane"),
+                .product(name: "Vane", package: "vane"),
+                .product(name: "VaneTesting", package: "vane"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

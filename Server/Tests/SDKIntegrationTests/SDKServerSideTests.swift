@@ -1,0 +1,98 @@
+import Foundation
+import TestSupport
+import Testing
+import Vane
+import VaneCore
+
+/// The server-side local-evaluation client and the example app, against a real `vane serve`.
+@Suite(.serialized) struct SDKServerSideTests {
+    @Test func localEvaluationDownloadsOnceAndEvaluatesInProcess() async throws {
+        try await SDKHarness.with { harness in
+            let created = try harness.server.run(["keys", "create", "--role", "server", "--name", "backend", "--json"])
+            let serverKey = try #require(try JSONValue.parse(created.stdout).objectValue?["key"]?.stringValue)
+            let flags = LocalEvaluationClient(
+                configuration: LocalEvaluationClient.Configuration(
+                    serverURL: harness.proxy.url,
+                    project: "demo",
+                    environment: "production",
+                    serverKey: serverKey,
+                    pollInterval: 0.1
+                )
+            )
+            #expect(flags.evaluate(EvaluationContext()).string("banner_text", default: "none") == "none")
+            #expect(try await flags.refresh())
+            #expect(flags.templateVersion == 1)
+            let german = flags.evaluate(EvaluationContext(randomizationId: "u1", attributes: ["device.country": "de"]))
+            #expect(german.string("banner_text", default: "") == "Willkommen bei Vane!")
+            let other = flags.evaluate(EvaluationContext(randomizationId: "u1", attributes: ["device.country": "fr"]))
+            #expect(other.string("banner_text", default: "") == "Welcome to Vane!")
+            let requests = harness.proxy.received.count
+            for index in 0..<100 { _ = flags.evaluate(EvaluationContext(randomizationId: "u\(index)")) }
+            #expect(harness.proxy.received.count == requests, "no network per evaluation")
+
+            #expect(try await flags.refresh() == false, "unchanged: a 304")
+            #expect(harness.proxy.received.last?.status == 304)
+
+            // Background polling picks up a publish.
+            let poller = Task { await flags.run() }
+            try harness.publish(#"{"parameters": {"banner_text": {"defaultValue": {"value": "v2"}}}}"#)
+            for _ in 0..<100 where flags.templateVersion != 2 { try await Task.sleep(nanoseconds: 50_000_000) }
+            poller.cancel()
+            #expect(flags.templateVersion == 2)
+            #expect(flags.evaluate(EvaluationContext()).string("banner_text", default: "") == "v2")
+
+            // A failed refresh keeps the template in use.
+            harness.proxy.set(.respond(status: 503, headers: ["Retry-After": "5"], body: ""))
+            await #expect(throws: VaneError.self) { try await flags.refresh() }
+            #expect(flags.templateVersion == 2)
+
+            // A client key cannot download templates.
+            let wrong = LocalEvaluationClient(
+                configuration: LocalEvaluationClient.Configuration(
+                    serverURL: URL(string: harness.server.url) ?? harness.proxy.url,
+                    project: "demo",
+                    environment: "production",
+                    serverKey: harness.clientKey
+                )
+            )
+            do {
+                try await wrong.refresh()
+                Issue.record("a client key downloaded the template")
+            } catch {
+                if case VaneError.rejected(403, _) = error {} else { Issue.record("unexpected \(error)") }
+            }
+        }
+    }
+
+    @Test func theExampleAppReadsItsFlagsThroughTheSDK() async throws {
+        try await SDKHarness.with { harness in
+            let app = CLIRunner.executable.deletingLastPathComponent().appendingPathComponent("vane-example-app")
+            func run(_ arguments: [String]) throws -> String {
+                let output = harness.directory.appendingPathComponent("example-\(UUID().uuidString).log")
+                try FileManager.default.createDirectory(at: harness.directory, withIntermediateDirectories: true)
+                _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+                let process = Process()
+                process.executableURL = app
+                process.arguments = arguments
+                process.environment = [
+                    "VANE_SERVER": harness.server.url, "VANE_CLIENT_KEY": harness.clientKey,
+                    "VANE_EXAMPLE_STORAGE": harness.directory.appendingPathComponent("example").path,
+                ]
+                process.standardOutput = try FileHandle(forWritingTo: output)
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                process.waitUntilExit()
+                #expect(process.terminationStatus == 0)
+                return try String(contentsOf: output, encoding: .utf8)
+            }
+            let first = try run(["--country", "de"])
+            #expect(first.contains("banner_text      = Welcome (bundled default) (default)"))
+            #expect(first.contains("banner_text      = Willkommen bei Vane! (remote)"))
+            #expect(first.contains("settings_layout  = account, notifications, privacy, labs"))
+            let second = try run(["--override", "payments_enabled=false"])
+            let beforeFetch = second.components(separatedBy: "After activating").first ?? ""
+            #expect(beforeFetch.contains("Willkommen bei Vane! (remote)"), "the second launch starts from the cache")
+            #expect(beforeFetch.contains("payments_enabled = false (override)"))
+        }
+    }
+}

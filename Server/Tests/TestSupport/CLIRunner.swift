@@ -1,0 +1,81 @@
+import Foundation
+
+/// Runs the built `vane` executable as a real process, the way users run it.
+package struct CLIRunner {
+    package struct Output {
+        package var status: Int32
+        package var stdout: String
+        package var stderr: String
+
+        package init(status: Int32, stdout: String, stderr: String) {
+            self.status = status
+            self.stdout = stdout
+            self.stderr = stderr
+        }
+    }
+
+    /// The `vane` binary built next to the tests.
+    package static let executable: URL = {
+        if let path = ProcessInfo.processInfo.environment["VANE_CLI"] { return URL(fileURLWithPath: path) }
+        let besideTests = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("vane")
+        if FileManager.default.isExecutableFile(atPath: besideTests.path) { return besideTests }
+        return packageRoot.appendingPathComponent(".build/debug/vane")
+    }()
+
+    /// The server package (`Server/`), where `swift build` puts `.build/`.
+    package static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// The repository: the SDK package, `Examples/` and `docs/`.
+    package static let repositoryRoot = packageRoot.deletingLastPathComponent()
+
+    package static func example(_ name: String) -> String {
+        repositoryRoot.appendingPathComponent("Examples/templates").appendingPathComponent(name).path
+    }
+
+    /// Runs `vane`; with `environment`, the `VANE_*` variables are exactly those given.
+    package static func run(
+        _ arguments: [String],
+        stdin: String? = nil,
+        environment: [String: String] = [:]
+    ) throws -> Output {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        if !environment.isEmpty {
+            var variables = ProcessInfo.processInfo.environment
+            for name in variables.keys where name.hasPrefix("VANE_") { variables[name] = nil }
+            variables.merge(environment) { _, new in new }
+            process.environment = variables
+        }
+        let out = Pipe()
+        let err = Pipe()
+        let input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        // Read both pipes before waiting, so a large output cannot fill a pipe and block.
+        let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
+        let stderrData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Output(
+            status: process.terminationStatus,
+            stdout: String(decoding: stdoutData, as: UTF8.self),
+            stderr: String(decoding: stderrData, as: UTF8.self)
+        )
+    }
+
+    /// Writes a temporary file and returns its path.
+    package static func temporaryFile(_ contents: String, name: String = "input.json") throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vane-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let url = directory.appendingPathComponent(name)
+        try Data(contents.utf8).write(to: url)
+        return url.path
+    }
+}
