@@ -8,16 +8,9 @@ public struct FlagDefinition: Sendable, Hashable {
     public var type: FlagType
     /// The default value as config text (what `InAppDefaults` holds), or nil for none.
     public var defaultValue: String?
-    /// What the flag controls; becomes the doc comment.
-    public var description: String?
-    /// A short human name for the debug menu.
-    public var title: String?
-    /// The debug-menu section.
-    public var category: String?
-    /// The only values a string flag takes; empty for any.
-    public var allowedValues: [String]
-    /// Whether live updates may apply the flag at once.
-    public var realtime: Bool
+    /// The flag's title, description (the generated doc comment), section, allowed values and
+    /// realtime marker.
+    public var metadata: KeyMetadata
     /// For JSON flags: the `Decodable` Swift type the value decodes into, if the file names one.
     public var swiftType: String?
     /// Where the flag is in its file, for messages.
@@ -39,13 +32,41 @@ public struct FlagDefinition: Sendable, Hashable {
         self.key = key
         self.type = type
         self.defaultValue = defaultValue
-        self.description = description
-        self.title = title
-        self.category = category
-        self.allowedValues = allowedValues
-        self.realtime = realtime
+        self.metadata = KeyMetadata(
+            title: title,
+            description: description,
+            category: category,
+            allowedValues: allowedValues,
+            realtime: realtime
+        )
         self.swiftType = swiftType
         self.path = path
+    }
+
+    /// What the flag controls; becomes the doc comment.
+    public var description: String? {
+        get { metadata.description }
+        set { metadata.description = newValue }
+    }
+    /// A short human name for the debug menu.
+    public var title: String? {
+        get { metadata.title }
+        set { metadata.title = newValue }
+    }
+    /// The debug-menu section.
+    public var category: String? {
+        get { metadata.category }
+        set { metadata.category = newValue }
+    }
+    /// The only values a string flag takes; empty for any.
+    public var allowedValues: [String] {
+        get { metadata.allowedValues }
+        set { metadata.allowedValues = newValue }
+    }
+    /// Whether live updates may apply the flag at once.
+    public var realtime: Bool {
+        get { metadata.realtime }
+        set { metadata.realtime = newValue }
     }
 }
 

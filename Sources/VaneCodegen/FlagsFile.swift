@@ -263,19 +263,14 @@ struct FlagsFileReader {
                 default: text = ""
                 }
             }
-            flags.append(
-                FlagDefinition(
-                    key: parameter.key,
-                    type: type,
-                    defaultValue: text,
-                    description: parameter.description,
-                    title: parameter.metadata?.title,
-                    category: parameter.metadata?.category,
-                    allowedValues: parameter.metadata?.allowedValues ?? [],
-                    realtime: parameter.metadata?.realtime ?? false,
-                    path: JSONPath.root.appending("parameters").appending(parameter.key)
-                )
+            var flag = FlagDefinition(
+                key: parameter.key,
+                type: type,
+                defaultValue: text,
+                path: JSONPath.root.appending("parameters").appending(parameter.key)
             )
+            flag.metadata = parameter.keyMetadata
+            flags.append(flag)
         }
     }
 

@@ -33,20 +33,12 @@ struct FlagsCheckCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Compare with this template file.")
     var template: String?
 
-    @Option(name: .long, help: "Compare with the current template on this Vane server.")
-    var server: String?
-
-    @Option(name: .long, help: "The API key for --server (prefer VANE_KEY).")
-    var key: String?
-
-    @Option(name: .long, help: "The project for --server (default demo).")
-    var project: String?
-
-    @Option(name: .long, help: "The environment for --server (default production).")
-    var environment: String?
+    /// `--server` (compare with the current template there), `--key`, `--project`, `--environment`:
+    /// the same options, variables and defaults as every remote command.
+    @OptionGroup var remote: RemoteConnectionOptions
 
     func validate() throws {
-        if template != nil, server != nil { throw ValidationError("give --template or --server, not both") }
+        if template != nil, remote.server != nil { throw ValidationError("give --template or --server, not both") }
         if sources.isEmpty { throw ValidationError("give at least one --sources directory") }
     }
 
@@ -60,19 +52,17 @@ struct FlagsCheckCommand: AsyncParsableCommand {
         var swiftSources: [(path: String, text: String)] = []
         for directory in sources { swiftSources += try Self.swiftFiles(in: directory) }
         let report = FlagsCheck.check(flags: flagsFile, sources: swiftSources, template: try await serverTemplate())
-        print(Self.describe(report, flagsName: flags, compared: template != nil || server != nil))
+        print(Self.describe(report, flagsName: flags, compared: template != nil || remote.server != nil))
         if report.hasProblems { throw ExitCode(InputError.exitCode) }
     }
 
     /// The template to compare with, from --template or --server.
     func serverTemplate() async throws -> ConfigTemplate? {
         if let template { return try InputFiles.template(template) }
-        guard let server else { return nil }
-        var arguments = ["--server", server]
-        if let key { arguments += ["--key", key] }
-        if let project { arguments += ["--project", project] }
-        if let environment { arguments += ["--environment", environment] }
-        let remote = try RemoteOptions.parse(arguments)
+        // Only an explicit --server asks for the comparison: VANE_SERVER alone is often set for
+        // other commands, and flags check works offline.
+        guard remote.server != nil else { return nil }
+        try remote.check()
         let reply = try await remote.call { client in
             try await client.template(project: remote.resolvedProject, environment: remote.resolvedEnvironment)
         }

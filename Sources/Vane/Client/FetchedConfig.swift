@@ -6,7 +6,7 @@ public struct FetchedConfig: Sendable, Hashable {
     /// The values by key, as sent.
     public var entries: [String: String]
     /// Debug-menu details the server sent for some keys.
-    public var metadata: [String: RemoteKeyMetadata]
+    public var metadata: [String: KeyMetadata]
     /// The template version the values came from.
     public var templateVersion: Int64
     /// The response's ETag: sent back as `If-None-Match`, so an unchanged result costs a 304.
@@ -19,7 +19,7 @@ public struct FetchedConfig: Sendable, Hashable {
     /// Creates a config.
     public init(
         entries: [String: String],
-        metadata: [String: RemoteKeyMetadata] = [:],
+        metadata: [String: KeyMetadata] = [:],
         templateVersion: Int64,
         etag: String? = nil,
         fetchedAt: Date
@@ -36,7 +36,7 @@ public struct FetchedConfig: Sendable, Hashable {
 
     init(
         entries: [String: String],
-        metadata: [String: RemoteKeyMetadata],
+        metadata: [String: KeyMetadata],
         templateVersion: Int64,
         etag: String?,
         fetchedAt: Date,
@@ -48,56 +48,5 @@ public struct FetchedConfig: Sendable, Hashable {
         self.etag = etag
         self.fetchedAt = fetchedAt
         self.contextText = contextText
-    }
-}
-
-/// The details a template's `vane` member gives a key, as fetch responses carry them.
-public struct RemoteKeyMetadata: Sendable, Hashable {
-    /// A short human name.
-    public var title: String?
-    /// What the key controls.
-    public var description: String?
-    /// The debug-menu section.
-    public var category: String?
-    /// The only values the key takes; empty for any.
-    public var allowedValues: [String]
-    /// Whether live updates may apply the key at once.
-    public var realtime: Bool
-
-    /// Creates metadata.
-    public init(
-        title: String? = nil,
-        description: String? = nil,
-        category: String? = nil,
-        allowedValues: [String] = [],
-        realtime: Bool = false
-    ) {
-        self.title = title
-        self.description = description
-        self.category = category
-        self.allowedValues = allowedValues
-        self.realtime = realtime
-    }
-
-    /// Reads the metadata object of a fetch response; members of the wrong type are ignored.
-    init(json: JSONObject) {
-        self.init(
-            title: json["title"]?.stringValue,
-            description: json["description"]?.stringValue,
-            category: json["category"]?.stringValue,
-            allowedValues: json["allowedValues"]?.arrayValue?.compactMap(\.stringValue) ?? [],
-            realtime: json["realtime"]?.boolValue ?? false
-        )
-    }
-
-    /// The metadata as the JSON object ``init(json:)`` reads.
-    func json() -> JSONValue {
-        var object = JSONObject()
-        if let title { object["title"] = .string(title) }
-        if let description { object["description"] = .string(description) }
-        if let category { object["category"] = .string(category) }
-        if !allowedValues.isEmpty { object["allowedValues"] = .array(allowedValues.map { .string($0) }) }
-        if realtime { object["realtime"] = .bool(true) }
-        return .object(object)
     }
 }

@@ -105,11 +105,11 @@ public final class VaneClient: RemoteConfigReader, Sendable {
     }
 
     /// The server's debug-menu details for a key, from the active config.
-    public func metadata(forKey key: String) -> RemoteKeyMetadata? {
+    public func metadata(forKey key: String) -> KeyMetadata? {
         state.withLockedValue { $0.active?.metadata[key] }
     }
 
-    func stateForDebugMenu() -> ([String: RemoteKeyMetadata], ResolvedValues) {
+    func stateForDebugMenu() -> ([String: KeyMetadata], ResolvedValues) {
         state.withLockedValue { ($0.active?.metadata ?? [:], $0.resolved) }
     }
 
@@ -309,26 +309,34 @@ public final class VaneClient: RemoteConfigReader, Sendable {
         if let latest, latest.contextText == contextText, now.timeIntervalSince(latest.fetchedAt) < minimumInterval {
             return .notDue(nextFetchAt: latest.fetchedAt.addingTimeInterval(minimumInterval))
         }
-        var headers = configuration.identifyingHeaders
-        headers["Content-Type"] = "application/json"
-        headers["Accept"] = "application/json"
+        var headers = ["Content-Type": "application/json", "Accept": "application/json"]
         // Only an ETag that describes values this client holds: never one without its cache.
         if let etag = latest?.etag { headers["If-None-Match"] = etag }
-        let request = TransportRequest(
-            method: "POST",
-            url: configuration.environmentURL("fetch"),
+        let request = configuration.connection.request(
+            "POST",
+            .fetch,
             headers: headers,
-            body: Data(("{\"context\":" + contextText + "}").utf8),
-            timeout: configuration.timeout
+            body: Data(("{\"context\":" + contextText + "}").utf8)
         )
         let response = try await configuration.transport.exchange(request)
         switch response.status {
         case 200:
-            switch try FetchResponse.read(response.body) {
-            case .update(let entries, let metadata, let version):
+            let body: FetchResponseBody
+            do {
+                body = try FetchResponseBody(json: try JSONValue.parse(Array(response.body)))
+            } catch let error as JSONParseError {
+                throw .malformedResponse(reason: "the body is not JSON: \(error.description)")
+            } catch let error as WireFormatError {
+                throw .malformedResponse(reason: error.description)
+            } catch {
+                throw .malformedResponse(reason: "\(error)")
+            }
+            let version = body.templateVersion
+            switch body.state {
+            case .update, .noTemplate:
                 let config = FetchedConfig(
-                    entries: entries,
-                    metadata: metadata,
+                    entries: body.entries,
+                    metadata: body.metadata,
                     templateVersion: version,
                     etag: response.header("ETag"),
                     fetchedAt: now,
@@ -361,10 +369,7 @@ public final class VaneClient: RemoteConfigReader, Sendable {
             }
             throw .serverUnavailable(status: response.status, retryAt: retryAt)
         default:
-            throw .rejected(
-                status: response.status,
-                message: FetchResponse.errorMessage(response.body, status: response.status)
-            )
+            throw ServerConnection.rejection(response)
         }
     }
 

@@ -79,27 +79,16 @@ extension VaneClient {
             self.logger = logger
         }
 
-        /// The headers every request to the server carries: the client key and the SDK's name.
-        var identifyingHeaders: [String: String] {
-            ["Authorization": "Bearer \(clientKey)", "User-Agent": "vane-swift/\(VaneClient.sdkVersion)"]
+        /// How this configuration reaches the server.
+        var connection: ServerConnection {
+            ServerConnection(
+                serverURL: serverURL,
+                address: EnvironmentAddress(project: project, environment: environment),
+                apiKey: clientKey,
+                timeout: timeout,
+                transport: transport
+            )
         }
-
-        /// `{serverURL}/v1/projects/{project}/environments/{environment}/{resource}`.
-        func environmentURL(_ resource: String) -> URL {
-            EnvironmentPath.url(server: serverURL, project: project, environment: environment, resource: resource)
-        }
-    }
-}
-
-/// The URL of an environment's resource, with the ids percent-encoded as one path segment each.
-enum EnvironmentPath {
-    static func url(server: URL, project: String, environment: String, resource: String) -> URL {
-        var url = server.appendingPathComponent("v1").appendingPathComponent("projects")
-        url.appendPathComponent(project)
-        url.appendPathComponent("environments")
-        url.appendPathComponent(environment)
-        for segment in resource.split(separator: "/") { url.appendPathComponent(String(segment)) }
-        return url
     }
 }
 

@@ -60,7 +60,7 @@ public struct DebugMenu: Sendable, Hashable {
     /// Builds the menu from what the app declared, what the server described and how values resolve.
     static func build(
         declared: [KeyDescriptor],
-        metadata: [String: RemoteKeyMetadata],
+        metadata: [String: KeyMetadata],
         values: ResolvedValues
     ) -> DebugMenu {
         let declarations = Dictionary(declared.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -69,21 +69,21 @@ public struct DebugMenu: Sendable, Hashable {
         var sections: [String: [Item]] = [:]
         for key in keys {
             let declaration = declarations[key]
-            let remote = metadata[key]
+            // What the server says wins field by field; the app's declaration fills the rest.
+            let details = (metadata[key] ?? KeyMetadata()).filling(from: declaration?.metadata)
             let resolved = values[key]
-            let allowed =
-                remote.flatMap { $0.allowedValues.isEmpty ? nil : $0.allowedValues } ?? declaration?.allowedValues ?? []
+            let allowed = details.allowedValues
             let item = Item(
                 key: key,
-                title: remote?.title ?? declaration?.title ?? key,
-                description: remote?.description ?? declaration?.description,
+                title: details.title ?? key,
+                description: details.description,
                 kind: declaration?.kind ?? inferredKind(of: resolved?.value, allowedValues: allowed),
                 allowedValues: allowed,
                 value: resolved?.value.stringValue,
                 source: resolved?.source,
                 declaredDefault: declaration?.defaultValue
             )
-            sections[remote?.category ?? declaration?.category ?? uncategorized, default: []].append(item)
+            sections[details.category ?? uncategorized, default: []].append(item)
         }
         let ordered = sections.keys.sorted { lhs, rhs in
             if lhs == uncategorized || rhs == uncategorized { return rhs == uncategorized && lhs != uncategorized }

@@ -296,18 +296,19 @@ public struct KeyDescriptor: Sendable, Hashable {
     public var typeName: String
     /// The declared default, as text.
     public var defaultValue: String
-    /// A short human name.
-    public var title: String?
-    /// What the key controls.
-    public var description: String?
-    /// The debug-menu section.
-    public var category: String?
-    /// The only values the key takes (an experiment's variants); empty for any.
-    public var allowedValues: [String]
-    /// Whether a live update may apply a new value at once.
-    public var realtime: Bool
+    /// The key's title, description, section, allowed values and realtime marker.
+    public var metadata: KeyMetadata
 
     /// Creates a descriptor.
+    public init(name: String, kind: ValueKind, typeName: String, defaultValue: String, metadata: KeyMetadata) {
+        self.name = name
+        self.kind = kind
+        self.typeName = typeName
+        self.defaultValue = defaultValue
+        self.metadata = metadata
+    }
+
+    /// Creates a descriptor from the metadata's fields (the form generated catalogs use).
     public init(
         name: String,
         kind: ValueKind,
@@ -319,14 +320,44 @@ public struct KeyDescriptor: Sendable, Hashable {
         allowedValues: [String] = [],
         realtime: Bool = false
     ) {
-        self.name = name
-        self.kind = kind
-        self.typeName = typeName
-        self.defaultValue = defaultValue
-        self.title = title
-        self.description = description
-        self.category = category
-        self.allowedValues = allowedValues
-        self.realtime = realtime
+        self.init(
+            name: name,
+            kind: kind,
+            typeName: typeName,
+            defaultValue: defaultValue,
+            metadata: KeyMetadata(
+                title: title,
+                description: description,
+                category: category,
+                allowedValues: allowedValues,
+                realtime: realtime
+            )
+        )
+    }
+
+    /// A short human name.
+    public var title: String? {
+        get { metadata.title }
+        set { metadata.title = newValue }
+    }
+    /// What the key controls.
+    public var description: String? {
+        get { metadata.description }
+        set { metadata.description = newValue }
+    }
+    /// The debug-menu section.
+    public var category: String? {
+        get { metadata.category }
+        set { metadata.category = newValue }
+    }
+    /// The only values the key takes (an experiment's variants); empty for any.
+    public var allowedValues: [String] {
+        get { metadata.allowedValues }
+        set { metadata.allowedValues = newValue }
+    }
+    /// Whether a live update may apply a new value at once.
+    public var realtime: Bool {
+        get { metadata.realtime }
+        set { metadata.realtime = newValue }
     }
 }

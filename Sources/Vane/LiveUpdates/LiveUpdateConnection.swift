@@ -80,7 +80,7 @@ final class LiveUpdateConnection: Sendable {
                     var parser = ServerSentEventParser()
                     do {
                         for try await chunk in stream.body {
-                            for event in parser.feed(chunk) where event.type == "version" {
+                            for event in parser.feed(chunk) where event.type == VersionEvent.type {
                                 guard let version = Self.version(of: event) else { continue }
                                 announce(version, client: client, generation: generation)
                             }
@@ -115,14 +115,12 @@ final class LiveUpdateConnection: Sendable {
 
     private func request(_ client: VaneClient) -> TransportRequest {
         let configuration = client.configuration
-        var headers = configuration.identifyingHeaders
-        headers["Accept"] = "text/event-stream"
-        headers["Cache-Control"] = "no-cache"
+        var headers = ["Accept": "text/event-stream", "Cache-Control": "no-cache"]
         let known = max(state.withLockedValue { $0.knownVersion }, client.heldTemplateVersion ?? 0)
         if known > 0 { headers["Last-Event-ID"] = String(known) }
-        return TransportRequest(
-            method: "GET",
-            url: configuration.environmentURL("stream"),
+        return configuration.connection.request(
+            "GET",
+            .stream,
             headers: headers,
             timeout: configuration.liveUpdates.idleTimeout
         )
@@ -130,12 +128,7 @@ final class LiveUpdateConnection: Sendable {
 
     /// The version a `version` event announces: `{"templateVersion": "N"}`, else its id.
     static func version(of event: ServerSentEvent) -> Int64? {
-        if case .object(let object)? = try? JSONValue.parse(Array(event.data.utf8)),
-            let version = try? FetchResponse.templateVersion(object["templateVersion"]), version > 0
-        {
-            return version
-        }
-        return Int64(event.lastEventId)
+        VersionEvent(data: event.data, lastEventId: event.lastEventId)?.templateVersion
     }
 
     // MARK: - Catching up

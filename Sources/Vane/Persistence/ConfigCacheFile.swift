@@ -115,7 +115,7 @@ private struct CacheWriter {
         write(UInt32(truncatingIfNeeded: config.metadata.count))
         for (key, metadata) in config.metadata {
             write(key)
-            write(metadata.json().serialized())
+            write(JSONValue.object(metadata.json()).serialized())
         }
     }
 }
@@ -175,12 +175,12 @@ private struct CacheReader {
             entries[key] = try string()
         }
         let metadataCount = Int(try uint32())
-        var metadata: [String: RemoteKeyMetadata] = [:]
+        var metadata: [String: KeyMetadata] = [:]
         for _ in 0..<metadataCount {
             let key = try string()
             let text = try string()
             if case .object(let object)? = try? JSONValue.parse(text) {
-                metadata[key] = RemoteKeyMetadata(json: object)
+                metadata[key] = KeyMetadata(json: object)
             }
         }
         return FetchedConfig(

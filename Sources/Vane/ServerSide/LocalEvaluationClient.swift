@@ -61,6 +61,17 @@ public final class LocalEvaluationClient: Sendable {
             self.transport = transport
             self.logger = logger
         }
+
+        /// How this configuration reaches the server.
+        var connection: ServerConnection {
+            ServerConnection(
+                serverURL: serverURL,
+                address: EnvironmentAddress(project: project, environment: environment),
+                apiKey: serverKey,
+                timeout: timeout,
+                transport: transport
+            )
+        }
     }
 
     /// The configuration the client was created with.
@@ -94,19 +105,9 @@ public final class LocalEvaluationClient: Sendable {
     /// - Throws: ``VaneError``; the template in use is kept.
     @discardableResult
     public func refresh() async throws(VaneError) -> Bool {
-        var headers = ["Authorization": "Bearer \(configuration.serverKey)", "Accept": "application/json"]
+        var headers = ["Accept": "application/json"]
         if let etag = current.withLockedValue({ $0.etag }) { headers["If-None-Match"] = etag }
-        let request = TransportRequest(
-            method: "GET",
-            url: EnvironmentPath.url(
-                server: configuration.serverURL,
-                project: configuration.project,
-                environment: configuration.environment,
-                resource: "template/compiled"
-            ),
-            headers: headers,
-            timeout: configuration.timeout
-        )
+        let request = configuration.connection.request("GET", .compiledTemplate, headers: headers)
         let response = try await configuration.transport.exchange(request)
         switch response.status {
         case 200:
@@ -127,10 +128,7 @@ public final class LocalEvaluationClient: Sendable {
             let retryAfter = BackoffPolicy.retryAfter(response.header("Retry-After"), now: Date()) ?? 0
             throw .serverUnavailable(status: response.status, retryAt: Date().addingTimeInterval(retryAfter))
         default:
-            throw .rejected(
-                status: response.status,
-                message: FetchResponse.errorMessage(response.body, status: response.status)
-            )
+            throw ServerConnection.rejection(response)
         }
     }
 

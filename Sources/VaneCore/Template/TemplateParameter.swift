@@ -34,6 +34,18 @@ public struct TemplateParameter: Sendable, Hashable {
         self.unknownFields = unknownFields
     }
 
+    /// What people and clients learn about the parameter: its `description` with the title,
+    /// category, allowed values and realtime marker of its `vane` member.
+    public var keyMetadata: KeyMetadata {
+        KeyMetadata(
+            title: metadata?.title,
+            description: description,
+            category: metadata?.category,
+            allowedValues: metadata?.allowedValues ?? [],
+            realtime: metadata?.realtime ?? false
+        )
+    }
+
     /// The value under the named condition, if the parameter has one.
     public func conditionalValue(for conditionName: String) -> ParameterValue? {
         conditionalValues.first { $0.conditionName == conditionName }?.value
@@ -79,6 +91,10 @@ public struct ParameterValueType: RawRepresentable, Sendable, Hashable, CustomSt
 }
 
 /// Vane's own per-parameter metadata, in the parameter's `vane` member. A Firebase export drops it.
+///
+/// This is how a template stores a key's ``KeyMetadata`` (read it whole with
+/// ``TemplateParameter/keyMetadata``; the description is the parameter's own Firebase field), plus
+/// what only publishing needs: ``allowSecrets`` and members Vane does not know, kept for writing back.
 ///
 /// ```json
 /// "vane": {"title": "New checkout", "category": "Checkout", "allowedValues": ["true", "false"], "realtime": true}

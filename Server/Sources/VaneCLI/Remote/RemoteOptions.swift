@@ -2,12 +2,13 @@ import ArgumentParser
 import Foundation
 import VaneCore
 
-/// The options every command that talks to a running server shares.
+/// Where a running server is and how to reach it: `--server`, `--key`, `--project`, `--environment`.
 ///
 /// Each falls back to an environment variable, then to a default: `VANE_SERVER`
 /// (`http://127.0.0.1:8080`), `VANE_KEY` (required), `VANE_PROJECT` (`demo`),
-/// `VANE_ENVIRONMENT` (`production`).
-struct RemoteOptions: ParsableArguments {
+/// `VANE_ENVIRONMENT` (`production`). ``RemoteOptions`` adds `--json` for the commands that print
+/// the server's replies; `vane flags check` uses these options alone.
+struct RemoteConnectionOptions: ParsableArguments {
     static let defaultServer = "http://127.0.0.1:8080"
 
     @Option(name: .long, help: "The Vane server's URL (env VANE_SERVER; default http://127.0.0.1:8080).")
@@ -24,9 +25,6 @@ struct RemoteOptions: ParsableArguments {
 
     @Option(name: .long, help: "The environment (env VANE_ENVIRONMENT; default production).")
     var environment: String?
-
-    @Flag(name: .long, help: "Print the server's JSON instead of a human-readable summary.")
-    var json = false
 
     static var variables: [String: String] { ProcessInfo.processInfo.environment }
 
@@ -65,10 +63,16 @@ struct RemoteOptions: ParsableArguments {
     /// The environment id.
     var resolvedEnvironment: String { environment ?? Self.variables["VANE_ENVIRONMENT"] ?? "production" }
 
-    /// `project/environment`, for messages.
-    var scope: String { "\(resolvedProject)/\(resolvedEnvironment)" }
+    /// The environment these options name.
+    var address: EnvironmentAddress { EnvironmentAddress(project: resolvedProject, environment: resolvedEnvironment) }
 
-    func validate() throws {
+    /// `project/environment`, for messages.
+    var scope: String { address.description }
+
+    /// Checks every option, so a command fails before it sends anything. Called by
+    /// ``RemoteOptions/validate()``, and by commands for which a server is optional once they
+    /// know it is wanted.
+    func check() throws {
         _ = try serverURL
         _ = try resolvedKey
         for (name, value) in [("project", resolvedProject), ("environment", resolvedEnvironment)] where value.isEmpty {
@@ -76,19 +80,38 @@ struct RemoteOptions: ParsableArguments {
         }
     }
 
-    /// A client for the server, with the key.
-    func client() throws -> VaneAdminClient {
-        VaneAdminClient(server: try serverURL, key: try resolvedKey)
-    }
-
     /// Runs requests, turning their failures into input errors (exit 1).
     func call<T>(_ body: (VaneAdminClient) async throws -> T) async throws -> T {
-        let client = try client()
+        let client = VaneAdminClient(server: try serverURL, key: try resolvedKey)
         do {
             return try await body(client)
         } catch let failure as VaneAdminClient.Failure {
             throw InputError(failure.description)
         }
+    }
+}
+
+/// The options every command that talks to a running server shares: the connection, and `--json`.
+struct RemoteOptions: ParsableArguments {
+    @OptionGroup var connection: RemoteConnectionOptions
+
+    @Flag(name: .long, help: "Print the server's JSON instead of a human-readable summary.")
+    var json = false
+
+    func validate() throws { try connection.check() }
+
+    /// The project id.
+    var resolvedProject: String { connection.resolvedProject }
+
+    /// The environment id.
+    var resolvedEnvironment: String { connection.resolvedEnvironment }
+
+    /// `project/environment`, for messages.
+    var scope: String { connection.scope }
+
+    /// Runs requests, turning their failures into input errors (exit 1).
+    func call<T>(_ body: (VaneAdminClient) async throws -> T) async throws -> T {
+        try await connection.call(body)
     }
 }
 

@@ -90,9 +90,10 @@ struct VaneAdminClient: Sendable {
 
     // MARK: - Templates
 
-    /// The path of an environment's resources.
-    static func environmentPath(project: String, environment: String) -> String {
-        "/v1/projects/\(escape(project))/environments/\(escape(environment))"
+    /// The path of an environment's resource (``EnvironmentAddress/path(_:)``: the server's routes
+    /// and the SDK's requests use the same one).
+    static func environmentPath(project: String, environment: String, _ resource: EnvironmentResource) -> String {
+        EnvironmentAddress(project: project, environment: environment).path(resource)
     }
 
     /// `GET …/template` (or one version of it): the template's JSON and its ETag.
@@ -100,7 +101,7 @@ struct VaneAdminClient: Sendable {
         let query = version.map { [URLQueryItem(name: "versionNumber", value: String($0))] } ?? []
         return try await send(
             "GET",
-            Self.environmentPath(project: project, environment: environment) + "/template",
+            Self.environmentPath(project: project, environment: environment, .template),
             query: query
         )
     }
@@ -109,7 +110,7 @@ struct VaneAdminClient: Sendable {
     func publish(project: String, environment: String, template: Data, ifMatch: String) async throws(Failure) -> Reply {
         try await send(
             "PUT",
-            Self.environmentPath(project: project, environment: environment) + "/template",
+            Self.environmentPath(project: project, environment: environment, .template),
             body: template,
             headers: ["If-Match": ifMatch]
         )
@@ -119,7 +120,7 @@ struct VaneAdminClient: Sendable {
     func versions(project: String, environment: String, pageSize: Int) async throws(Failure) -> Reply {
         try await send(
             "GET",
-            Self.environmentPath(project: project, environment: environment) + "/versions",
+            Self.environmentPath(project: project, environment: environment, .versions),
             query: [URLQueryItem(name: "pageSize", value: String(pageSize))]
         )
     }
@@ -129,7 +130,7 @@ struct VaneAdminClient: Sendable {
         let body: JSONValue = ["versionNumber": .string(String(version))]
         return try await send(
             "POST",
-            Self.environmentPath(project: project, environment: environment) + "/rollback",
+            Self.environmentPath(project: project, environment: environment, .rollback),
             body: Data(body.serialized(.compact).utf8)
         )
     }
@@ -138,7 +139,7 @@ struct VaneAdminClient: Sendable {
     func diff(project: String, environment: String, from: Int64, to: Int64) async throws(Failure) -> Reply {
         try await send(
             "GET",
-            Self.environmentPath(project: project, environment: environment) + "/diff",
+            Self.environmentPath(project: project, environment: environment, .diff),
             query: [URLQueryItem(name: "from", value: String(from)), URLQueryItem(name: "to", value: String(to))]
         )
     }
@@ -160,7 +161,7 @@ struct VaneAdminClient: Sendable {
 
     /// `DELETE /v1/keys/{id}`.
     func revokeKey(id: String) async throws(Failure) -> Reply {
-        try await send("DELETE", "/v1/keys/\(Self.escape(id))")
+        try await send("DELETE", "/v1/keys/\(EnvironmentAddress.pathSegment(id))")
     }
 
     // MARK: - Transport
@@ -209,8 +210,7 @@ struct VaneAdminClient: Sendable {
 
     /// Reads Google's error envelope: `{"error": {"code", "status", "message", "details": [...]}}`.
     static func failure(from reply: Reply) -> Failure {
-        let envelope = (try? JSONValue.parse(Array(reply.body)))?.objectValue?["error"]?.objectValue
-        guard let envelope, let message = envelope["message"]?.stringValue else {
+        guard let envelope = ErrorEnvelope(bytes: Array(reply.body)) else {
             let text = String(decoding: reply.body.prefix(300), as: UTF8.self)
             return .server(
                 status: reply.status,
@@ -219,26 +219,11 @@ struct VaneAdminClient: Sendable {
                 details: []
             )
         }
-        let details = (envelope["details"]?.arrayValue ?? []).compactMap { detail -> Failure.Detail? in
-            guard let object = detail.objectValue else { return nil }
-            return Failure.Detail(
-                path: object["path"]?.stringValue ?? "",
-                severity: object["severity"]?.stringValue ?? "error",
-                message: object["message"]?.stringValue ?? ""
-            )
-        }
         return .server(
             status: reply.status,
-            canonicalStatus: envelope["status"]?.stringValue,
-            message: message,
-            details: details
+            canonicalStatus: envelope.status.isEmpty ? nil : envelope.status,
+            message: envelope.message,
+            details: envelope.details.map { Failure.Detail(path: $0.path, severity: $0.severity, message: $0.message) }
         )
-    }
-
-    /// Percent-encodes one path segment.
-    static func escape(_ segment: String) -> String {
-        var allowed = CharacterSet.urlPathAllowed
-        allowed.remove("/")
-        return segment.addingPercentEncoding(withAllowedCharacters: allowed) ?? segment
     }
 }
