@@ -1,4 +1,4 @@
-import VaneCore
+public import VaneCore
 
 /// One flag of a flags file: its key, type, default and debug-menu details.
 public struct FlagDefinition: Sendable, Hashable {

@@ -1,5 +1,5 @@
 import Foundation
-import VaneCore
+public import VaneCore
 
 /// What `vane flags check` finds: flags nobody reads, reads of flags nobody declared, and flags the
 /// server does not have (or has with another type).

@@ -1,4 +1,4 @@
-import VaneCore
+public import VaneCore
 
 /// The flags an app declares, read from a flags file.
 ///

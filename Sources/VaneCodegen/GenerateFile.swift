@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import VaneCore
 
 /// Reads a flags file and writes its Swift API: the one implementation behind `vane generate` and

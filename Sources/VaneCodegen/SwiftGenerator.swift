@@ -1,4 +1,4 @@
-import VaneCore
+public import VaneCore
 
 /// Writes the Swift API for a flags file: an enum of keys, `RemoteKeys` declarations, an enum per
 /// experiment, a type with a typed property per flag, the bundled defaults and the debug-menu catalog.

@@ -1,4 +1,4 @@
-import Vane
+public import Vane
 import VaneCore
 
 /// A ``RemoteConfigReader`` for unit tests: set values, then assert what the code under test read.

@@ -35,13 +35,19 @@ import VaneCore
             while Date() < deadline, (try? String(contentsOf: output, encoding: .utf8))?.contains("ready") != true {
                 Thread.sleep(forTimeInterval: 0.01)
             }
-            // Let it write for a while; each round kills it at a different point of a write.
+            // Wait until it has activated once (a busy machine can take longer than the pauses
+            // below), then let it write for a while: each round kills it at a different point of a write.
+            let cacheURL = directory.appendingPathComponent("store/config.vanecache")
+            while Date() < deadline,
+                (try? ConfigCacheFile(data: [UInt8](Data(contentsOf: cacheURL))))?.active == nil
+            {
+                Thread.sleep(forTimeInterval: 0.01)
+            }
             Thread.sleep(forTimeInterval: 0.1 + Double(round % 5) * 0.06)
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             #expect(process.terminationReason == .uncaughtSignal)
 
-            let cacheURL = directory.appendingPathComponent("store/config.vanecache")
             let file = try ConfigCacheFile(data: [UInt8](try Data(contentsOf: cacheURL)))
             let active = try #require(file.active, "round \(round): no active config")
             let version = active.templateVersion

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// How long fetches pause after the server answers 429 or 5xx.
 ///

@@ -1,5 +1,5 @@
-import Foundation
-import VaneCore
+public import Foundation
+public import VaneCore
 
 /// Who this app instance is, as the server's conditions see it.
 ///

@@ -1,5 +1,5 @@
-import Foundation
-import VaneCore
+public import Foundation
+public import VaneCore
 
 /// One set of values the server evaluated for this app instance.
 public struct FetchedConfig: Sendable, Hashable {

@@ -1,6 +1,6 @@
-import Foundation
+public import Foundation
 import Logging
-import VaneCore
+public import VaneCore
 
 /// Remote config for an app: typed reads, fetch and activate, a cache that survives restarts,
 /// bundled defaults and local overrides.

@@ -1,6 +1,6 @@
-import Foundation
-import Logging
-import VaneCore
+public import Foundation
+public import Logging
+public import VaneCore
 
 extension VaneClient {
     /// Everything a client needs: where the server is, who the app is, and how it behaves.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Why a fetch did not bring new values. The app keeps its active values in every case.
 public enum VaneError: Error, Sendable, Hashable, CustomStringConvertible {

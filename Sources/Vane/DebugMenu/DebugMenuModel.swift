@@ -1,5 +1,5 @@
 #if canImport(Observation)
-import Observation
+public import Observation
 
 /// A debug menu that stays current: an `@Observable` model for a SwiftUI QA screen.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A new template version reached the client through live updates, and its values were fetched.
 public struct LiveUpdate: Sendable, Hashable {

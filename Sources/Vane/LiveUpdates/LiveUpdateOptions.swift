@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Which keys a live update activates at once; every other key waits for the app's next
 /// ``VaneClient/activate()``.

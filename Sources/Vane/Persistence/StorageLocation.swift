@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Where a client keeps its files: the config cache, local overrides and the installation id.
 public enum StorageLocation: Sendable, Hashable {

@@ -1,6 +1,6 @@
-import Foundation
-import Logging
-import VaneCore
+public import Foundation
+public import Logging
+public import VaneCore
 
 /// Server-side evaluation for Vapor and Hummingbird apps: the compiled template is downloaded
 /// with a `server` key and every request's context is evaluated in-process, with no network call

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Sends one HTTP request and returns the whole response: the SDK's only door to the network.
 ///

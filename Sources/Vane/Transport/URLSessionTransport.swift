@@ -1,7 +1,9 @@
-import Foundation
-
+// URLSession is public API here: on Linux it lives in FoundationNetworking, on Apple's systems in Foundation.
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+import Foundation
+public import FoundationNetworking
+#else
+public import Foundation
 #endif
 
 /// ``HTTPTransport`` over `URLSession` (FoundationNetworking on Linux).

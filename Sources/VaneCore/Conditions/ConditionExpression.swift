@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A condition parsed into a typed tree.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A typed value of one attribute in an ``EvaluationContext``.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A config value as clients receive it: a string, with its typed readings worked out once.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A template compiled for evaluation: conditions parsed into trees, values pre-read into
 /// ``CoercedValue``s. Compile once per published version, then evaluate for any number of users.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension AttributeValue {
     /// The value as JavaScript `String(v)` reads it, which is what string rules compare.
