@@ -13,6 +13,10 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+// The server also imports internally by default: a module it uses shows in its interface only
+// where a public declaration needs it (`public import`).
+let serverSettings = strictSettings + [.enableUpcomingFeature("InternalImportsByDefault")]
+
 let package = Package(
     name: "VaneServer",
     platforms: [
@@ -56,7 +60,7 @@ let package = Package(
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "PostgresKit", package: "postgres-kit"),
             ],
-            swiftSettings: strictSettings
+            swiftSettings: serverSettings
         ),
         .executableTarget(
             name: "VaneCLI",
@@ -66,10 +70,9 @@ let package = Package(
                 .product(name: "Vane", package: "vane"),
                 .product(name: "VaneCodegen", package: "vane"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strictSettings
+            swiftSettings: serverSettings
         ),
         .executableTarget(
             name: "vane-example-app",
@@ -119,6 +122,7 @@ let package = Package(
             name: "CLITests",
             dependencies: [
                 "VaneCLI",
+                "VaneServer",
                 "TestSupport",
                 .product(name: "VaneCore", package: "vane"),
             ]

@@ -1,4 +1,5 @@
-import ArgumentParser
+// Public: the retroactive ExpressibleByArgument conformance below is visible outside this file.
+public import ArgumentParser
 import Foundation
 import VaneCodegen
 

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Hummingbird
 import Logging
 import VaneServer
 
@@ -92,10 +91,9 @@ struct ServeCommand: AsyncParsableCommand {
         let location = configuration.databaseLocation.description
         let report = server.firstStart
         let host = configuration.host
-        let application = server.makeApplication { port in
+        try await server.run { port in
             Self.printBanner(host: host, port: port, database: location, report: report)
         }
-        try await application.runService()
     }
 
     static func integer(_ text: String?, name: String) throws -> Int? {

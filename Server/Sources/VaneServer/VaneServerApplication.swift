@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import Logging
+public import Logging
 import Metrics
 import NIOConcurrencyHelpers
 import Prometheus
@@ -11,8 +11,11 @@ import VaneCore
 ///
 /// ```swift
 /// let server = try await VaneServerApplication.start(configuration: ServerConfiguration(), logger: logger)
-/// try await server.run()   // until SIGTERM or SIGINT
+/// try await server.run { port in print("serving on \(port)") }   // until SIGTERM or SIGINT
 /// ```
+///
+/// The composition root: the only place that knows every layer (Support → Storage → Auth →
+/// Serving → HTTP and OFREP → Demo).
 public final class VaneServerApplication: Sendable {
     /// What a first start created, to show the operator once.
     public struct FirstStartReport: Sendable {
@@ -22,17 +25,16 @@ public final class VaneServerApplication: Sendable {
         public var demoClientKey: String?
     }
 
-    /// The configuration.
-    public let configuration: ServerConfiguration
-    /// The store.
-    public let store: ConfigStore
+    let configuration: ServerConfiguration
+    let store: ConfigStore
     /// The templates being served.
-    public let cache: ServingCache
+    let cache: ServingCache
     /// Publish notifications on this node.
-    public let events: PublishEvents
+    let events: PublishEvents
     /// What the first start created; empty on later starts.
     public let firstStart: FirstStartReport
     let keys: KeyIndex
+    let publisher: TemplatePublisher
     let streamHub: StreamHub
     let readiness: Readiness
     let logger: Logger
@@ -43,13 +45,15 @@ public final class VaneServerApplication: Sendable {
         configuration: ServerConfiguration,
         store: ConfigStore,
         keys: KeyIndex,
+        publisher: TemplatePublisher,
         firstStart: FirstStartReport,
         logger: Logger
     ) {
         self.configuration = configuration
         self.store = store
-        self.cache = ServingCache()
-        self.events = PublishEvents()
+        self.cache = publisher.cache
+        self.events = publisher.events
+        self.publisher = publisher
         self.streamHub = StreamHub(events: events, heartbeatSeconds: configuration.streamHeartbeatSeconds)
         self.keys = keys
         self.firstStart = firstStart
@@ -72,15 +76,22 @@ public final class VaneServerApplication: Sendable {
         }
         let keys = KeyIndex(store: store)
         try await keys.refresh()
-        let report = try await firstStartSetup(store: store, keys: keys, configuration: configuration)
+        let publisher = TemplatePublisher(store: store, cache: ServingCache(), events: PublishEvents(), logger: logger)
+        let report = try await firstStartSetup(
+            store: store,
+            keys: keys,
+            publisher: publisher,
+            configuration: configuration
+        )
+        try await publisher.loadAll()
         let application = VaneServerApplication(
             configuration: configuration,
             store: store,
             keys: keys,
+            publisher: publisher,
             firstStart: report,
             logger: logger
         )
-        try await application.cache.load(from: store, logger: logger)
         application.readiness.set(true)
         return application
     }
@@ -88,13 +99,14 @@ public final class VaneServerApplication: Sendable {
     static func firstStartSetup(
         store: ConfigStore,
         keys: KeyIndex,
+        publisher: TemplatePublisher,
         configuration: ServerConfiguration
     ) async throws -> FirstStartReport {
         var report = FirstStartReport()
         let existing = try await store.keys()
         if let adminKey = configuration.adminKey {
             if await keys.authenticate(secret: adminKey) == nil {
-                let (key, secret) = try await store.createKey(
+                try await keys.createKey(
                     name: "admin (--admin-key)",
                     role: .admin,
                     projectId: nil,
@@ -102,85 +114,65 @@ public final class VaneServerApplication: Sendable {
                     actor: .system,
                     secret: adminKey
                 )
-                keys.insert(key, secret: secret)
             }
         } else if !existing.contains(where: { $0.role == .admin && $0.revokeTime == nil }) {
-            let (key, secret) = try await store.createKey(
+            report.adminKey = try await keys.createKey(
                 name: "admin",
                 role: .admin,
                 projectId: nil,
                 environmentId: nil,
                 actor: .system
-            )
-            keys.insert(key, secret: secret)
-            report.adminKey = secret
+            ).secret
         }
         guard configuration.createsDemoProject, try await store.projects().isEmpty else { return report }
-        try await store.createProject(id: DemoProject.projectId, name: "Demo", actor: .system)
-        for environment in DemoProject.environments {
-            try await store.createEnvironment(
-                projectId: DemoProject.projectId,
-                id: environment,
-                name: environment.capitalized,
-                actor: .system
-            )
-            _ = try await store.publish(
-                projectId: DemoProject.projectId,
-                environmentId: environment,
-                template: DemoProject.template,
-                expectedVersion: 0,
-                actor: .system
-            )
-        }
-        let (key, secret) = try await store.createKey(
-            name: "demo production client",
-            role: .client,
-            projectId: DemoProject.projectId,
-            environmentId: "production",
-            actor: .system
-        )
-        keys.insert(key, secret: secret)
-        report.demoClientKey = secret
+        report.demoClientKey = try await DemoSetup.create(store: store, keys: keys, publisher: publisher)
         return report
     }
 
     /// The router with every route and middleware.
-    public func buildRouter() -> Router<VaneRequestContext> {
+    func buildRouter() -> Router<VaneRequestContext> {
         let router = Router(context: VaneRequestContext.self)
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: ErrorLoggingMiddleware())
         HealthRoutes(readiness: readiness, registry: registry).register(on: router)
         let limiter = RateLimiter(requestsPerSecond: configuration.rateLimit)
-        let streams = StreamRoutes(cache: cache, hub: streamHub)
+        let streams = EventStreamResponse(cache: cache, hub: streamHub)
         let ofrepStreams = OFREPStreamRoutes(keys: keys, streams: streams)
         // Before AuthenticationMiddleware: OFREP authenticates itself (its 401/403 have no body).
         OFREPRoutes(keys: keys, cache: cache, limiter: limiter, eventStreams: ofrepStreams).register(on: router)
         ofrepStreams.register(on: router)
         router.add(middleware: AuthenticationMiddleware(keys: keys))
         AdminRoutes(store: store, keys: keys).register(on: router)
-        let environment = router.group("v1/projects/:project/environments/:environment")
-        TemplateRoutes(store: store, cache: cache, events: events).register(on: environment)
+        let environment = router.group(RouterPath(EnvironmentAddress.routePattern))
+        TemplateRoutes(store: store, cache: cache, publisher: publisher).register(on: environment)
         FetchRoutes(cache: cache, limiter: limiter).register(on: environment)
-        streams.register(on: environment)
+        StreamRoutes(streams: streams).register(on: environment)
         return router
     }
 
+    /// Runs the server until SIGTERM or SIGINT, then shuts down gracefully: open event streams
+    /// end, requests in flight finish, and the database closes last.
+    /// - Parameter onServerRunning: Called once the server listens, with its port (the one
+    ///   chosen when ``ServerConfiguration/port`` is 0).
+    public func run(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        try await makeApplication(onServerRunning: onServerRunning).runService()
+    }
+
     /// The Hummingbird application, with the services that run beside it.
-    public func makeApplication(
+    func makeApplication(
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         var services: [any Service] = [DatabaseService(engine: store.engine)]
         if store.engine.kind == .postgres, case .postgres(let url) = configuration.databaseLocation {
-            let poller = VersionPoller(
-                store: store,
-                cache: cache,
-                keys: keys,
-                events: events,
-                intervalMilliseconds: configuration.pollIntervalMilliseconds,
-                logger: logger
+            services.append(
+                VersionPoller(
+                    keys: keys,
+                    publisher: publisher,
+                    intervalMilliseconds: configuration.pollIntervalMilliseconds,
+                    logger: logger
+                )
             )
-            services.append(poller)
-            services.append(VersionListener(url: url, poller: poller, logger: logger))
+            services.append(VersionListener(url: url, publisher: publisher, logger: logger))
         }
         return Application(
             router: buildRouter(),
@@ -197,58 +189,4 @@ public final class VaneServerApplication: Sendable {
 
     /// The port the server listens on, once it runs.
     public var port: Int? { boundPort.withLockedValue { $0 } }
-}
-
-/// Closes the database after the HTTP server has stopped: services stop in reverse order, and
-/// this one is first in the list.
-struct DatabaseService: Service {
-    let engine: DatabaseEngine
-
-    func run() async throws {
-        try? await gracefulShutdown()
-        // In a task of its own: when the service group is cancelled rather than shut down
-        // gracefully, this task is cancelled too, and closing the connection from it would fail.
-        let engine = engine
-        try await Task { try await engine.shutdown() }.value
-    }
-}
-
-/// Sets up swift-metrics with a Prometheus registry, once per process.
-enum MetricsBootstrap {
-    static let registry = PrometheusCollectorRegistry()
-    private static let done = NIOLockedValueBox(false)
-
-    static func bootstrap() {
-        let shouldBootstrap = done.withLockedValue { done -> Bool in
-            defer { done = true }
-            return !done
-        }
-        if shouldBootstrap { MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry)) }
-    }
-}
-
-/// Logs unexpected errors (not API errors, which are answers) without any request headers, so no
-/// key ever reaches the logs.
-struct ErrorLoggingMiddleware: RouterMiddleware {
-    typealias Context = VaneRequestContext
-
-    func handle(
-        _ request: Request,
-        context: Context,
-        next: (Request, Context) async throws -> Response
-    ) async throws -> Response {
-        do {
-            return try await next(request, context)
-        } catch let error as APIError {
-            throw error
-        } catch let error as any HTTPResponseError {
-            throw error
-        } catch {
-            context.logger.error(
-                "request failed",
-                metadata: ["path": "\(request.uri.path)", "error": "\(String(describing: error))"]
-            )
-            throw APIError(.internalServerError, "INTERNAL", "the server failed to handle the request; see its log")
-        }
-    }
 }

@@ -3,9 +3,9 @@ import TestSupport
 import Testing
 import VaneCore
 
-@Suite struct EvalCommandTests {
-    @Test func printsExactlyTheKeysAClientReceives() throws {
-        let output = try CLIRunner.run([
+@Suite(.timeLimit(.minutes(5))) struct EvalCommandTests {
+    @Test func printsExactlyTheKeysAClientReceives() async throws {
+        let output = try await CLIRunner.run([
             "eval", "--template", CLIRunner.example("demo.json"), "--context", CLIRunner.example("demo-context.json"),
         ])
         #expect(output.status == 0, "\(output.stderr)")
@@ -23,8 +23,8 @@ import VaneCore
         #expect(json.objectValue?["checkout_variant"] == .string(expectedVariant))
     }
 
-    @Test func explainsSourceAndDecidingCondition() throws {
-        let output = try CLIRunner.run([
+    @Test func explainsSourceAndDecidingCondition() async throws {
+        let output = try await CLIRunner.run([
             "eval", "--template", CLIRunner.example("demo.json"), "--context", CLIRunner.example("demo-context.json"),
             "--explain",
         ])
@@ -42,9 +42,9 @@ import VaneCore
         )
     }
 
-    @Test func evaluatesAnArrayOfContextsFromStandardInput() throws {
+    @Test func evaluatesAnArrayOfContextsFromStandardInput() async throws {
         let contexts = #"[{"randomizationId": "a", "device.country": "AT"}, {"targetingKey": "b", "seats": 12}]"#
-        let output = try CLIRunner.run(
+        let output = try await CLIRunner.run(
             ["eval", "--template", CLIRunner.example("demo.json"), "--context", "-"],
             stdin: contexts
         )
@@ -56,57 +56,62 @@ import VaneCore
         #expect(results[1].objectValue?["max_upload_mb"] == "500")
     }
 
-    @Test func inAppDefaultsFillWhatTheTemplateLeavesOut() throws {
+    @Test func inAppDefaultsFillWhatTheTemplateLeavesOut() async throws {
         let template = try CLIRunner.temporaryFile(
             #"{"parameters": {"a": {"defaultValue": {"useInAppDefault": true}}, "b": {"defaultValue": {"value": "remote"}}}}"#
         )
         let defaults = try CLIRunner.temporaryFile(#"{"a": "local a", "b": "local b", "c": 3}"#, name: "defaults.json")
         let context = try CLIRunner.temporaryFile("{}", name: "context.json")
-        let plain = try CLIRunner.run(["eval", "--template", template, "--context", context, "--defaults", defaults])
+        let plain = try await CLIRunner.run([
+            "eval", "--template", template, "--context", context, "--defaults", defaults,
+        ])
         #expect(try JSONValue.parse(plain.stdout) == ["a": "local a", "b": "remote", "c": "3"])
-        let explained = try CLIRunner.run([
+        let explained = try await CLIRunner.run([
             "eval", "--template", template, "--context", context, "--defaults", defaults, "--explain",
         ])
         let json = try JSONValue.parse(explained.stdout)
         #expect(json.objectValue?["a"] == ["value": "local a", "source": "inAppDefault", "reason": "useInAppDefault"])
         #expect(json.objectValue?["c"] == ["value": "3", "source": "inAppDefault", "reason": "notInTemplate"])
-        let without = try CLIRunner.run(["eval", "--template", template, "--context", context])
+        let without = try await CLIRunner.run(["eval", "--template", template, "--context", context])
         #expect(try JSONValue.parse(without.stdout) == ["b": "remote"])
     }
 
-    @Test func readsFirebaseServerTemplates() throws {
+    @Test func readsFirebaseServerTemplates() async throws {
         let template = try CLIRunner.temporaryFile(
             #"{"conditions": [{"name": "pro", "condition": {"customSignal": {"customSignalOperator": "NUMERIC_GREATER_EQUAL", "customSignalKey": "seats", "targetCustomSignalValues": ["10"]}}}], "parameters": {"limit": {"defaultValue": {"value": "1"}, "conditionalValues": {"pro": {"value": "100"}}}}}"#
         )
-        let output = try CLIRunner.run(["eval", "--template", template, "--context", "-"], stdin: #"{"seats": "12"}"#)
+        let output = try await CLIRunner.run(
+            ["eval", "--template", template, "--context", "-"],
+            stdin: #"{"seats": "12"}"#
+        )
         #expect(try JSONValue.parse(output.stdout) == ["limit": "100"])
     }
 
-    @Test func invalidInputExitsOneWithAPreciseMessage() throws {
+    @Test func invalidInputExitsOneWithAPreciseMessage() async throws {
         let broken = try CLIRunner.temporaryFile(
             #"{"conditions": [{"name": "x", "expression": "device.os == ios"}], "parameters": {}}"#
         )
-        let output = try CLIRunner.run(["eval", "--template", broken, "--context", "-"], stdin: "{}")
+        let output = try await CLIRunner.run(["eval", "--template", broken, "--context", "-"], stdin: "{}")
         #expect(output.status == 1)
         #expect(output.stdout.isEmpty)
         #expect(output.stderr.contains("conditions[0].expression"))
         #expect(output.stderr.contains("column 14"))
 
-        let truncated = try CLIRunner.run(
+        let truncated = try await CLIRunner.run(
             ["eval", "--template", CLIRunner.example("demo.json"), "--context", "-"],
             stdin: #"{"randomizationId": "#
         )
         #expect(truncated.status == 1)
         #expect(truncated.stderr.contains("<stdin>: line 1"))
 
-        let missing = try CLIRunner.run(
+        let missing = try await CLIRunner.run(
             ["eval", "--template", "/nonexistent/template.json", "--context", "-"],
             stdin: "{}"
         )
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("/nonexistent/template.json: no such file"))
 
-        let badContext = try CLIRunner.run(
+        let badContext = try await CLIRunner.run(
             ["eval", "--template", CLIRunner.example("demo.json"), "--context", "-"],
             stdin: #"{"nested": {"a": 1}}"#
         )
@@ -114,32 +119,32 @@ import VaneCore
         #expect(badContext.stderr.contains("<stdin>: error: nested:"))
     }
 
-    @Test func usageErrorsExitTwo() throws {
-        let missingOption = try CLIRunner.run(["eval", "--template", CLIRunner.example("demo.json")])
+    @Test func usageErrorsExitTwo() async throws {
+        let missingOption = try await CLIRunner.run(["eval", "--template", CLIRunner.example("demo.json")])
         #expect(missingOption.status == 2)
         #expect(missingOption.stderr.contains("--context"))
-        let twoStdins = try CLIRunner.run(["eval", "--template", "-", "--context", "-"])
+        let twoStdins = try await CLIRunner.run(["eval", "--template", "-", "--context", "-"])
         #expect(twoStdins.status == 2)
-        let unknown = try CLIRunner.run(["frobnicate"])
+        let unknown = try await CLIRunner.run(["frobnicate"])
         #expect(unknown.status == 2)
-        let help = try CLIRunner.run(["--help"])
+        let help = try await CLIRunner.run(["--help"])
         #expect(help.status == 0)
         #expect(help.stdout.contains("eval"))
     }
 }
 
-@Suite struct ValidateCommandTests {
-    @Test func printsOKForAValidTemplate() throws {
-        let output = try CLIRunner.run(["validate", CLIRunner.example("demo.json")])
+@Suite(.timeLimit(.minutes(5))) struct ValidateCommandTests {
+    @Test func printsOKForAValidTemplate() async throws {
+        let output = try await CLIRunner.run(["validate", CLIRunner.example("demo.json")])
         #expect(output.status == 0, "\(output.stdout)\(output.stderr)")
         #expect(output.stdout == "OK\n")
     }
 
-    @Test func printsEveryProblemAndExitsOne() throws {
+    @Test func printsEveryProblemAndExitsOne() async throws {
         let file = try CLIRunner.temporaryFile(
             #"{"conditions": [{"name": "c", "expression": "percent <= 200"}], "parameters": {"flag": {"defaultValue": {"value": "yes"}, "valueType": "BOOLEAN"}, "bad key": {"defaultValue": {"value": "x"}}, "db": {"defaultValue": {"value": "postgres://u:secretpw@host/db"}}}}"#
         )
-        let output = try CLIRunner.run(["validate", file])
+        let output = try await CLIRunner.run(["validate", file])
         #expect(output.status == 1)
         let lines = output.stdout.split(separator: "\n")
         #expect(lines.count == 4, "\(output.stdout)")
@@ -151,30 +156,30 @@ import VaneCore
         #expect(output.stderr.contains("4 errors"))
     }
 
-    @Test func allowSecretsFlag() throws {
+    @Test func allowSecretsFlag() async throws {
         let file = try CLIRunner.temporaryFile(
             #"{"parameters": {"db": {"defaultValue": {"value": "postgres://u:secretpw@host/db"}}}}"#
         )
-        #expect(try CLIRunner.run(["validate", file]).status == 1)
-        #expect(try CLIRunner.run(["validate", "--allow-secrets", file]).status == 0)
+        #expect(try await CLIRunner.run(["validate", file]).status == 1)
+        #expect(try await CLIRunner.run(["validate", "--allow-secrets", file]).status == 0)
     }
 }
 
-@Suite struct PercentileCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct PercentileCommandTests {
     @Test(arguments: [("1", "one", "64146488"), ("", "😊", "9911325"), ("hêl£o", "wørlÐ", "67411682")])
-    func printsTheMicroPercentile(seed: String, id: String, expected: String) throws {
-        let output = try CLIRunner.run(["percentile", "--seed", seed, "--id", id])
+    func printsTheMicroPercentile(seed: String, id: String, expected: String) async throws {
+        let output = try await CLIRunner.run(["percentile", "--seed", seed, "--id", id])
         #expect(output.status == 0)
         #expect(output.stdout == expected + "\n")
     }
 
-    @Test func seedIsOptional() throws {
-        let output = try CLIRunner.run(["percentile", "--id", "😀"])
+    @Test func seedIsOptional() async throws {
+        let output = try await CLIRunner.run(["percentile", "--id", "😀"])
         #expect(output.stdout == "62040281\n")
     }
 
-    @Test func requiresAnId() throws {
-        #expect(try CLIRunner.run(["percentile", "--seed", "x"]).status == 2)
-        #expect(try CLIRunner.run(["percentile", "--id", ""]).status == 2)
+    @Test func requiresAnId() async throws {
+        #expect(try await CLIRunner.run(["percentile", "--seed", "x"]).status == 2)
+        #expect(try await CLIRunner.run(["percentile", "--id", ""]).status == 2)
     }
 }

@@ -5,7 +5,7 @@ import VaneCore
 
 /// `vane generate` and `vane flags check` as real processes; generated code is compiled with
 /// `swiftc -typecheck -swift-version 6 -warnings-as-errors` against the Vane module just built.
-@Suite struct CodegenCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct CodegenCommandTests {
     /// The build folder the tests run from (it holds `Modules/` and the C module maps).
     static let buildDirectory = CLIRunner.executable.resolvingSymlinksInPath().deletingLastPathComponent()
 
@@ -46,7 +46,7 @@ import VaneCore
         ),
     ]
 
-    @Test func generatedCodeForEveryInputFormatCompilesWithoutWarnings() throws {
+    @Test func generatedCodeForEveryInputFormatCompilesWithoutWarnings() async throws {
         var inputs = Self.formats.map {
             (name: $0.name, path: try? CLIRunner.temporaryFile($0.contents, name: $0.name), use: $0.use)
         }
@@ -65,7 +65,7 @@ import VaneCore
             let path = try #require(input.path)
             let output = FileManager.default.temporaryDirectory
                 .appendingPathComponent("vane-gen-\(UUID().uuidString)/Flags.swift").path
-            let generated = try CLIRunner.run(["generate", "--input", path, "--output", output])
+            let generated = try await CLIRunner.run(["generate", "--input", path, "--output", output])
             #expect(generated.status == 0, "\(input.name): \(generated.stderr)")
             #expect(generated.stdout == "Wrote \(output)\n")
             let compiled = try typecheck(output, extra: "import Vane\n" + input.use)
@@ -73,23 +73,24 @@ import VaneCore
         }
     }
 
-    @Test func publicAccessAndATypeNameForALibrary() throws {
+    @Test func publicAccessAndATypeNameForALibrary() async throws {
         let input = try CLIRunner.temporaryFile(Self.formats[0].contents, name: "vane-flags.json")
         let output = FileManager.default.temporaryDirectory.appendingPathComponent(
             "vane-gen-\(UUID().uuidString).swift"
         ).path
-        let result = try CLIRunner.run([
+        let result = try await CLIRunner.run([
             "generate", "--input", input, "--output", output, "--access-level", "public", "--type-name", "ShopFlags",
         ])
         #expect(result.status == 0, "\(result.stderr)")
         let source = try String(contentsOfFile: output, encoding: .utf8)
         #expect(source.contains("public struct ShopFlags: Sendable"))
         #expect(
-            try CLIRunner.run(["generate", "--input", input, "--output", output, "--access-level", "open"]).status == 2
+            try await CLIRunner.run(["generate", "--input", input, "--output", output, "--access-level", "open"]).status
+                == 2
         )
     }
 
-    @Test func badFlagsFilesFailWithTheFlagNamedAndWriteNothing() throws {
+    @Test func badFlagsFilesFailWithTheFlagNamedAndWriteNothing() async throws {
         let input = try CLIRunner.temporaryFile(
             #"{"flags": [{"key": "a", "type": "bool", "default": 1}, {"key": "a", "type": "bool", "default": true}, {"key": "!!", "type": "int", "default": 1}]}"#,
             name: "vane-flags.json"
@@ -97,20 +98,20 @@ import VaneCore
         let output = FileManager.default.temporaryDirectory.appendingPathComponent(
             "vane-gen-\(UUID().uuidString).swift"
         ).path
-        let result = try CLIRunner.run(["generate", "--input", input, "--output", output])
+        let result = try await CLIRunner.run(["generate", "--input", input, "--output", output])
         #expect(result.status == 1)
         #expect(result.stderr.contains(#"\#(input): error: flags[0].default: flag "a" is a bool"#), "\(result.stderr)")
         #expect(result.stderr.contains(#"flag "a" is defined twice"#))
         #expect(!FileManager.default.fileExists(atPath: output))
 
         let unnamable = try CLIRunner.temporaryFile(#"{"flags": [{"key": "!!", "type": "int", "default": 1}]}"#)
-        let second = try CLIRunner.run(["generate", "--input", unnamable, "--output", output])
+        let second = try await CLIRunner.run(["generate", "--input", unnamable, "--output", output])
         #expect(second.status == 1)
         #expect(second.stderr.contains(#"flag "!!": the key has no letter or digit"#), "\(second.stderr)")
-        #expect(try CLIRunner.run(["generate", "--input", "/nonexistent.json", "--output", output]).status == 1)
+        #expect(try await CLIRunner.run(["generate", "--input", "/nonexistent.json", "--output", output]).status == 1)
     }
 
-    @Test func flagsCheckFindsStaleUndefinedAndServerDifferences() throws {
+    @Test func flagsCheckFindsStaleUndefinedAndServerDifferences() async throws {
         let flags = try CLIRunner.temporaryFile(
             #"{"flags": [{"key": "payments_enabled", "type": "bool", "default": true}, {"key": "banner_text", "type": "int", "default": 1}, {"key": "old_promo", "type": "bool", "default": false}, {"key": "local_only", "type": "string", "default": ""}]}"#,
             name: "vane-flags.json"
@@ -122,7 +123,7 @@ import VaneCore
                 .utf8
         ).write(to: sources.appendingPathComponent("App.swift"))
 
-        let local = try CLIRunner.run(["flags", "check", "--flags", flags, "--sources", sources.path])
+        let local = try await CLIRunner.run(["flags", "check", "--flags", flags, "--sources", sources.path])
         #expect(local.status == 1)
         #expect(
             local.stdout.contains(#"stale: "old_promo" is defined in \#(flags) but never referenced"#),
@@ -133,9 +134,9 @@ import VaneCore
             "\(local.stdout)"
         )
 
-        let server = try ServeProcess.start()
+        let server = try await ServeProcess.start()
         defer { server.stop() }
-        let remote = try CLIRunner.run(
+        let remote = try await CLIRunner.run(
             ["flags", "check", "--flags", flags, "--sources", sources.path, "--server", server.url],
             environment: ["VANE_KEY": server.adminKey]
         )
@@ -152,14 +153,14 @@ import VaneCore
         let cleanSources = URL(fileURLWithPath: clean).deletingLastPathComponent().appendingPathComponent("Sources")
         try FileManager.default.createDirectory(at: cleanSources, withIntermediateDirectories: true)
         try Data("if flags.paymentsEnabled { }\n".utf8).write(to: cleanSources.appendingPathComponent("App.swift"))
-        let ok = try CLIRunner.run([
+        let ok = try await CLIRunner.run([
             "flags", "check", "--flags", clean, "--sources", cleanSources.path, "--template", template,
         ])
         #expect(ok.status == 0, "\(ok.stdout)\(ok.stderr)")
         #expect(ok.stdout == "OK: every flag is referenced, defined and on the server\n")
 
-        #expect(try CLIRunner.run(["flags", "check", "--flags", clean, "--sources", "/nonexistent"]).status == 1)
-        let both = try CLIRunner.run(
+        #expect(try await CLIRunner.run(["flags", "check", "--flags", clean, "--sources", "/nonexistent"]).status == 1)
+        let both = try await CLIRunner.run(
             [
                 "flags", "check", "--flags", clean, "--sources", sources.path, "--template", template, "--server",
                 server.url,

@@ -36,11 +36,11 @@ final class CrashServeProcess: @unchecked Sendable {
         arguments: [String],
         outputDirectory: URL,
         timeout: TimeInterval = 30
-    ) throws -> CrashServeProcess {
+    ) async throws -> CrashServeProcess {
         try FileManager.default.createDirectory(at: outputDirectory, withIntermediateDirectories: true)
         let stamp = UUID().uuidString.prefix(8)
         let logURL = outputDirectory.appendingPathComponent("serve-\(stamp).log")
-        let (process, url) = try ServeProcess.launch(
+        let (process, url) = try await ServeProcess.launch(
             arguments: arguments,
             standardOutput: outputDirectory.appendingPathComponent("serve-\(stamp).out"),
             standardError: logURL,
@@ -66,10 +66,14 @@ final class CrashServeProcess: @unchecked Sendable {
     }
 
     /// Asks the process to stop (SIGTERM), as an operator would, and waits for it.
+    /// A process still running after 15 s is killed, so a stuck shutdown fails the test instead
+    /// of holding the run.
     func terminate() {
         guard process.isRunning else { return }
         process.terminate()
-        process.waitUntilExit()
+        let deadline = Date().addingTimeInterval(15)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if process.isRunning { kill() }
     }
 
     // MARK: HTTP

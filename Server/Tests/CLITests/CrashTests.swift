@@ -3,12 +3,13 @@ import Logging
 import TestSupport
 import Testing
 import VaneCore
-import VaneServer
+
+@testable import VaneServer
 
 /// Crash safety with real processes: `vane serve` is killed with SIGKILL in the middle of a burst
 /// of publishes and started again on the same data. Every publish that was answered 200 must be
 /// there, whole, and the version numbers must have no gaps.
-@Suite(.serialized) struct CrashTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct CrashTests {
     enum Engine: String, CaseIterable, Sendable, CustomStringConvertible {
         case sqlite
         case postgres
@@ -29,7 +30,7 @@ import VaneServer
         if engine == .postgres { arguments += ["--database", try await Self.freshPostgresURL()] }
         let logs = directory.appendingPathComponent("logs")
 
-        var server = try CrashServeProcess.start(arguments: arguments, outputDirectory: logs)
+        var server = try await CrashServeProcess.start(arguments: arguments, outputDirectory: logs)
         defer { server.kill() }
         let project = try await server.send("POST", "/v1/projects", key: Self.adminKey, json: ["id": "crash"])
         try #require(project.status == 201, "\(project.text)")
@@ -53,7 +54,7 @@ import VaneServer
                 acknowledged[number] = parameters
             }
 
-            server = try CrashServeProcess.start(arguments: arguments, outputDirectory: logs)
+            server = try await CrashServeProcess.start(arguments: arguments, outputDirectory: logs)
             try await Self.verify(server: server, acknowledged: acknowledged, round: round)
         }
         server.terminate()

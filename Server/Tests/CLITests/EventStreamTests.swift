@@ -3,20 +3,20 @@ import TestSupport
 import Testing
 
 /// `GET …/stream` on a real `vane serve` process.
-@Suite(.serialized) struct EventStreamTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct EventStreamTests {
     static let path = "/v1/projects/demo/environments/production/stream"
 
     func url(_ server: ServeProcess) throws -> URL {
         try #require(URL(string: server.url + Self.path))
     }
 
-    func publish(_ server: ServeProcess, _ value: String) throws {
+    func publish(_ server: ServeProcess, _ value: String) async throws {
         let file = try CLIRunner.temporaryFile(#"{"parameters": {"a": {"defaultValue": {"value": "\#(value)"}}}}"#)
-        #expect(try server.run(["publish", file, "--force"]).status == 0)
+        #expect(try await server.run(["publish", file, "--force"]).status == 0)
     }
 
-    @Test func aPublishReachesOpenStreamsWithItsVersion() throws {
-        let server = try ServeProcess.start(arguments: ["--stream-heartbeat", "60"])
+    @Test func aPublishReachesOpenStreamsWithItsVersion() async throws {
+        let server = try await ServeProcess.start(arguments: ["--stream-heartbeat", "60"])
         defer { server.stop() }
         let key = try #require(server.demoClientKey)
         let stream = EventStreamClient(url: try url(server), key: key)
@@ -27,18 +27,18 @@ import Testing
         )
         #expect(stream.status == 200)
         #expect(stream.text.hasPrefix("retry: 3000\n\n"))
-        try publish(server, "two")
+        try await publish(server, "two")
         #expect(
             stream.wait { $0.contains("id: 2\nevent: version\ndata: {\"templateVersion\":\"2\"}\n\n") },
             "\(stream.text)"
         )
-        let rollback = try server.run(["rollback", "1"])
+        let rollback = try await server.run(["rollback", "1"])
         #expect(rollback.status == 0, "\(rollback.stderr)")
         #expect(stream.wait { $0.contains("id: 3\nevent: version") }, "a rollback is a new version too")
     }
 
-    @Test func lastEventIdResumesWithoutRepeatingAndCatchesUp() throws {
-        let server = try ServeProcess.start(arguments: ["--stream-heartbeat", "0.2"])
+    @Test func lastEventIdResumesWithoutRepeatingAndCatchesUp() async throws {
+        let server = try await ServeProcess.start(arguments: ["--stream-heartbeat", "0.2"])
         defer { server.stop() }
         let key = try #require(server.demoClientKey)
         let upToDate = EventStreamClient(url: try url(server), key: key, lastEventId: "1")
@@ -50,12 +50,12 @@ import Testing
         #expect(behind.wait { $0.contains("id: 1\n") }, "a client that missed version 1 gets it at once")
         #expect(upToDate.wait { $0.contains(": heartbeat\n\n") }, "heartbeats keep idle connections alive")
         #expect(!upToDate.text.contains("id: 1\n"), "nothing the client already has")
-        try publish(server, "two")
+        try await publish(server, "two")
         #expect(upToDate.wait { $0.contains("id: 2\n") })
     }
 
-    @Test func aWrongKeyIsRefused() throws {
-        let server = try ServeProcess.start()
+    @Test func aWrongKeyIsRefused() async throws {
+        let server = try await ServeProcess.start()
         defer { server.stop() }
         let stream = EventStreamClient(url: try url(server), key: "vane_client_wrong")
         defer { stream.close() }
@@ -63,8 +63,8 @@ import Testing
         #expect(stream.status == 401)
     }
 
-    @Test func openStreamsDoNotHoldUpAGracefulShutdown() throws {
-        let server = try ServeProcess.start(arguments: ["--stream-heartbeat", "60"])
+    @Test func openStreamsDoNotHoldUpAGracefulShutdown() async throws {
+        let server = try await ServeProcess.start(arguments: ["--stream-heartbeat", "60"])
         let key = try #require(server.demoClientKey)
         let streams = (0..<3).map { _ in
             EventStreamClient(url: (try? url(server)) ?? URL(fileURLWithPath: "/"), key: key)

@@ -4,26 +4,26 @@ import Testing
 import VaneCore
 
 /// The remote commands against a real `vane serve` process over loopback.
-@Suite(.serialized) struct RemoteCommandsTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct RemoteCommandsTests {
     static let flags = #"{"parameters": {"a": {"defaultValue": {"value": "one"}}}}"#
     static let moreFlags =
         #"{"conditions": [{"name": "ios", "expression": "device.os == 'ios'"}], "parameters": {"a": {"defaultValue": {"value": "two"}}, "b": {"defaultValue": {"value": "new"}, "conditionalValues": {"ios": {"value": "apple"}}}}}"#
 
     /// Runs a test body against a fresh server, stopping it (SIGTERM) at the end.
-    func withServer(_ body: (ServeProcess) throws -> Void) throws {
-        let server = try ServeProcess.start()
+    func withServer(_ body: (ServeProcess) async throws -> Void) async throws {
+        let server = try await ServeProcess.start()
         defer {
             let status = server.stop()
             #expect(!server.process.isRunning)
             #expect(status == 0, "vane serve exited with \(status) after SIGTERM: \(server.log)")
         }
-        try body(server)
+        try await body(server)
     }
 
-    @Test func publishValidatesFirstThenPublishesWithTheCurrentETag() throws {
-        try withServer { server in
+    @Test func publishValidatesFirstThenPublishesWithTheCurrentETag() async throws {
+        try await withServer { server in
             let file = try CLIRunner.temporaryFile(Self.flags)
-            let published = try server.run(["publish", file, "--message", "first try"])
+            let published = try await server.run(["publish", file, "--message", "first try"])
             #expect(published.status == 0, "\(published.stderr)")
             // The demo project starts with version 1.
             #expect(
@@ -35,27 +35,27 @@ import VaneCore
                 #"{"conditions": [{"name": "c", "expression": "percent <= 200"}], "parameters": {"flag": {"defaultValue": {"value": "yes"}, "valueType": "BOOLEAN"}}}"#,
                 name: "broken.json"
             )
-            let refused = try server.run(["publish", invalid])
+            let refused = try await server.run(["publish", invalid])
             #expect(refused.status == 1)
             #expect(refused.stdout.isEmpty)
             #expect(refused.stderr.contains("broken.json: error: conditions[0].expression"))
             #expect(refused.stderr.contains("broken.json: error: parameters.flag.defaultValue.value"))
             #expect(refused.stderr.contains("2 errors; nothing was published"))
 
-            let versions = try server.run(["versions", "--json"])
+            let versions = try await server.run(["versions", "--json"])
             let list = try JSONValue.parse(versions.stdout).objectValue?["versions"]?.arrayValue ?? []
             #expect(list.count == 2)
             #expect(list.first?.objectValue?["description"] == "first try")
         }
     }
 
-    @Test func aStaleVersionIsRefusedUnlessForced() throws {
-        try withServer { server in
+    @Test func aStaleVersionIsRefusedUnlessForced() async throws {
+        try await withServer { server in
             let file = try CLIRunner.temporaryFile(Self.flags)
-            #expect(try server.run(["publish", file]).status == 0)  // version 2
+            #expect(try await server.run(["publish", file]).status == 0)  // version 2
             let other = try CLIRunner.temporaryFile(Self.moreFlags)
 
-            let stale = try server.run(["publish", other, "--if-version", "1"])
+            let stale = try await server.run(["publish", other, "--if-version", "1"])
             #expect(stale.status == 1)
             #expect(stale.stdout.isEmpty)
             #expect(
@@ -67,44 +67,44 @@ import VaneCore
             #expect(stale.stderr.contains("vane diff 1 2"))
             #expect(stale.stderr.contains("--force"))
 
-            let current = try server.run(["publish", other, "--if-version", "2"])
+            let current = try await server.run(["publish", other, "--if-version", "2"])
             #expect(
                 current.stdout == "Published version 3 of demo/production (INCREMENTAL_UPDATE; previous version 2).\n"
             )
 
-            let forced = try server.run(["publish", file, "--force"])
+            let forced = try await server.run(["publish", file, "--force"])
             #expect(forced.status == 0, "\(forced.stderr)")
             #expect(forced.stdout == "Published version 4 of demo/production (FORCED_UPDATE).\n")
 
-            let conflicting = try server.run(["publish", file, "--force", "--if-version", "1"])
+            let conflicting = try await server.run(["publish", file, "--force", "--if-version", "1"])
             #expect(conflicting.status == 2)
         }
     }
 
-    @Test func getVersionsDiffAndRollback() throws {
-        try withServer { server in
-            _ = try server.run(["publish", try CLIRunner.temporaryFile(Self.flags), "--message", "only a"])
-            _ = try server.run(["publish", try CLIRunner.temporaryFile(Self.moreFlags), "--message", "add b"])
+    @Test func getVersionsDiffAndRollback() async throws {
+        try await withServer { server in
+            _ = try await server.run(["publish", try CLIRunner.temporaryFile(Self.flags), "--message", "only a"])
+            _ = try await server.run(["publish", try CLIRunner.temporaryFile(Self.moreFlags), "--message", "add b"])
 
-            let current = try server.run(["get"])
+            let current = try await server.run(["get"])
             #expect(current.status == 0, "\(current.stderr)")
             let template = try ConfigTemplate(data: Array(current.stdout.utf8))
             #expect(template.version?.versionNumber == "3")
             #expect(template.parameter(forKey: "b") != nil)
 
-            let old = try server.run(["get", "--version", "2"])
+            let old = try await server.run(["get", "--version", "2"])
             #expect(try ConfigTemplate(data: Array(old.stdout.utf8)).parameter(forKey: "b") == nil)
 
             let output = FileManager.default.temporaryDirectory.appendingPathComponent("vane-get-\(UUID()).json").path
-            let written = try server.run(["get", "--output", output])
+            let written = try await server.run(["get", "--output", output])
             #expect(written.stdout == "Wrote version 3 of demo/production to \(output).\n")
             #expect(try ConfigTemplate(data: Array(try Data(contentsOf: URL(fileURLWithPath: output)))) == template)
 
-            let missing = try server.run(["get", "--version", "99"])
+            let missing = try await server.run(["get", "--version", "99"])
             #expect(missing.status == 1)
             #expect(missing.stderr.contains("no template version 99"))
 
-            let diff = try server.run(["diff", "2", "3"])
+            let diff = try await server.run(["diff", "2", "3"])
             #expect(
                 diff.stdout == """
                     Changes from version 2 to version 3 (+ added, - removed, ~ changed):
@@ -116,13 +116,15 @@ import VaneCore
 
                     """
             )
-            #expect(try server.run(["diff", "3", "3"]).stdout == "No differences between version 3 and version 3.\n")
+            #expect(
+                try await server.run(["diff", "3", "3"]).stdout == "No differences between version 3 and version 3.\n"
+            )
 
-            let rollback = try server.run(["rollback", "2"])
+            let rollback = try await server.run(["rollback", "2"])
             #expect(rollback.status == 0, "\(rollback.stderr)")
             #expect(rollback.stdout == "Rolled back demo/production to version 2: published it again as version 4.\n")
 
-            let versions = try server.run(["versions", "--limit", "3"])
+            let versions = try await server.run(["versions", "--limit", "3"])
             let lines = versions.stdout.split(separator: "\n").map(String.init)
             #expect(lines.count == 4, "\(versions.stdout)")
             #expect(lines[0].hasPrefix("VERSION  TIME"))
@@ -136,13 +138,13 @@ import VaneCore
             #expect(lines[3].hasPrefix("2 ") && lines[3].hasSuffix("only a"))
             #expect(lines[2].contains("admin (--admin-key)"))
 
-            #expect(try server.run(["versions", "--limit", "0"]).status == 2)
+            #expect(try await server.run(["versions", "--limit", "0"]).status == 2)
         }
     }
 
-    @Test func createListAndRevokeKeys() throws {
-        try withServer { server in
-            let created = try server.run(["keys", "create", "--role", "client", "--name", "ios-app"])
+    @Test func createListAndRevokeKeys() async throws {
+        try await withServer { server in
+            let created = try await server.run(["keys", "create", "--role", "client", "--name", "ios-app"])
             #expect(created.status == 0, "\(created.stderr)")
             let lines = created.stdout.split(separator: "\n").map(String.init)
             #expect(lines.count == 2)
@@ -153,7 +155,7 @@ import VaneCore
             #expect(created.stderr.contains("only time the key is shown"))
             let id = String(lines[0].split(separator: "(id ")[1].prefix { $0 != ")" })
 
-            let list = try server.run(["keys", "list"])
+            let list = try await server.run(["keys", "list"])
             #expect(list.stdout.hasPrefix("ID "))
             let row = try #require(list.stdout.split(separator: "\n").first { $0.hasPrefix(id) })
             #expect(row.contains("client") && row.contains("demo/production") && row.contains("active"))
@@ -161,28 +163,28 @@ import VaneCore
             #expect(!list.stdout.contains(secret))
 
             // A client key may not read templates: the server's message, exit 1.
-            let forbidden = try server.run(["get"], key: secret)
+            let forbidden = try await server.run(["get"], key: secret)
             #expect(forbidden.status == 1)
             #expect(forbidden.stderr.contains("HTTP 403 PERMISSION_DENIED"), "\(forbidden.stderr)")
             #expect(!forbidden.stderr.contains(secret))
 
-            let revoked = try server.run(["keys", "revoke", id])
+            let revoked = try await server.run(["keys", "revoke", id])
             #expect(revoked.stdout == "Revoked key \(id).\n")
-            let after = try server.run(["keys", "list", "--json"])
+            let after = try await server.run(["keys", "list", "--json"])
             let keys = try JSONValue.parse(after.stdout).objectValue?["keys"]?.arrayValue ?? []
             #expect(keys.first { $0.objectValue?["id"]?.stringValue == id }?.objectValue?["revokeTime"] != nil)
-            #expect(try server.run(["get"], key: secret).status == 1)
+            #expect(try await server.run(["get"], key: secret).status == 1)
 
-            let admin = try server.run(["keys", "create", "--role", "admin", "--name", "ops", "--json"])
+            let admin = try await server.run(["keys", "create", "--role", "admin", "--name", "ops", "--json"])
             let json = try JSONValue.parse(admin.stdout).objectValue
             #expect(json?["role"] == "admin")
             #expect(json?["project"] == nil)
-            #expect(try server.run(["keys", "create", "--role", "owner", "--name", "x"]).status == 2)
+            #expect(try await server.run(["keys", "create", "--role", "owner", "--name", "x"]).status == 2)
         }
     }
 
-    @Test func importsAFirebaseServerTemplate() throws {
-        try withServer { server in
+    @Test func importsAFirebaseServerTemplate() async throws {
+        try await withServer { server in
             let file = try CLIRunner.temporaryFile(
                 #"""
                 {"conditions": [
@@ -195,7 +197,7 @@ import VaneCore
                 """#,
                 name: "server-template.json"
             )
-            let imported = try server.run(["import", "firebase", file])
+            let imported = try await server.run(["import", "firebase", file])
             #expect(imported.status == 0, "\(imported.stderr)")
             #expect(
                 imported.stdout.hasPrefix(
@@ -203,16 +205,16 @@ import VaneCore
                 ),
                 "\(imported.stdout)"
             )
-            let versions = try server.run(["versions", "--json"])
+            let versions = try await server.run(["versions", "--json"])
             #expect(versions.stdout.contains("Imported from Firebase (server-template.json)"))
-            let stored = try ConfigTemplate(data: Array(try server.run(["get"]).stdout.utf8))
+            let stored = try ConfigTemplate(data: Array(try await server.run(["get"]).stdout.utf8))
             #expect(stored.isServerTemplate)
             #expect(stored.conditions.count == 2)
         }
     }
 
-    @Test func importsAFirebaseClientTemplateWithManagedValues() throws {
-        try withServer { server in
+    @Test func importsAFirebaseClientTemplateWithManagedValues() async throws {
+        try await withServer { server in
             let file = try CLIRunner.temporaryFile(
                 #"""
                 {"conditions": [{"name": "beta", "expression": "device.os == 'ios'"}],
@@ -225,7 +227,7 @@ import VaneCore
                 """#,
                 name: "client.json"
             )
-            let imported = try server.run(["import", "firebase", file, "--message", "move off Firebase"])
+            let imported = try await server.run(["import", "firebase", file, "--message", "move off Firebase"])
             #expect(imported.status == 0, "\(imported.stderr)")
             #expect(
                 imported.stdout == """
@@ -237,24 +239,24 @@ import VaneCore
 
                     """
             )
-            let stored = try ConfigTemplate(data: Array(try server.run(["get"]).stdout.utf8))
+            let stored = try ConfigTemplate(data: Array(try await server.run(["get"]).stdout.utf8))
             #expect(stored.version?.description == "move off Firebase")
             #expect(stored.parameter(forKey: "new_checkout")?.defaultValue?.kind == .managed("rolloutValue"))
         }
     }
 
-    @Test func exportForFirebaseReportsWhatItLeavesOut() throws {
-        try withServer { server in
+    @Test func exportForFirebaseReportsWhatItLeavesOut() async throws {
+        try await withServer { server in
             let template = try CLIRunner.temporaryFile(
                 #"{"conditions": [{"name": "either", "expression": "device.os == 'ios' || device.country in ['de']"}, {"name": "ios", "expression": "device.os == 'ios'"}], "parameters": {"a": {"defaultValue": {"value": "x"}, "conditionalValues": {"either": {"value": "y"}, "ios": {"value": "z"}}, "vane": {"title": "A"}}}}"#
             )
-            #expect(try server.run(["publish", template]).status == 0)
+            #expect(try await server.run(["publish", template]).status == 0)
 
-            let plain = try server.run(["export"])
+            let plain = try await server.run(["export"])
             #expect(plain.status == 0)
             #expect(try ConfigTemplate(data: Array(plain.stdout.utf8)).conditions.count == 2)
 
-            let exported = try server.run(["export", "--firebase"])
+            let exported = try await server.run(["export", "--firebase"])
             #expect(exported.status == 0, "\(exported.stderr)")
             let firebase = try ConfigTemplate(data: Array(exported.stdout.utf8))
             #expect(firebase.conditions.map(\.name) == ["ios"])
@@ -269,16 +271,16 @@ import VaneCore
 
             let output = FileManager.default.temporaryDirectory.appendingPathComponent("vane-export-\(UUID()).json")
                 .path
-            let toFile = try server.run(["export", "--firebase", "--output", output])
+            let toFile = try await server.run(["export", "--firebase", "--output", output])
             #expect(toFile.stdout == "Wrote version 2 of demo/production to \(output) for Firebase.\n")
             #expect(toFile.stderr.contains("left out"))
         }
     }
 
-    @Test func aWrongKeyGetsTheServersMessage() throws {
-        try withServer { server in
+    @Test func aWrongKeyGetsTheServersMessage() async throws {
+        try await withServer { server in
             let wrong = "vane_admin_not-a-real-key-\(UUID().uuidString)"
-            let output = try server.run(["versions"], key: wrong)
+            let output = try await server.run(["versions"], key: wrong)
             #expect(output.status == 1)
             #expect(output.stderr.hasPrefix("error: "))
             #expect(output.stderr.contains("HTTP 401 UNAUTHENTICATED"), "\(output.stderr)")
@@ -286,11 +288,11 @@ import VaneCore
         }
     }
 
-    @Test func aServerThatIsNotRunningGetsAClearMessage() throws {
+    @Test func aServerThatIsNotRunningGetsAClearMessage() async throws {
         // Start and stop a server, so the port is one nothing listens on.
-        let server = try ServeProcess.start()
+        let server = try await ServeProcess.start()
         #expect(server.stop() == 0)
-        let output = try server.run(["get"])
+        let output = try await server.run(["get"])
         #expect(output.status == 1)
         #expect(
             output.stderr.hasPrefix("cannot connect to the Vane server at \(server.url) (connection refused)"),
@@ -299,13 +301,16 @@ import VaneCore
         #expect(output.stderr.contains("is `vane serve` running?"))
     }
 
-    @Test func usageErrors() throws {
-        let noKey = try CLIRunner.run(["versions"], environment: ["VANE_SERVER": "http://127.0.0.1:9"])
+    @Test func usageErrors() async throws {
+        let noKey = try await CLIRunner.run(["versions"], environment: ["VANE_SERVER": "http://127.0.0.1:9"])
         #expect(noKey.status == 2)
         #expect(noKey.stderr.contains("VANE_KEY"))
-        let badURL = try CLIRunner.run(["versions", "--server", "localhost:8080"], environment: ["VANE_KEY": "k"])
+        let badURL = try await CLIRunner.run(
+            ["versions", "--server", "localhost:8080"],
+            environment: ["VANE_KEY": "k"]
+        )
         #expect(badURL.status == 2)
         #expect(badURL.stderr.contains("not an http:// or https:// URL"))
-        #expect(try CLIRunner.run(["rollback"], environment: ["VANE_KEY": "k"]).status == 2)
+        #expect(try await CLIRunner.run(["rollback"], environment: ["VANE_KEY": "k"]).status == 2)
     }
 }

@@ -5,7 +5,7 @@ import VaneCore
 
 /// Two `vane serve` processes on one SQLite data directory (a second server started by mistake,
 /// or a deploy that overlaps the old process): no publish may be lost or numbered twice.
-@Suite(.serialized) struct SharedSQLiteTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct SharedSQLiteTests {
     static let adminKey = CrashTests.adminKey
     static let environmentPath = CrashTests.environmentPath
 
@@ -17,9 +17,9 @@ import VaneCore
         defer { try? FileManager.default.removeItem(at: directory) }
         let arguments = ["--data-dir", directory.path, "--admin-key", Self.adminKey, "--no-demo"]
         let logs = directory.appendingPathComponent("logs")
-        let first = try CrashServeProcess.start(arguments: arguments, outputDirectory: logs)
+        let first = try await CrashServeProcess.start(arguments: arguments, outputDirectory: logs)
         defer { first.kill() }
-        let second = try CrashServeProcess.start(arguments: arguments, outputDirectory: logs)
+        let second = try await CrashServeProcess.start(arguments: arguments, outputDirectory: logs)
         defer { second.kill() }
         #expect(try await first.send("POST", "/v1/projects", key: Self.adminKey, json: ["id": "crash"]).status == 201)
         let environment = try await second.send(

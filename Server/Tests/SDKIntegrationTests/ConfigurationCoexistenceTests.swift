@@ -15,7 +15,7 @@ extension RemoteKeys {
     fileprivate static let coexistenceRetryLimit = RemoteKey<Int>("coexistence_retry_limit", default: 3)
 }
 
-@Suite struct ConfigurationCoexistenceTests {
+@Suite(.timeLimit(.minutes(5))) struct ConfigurationCoexistenceTests {
     // swift-configuration's own availability (Configuration 1.0); Linux is unaffected.
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func vaneAndSwiftConfigurationAreReadSideBySideWithoutModulePrefixes() throws {

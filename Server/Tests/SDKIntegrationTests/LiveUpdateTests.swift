@@ -38,7 +38,7 @@ final class Recorder<Element: Sendable>: Sendable {
 
 /// Live updates against real `vane serve` processes: the SDK's event-stream client, partial
 /// apply, reconnects and pauses.
-@Suite(.serialized) struct LiveUpdateTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct LiveUpdateTests {
     /// `kill_switch` is marked real-time on the server; `banner` and `layout` are not.
     static func template(killSwitch: Bool, banner: String, layout: String = "grid") -> String {
         #"""
@@ -84,7 +84,7 @@ final class Recorder<Element: Sendable>: Sendable {
 
     @Test func aPublishIsFetchedAndOnlyRealtimeKeysChangeUnderTheUser() async throws {
         try await SDKHarness.with { harness in
-            try harness.publish(Self.template(killSwitch: false, banner: "a"))
+            try await harness.publish(Self.template(killSwitch: false, banner: "a"))
             let client = try liveClient(harness)
             try await client.fetchAndActivate()
             let liveUpdates = Recorder(client.liveUpdates)
@@ -93,7 +93,7 @@ final class Recorder<Element: Sendable>: Sendable {
             defer { client.stopLiveUpdates() }
             #expect(await waitForState(client) { $0 == .connected }, "\(client.liveUpdateState)")
 
-            try harness.publish(Self.template(killSwitch: true, banner: "b"))
+            try await harness.publish(Self.template(killSwitch: true, banner: "b"))
             #expect(await liveUpdates.wait { !$0.isEmpty }, "no live update arrived")
             let update = try #require(liveUpdates.all.first)
             #expect(update.updatedKeys == ["kill_switch", "banner"])
@@ -111,7 +111,7 @@ final class Recorder<Element: Sendable>: Sendable {
 
     @Test func policiesAllNoneAndAnAppAllowlist() async throws {
         try await SDKHarness.with { harness in
-            try harness.publish(Self.template(killSwitch: false, banner: "a", layout: "grid"))
+            try await harness.publish(Self.template(killSwitch: false, banner: "a", layout: "grid"))
             let all = try liveClient(harness, storage: "all", policy: .all)
             let none = try liveClient(harness, storage: "none", policy: .none)
             let declared = KeyDescriptor(
@@ -131,7 +131,7 @@ final class Recorder<Element: Sendable>: Sendable {
             defer { for client in clients { client.stopLiveUpdates() } }
             for client in clients { #expect(await waitForState(client) { $0 == .connected }) }
 
-            try harness.publish(Self.template(killSwitch: true, banner: "b", layout: "list"))
+            try await harness.publish(Self.template(killSwitch: true, banner: "b", layout: "list"))
             for recorder in recorders { #expect(await recorder.wait { !$0.isEmpty }) }
 
             #expect(recorders[0].all.first?.appliedKeys == ["kill_switch", "banner", "layout"])
@@ -152,7 +152,7 @@ final class Recorder<Element: Sendable>: Sendable {
 
     @Test func pausedClientsCatchUpOnResume() async throws {
         try await SDKHarness.with { harness in
-            try harness.publish(Self.template(killSwitch: false, banner: "a"))
+            try await harness.publish(Self.template(killSwitch: false, banner: "a"))
             let client = try liveClient(harness)
             try await client.fetchAndActivate()
             let liveUpdates = Recorder(client.liveUpdates)
@@ -164,7 +164,7 @@ final class Recorder<Element: Sendable>: Sendable {
             client.pauseLiveUpdates()
             #expect(client.liveUpdateState == .paused)
 
-            try harness.publish(Self.template(killSwitch: true, banner: "a"))
+            try await harness.publish(Self.template(killSwitch: true, banner: "a"))
             // While paused there is no connection: the server has nobody to tell.
             try await Task.sleep(nanoseconds: 500_000_000)
             #expect(liveUpdates.all.isEmpty)
@@ -178,7 +178,7 @@ final class Recorder<Element: Sendable>: Sendable {
     }
 
     @Test func reconnectsAfterTheServerRestartsAndMissesNothing() async throws {
-        let server = try ServeProcess.start(arguments: ["--stream-heartbeat", "60"])
+        let server = try await ServeProcess.start(arguments: ["--stream-heartbeat", "60"])
         let key = try #require(server.demoClientKey)
         let port = try #require(server.url.split(separator: ":").last.map(String.init))
         let storage = FileManager.default.temporaryDirectory.appendingPathComponent("vane-live-\(UUID().uuidString)")
@@ -196,7 +196,7 @@ final class Recorder<Element: Sendable>: Sendable {
             )
         )
         let file = try CLIRunner.temporaryFile(Self.template(killSwitch: false, banner: "a"))
-        #expect(try server.run(["publish", file, "--force"]).status == 0)
+        #expect(try await server.run(["publish", file, "--force"]).status == 0)
         try await client.fetchAndActivate()
         let first = try #require(client.activeTemplateVersion)
         let liveUpdates = Recorder(client.liveUpdates)
@@ -212,7 +212,7 @@ final class Recorder<Element: Sendable>: Sendable {
 
         // The same data on the same port, and a publish straight away, most likely before the
         // client is back: the version comparison on reconnect must bring it.
-        let restarted = try ServeProcess.launch(
+        let restarted = try await ServeProcess.launch(
             arguments: [
                 "--data-dir", server.dataDirectory.appendingPathComponent("data").path, "--admin-key",
                 server.adminKey, "--port", port, "--stream-heartbeat", "60",
@@ -228,14 +228,14 @@ final class Recorder<Element: Sendable>: Sendable {
         #expect(restarted.url == server.url)
         let next = try CLIRunner.temporaryFile(Self.template(killSwitch: true, banner: "a"))
         let environment = ["VANE_SERVER": restarted.url, "VANE_KEY": server.adminKey]
-        #expect(try CLIRunner.run(["publish", next, "--force"], environment: environment).status == 0)
+        #expect(try await CLIRunner.run(["publish", next, "--force"], environment: environment).status == 0)
         #expect(await liveUpdates.wait { $0.contains { $0.templateVersion == first + 1 } }, "\(client.liveUpdateState)")
         #expect(client.bool("kill_switch", default: false) == true)
         #expect(await waitForState(client) { $0 == .connected })
 
         // And once connected, a publish arrives as an event.
         let third = try CLIRunner.temporaryFile(Self.template(killSwitch: false, banner: "a"))
-        #expect(try CLIRunner.run(["publish", third, "--force"], environment: environment).status == 0)
+        #expect(try await CLIRunner.run(["publish", third, "--force"], environment: environment).status == 0)
         #expect(await liveUpdates.wait { $0.contains { $0.templateVersion == first + 2 } })
         #expect(client.bool("kill_switch", default: true) == false)
     }
@@ -286,7 +286,7 @@ final class Recorder<Element: Sendable>: Sendable {
 
     @Test func aLiveFetchWaitsOutTheServersBackoff() async throws {
         try await SDKHarness.with { harness in
-            try harness.publish(Self.template(killSwitch: false, banner: "a"))
+            try await harness.publish(Self.template(killSwitch: false, banner: "a"))
             let transport = FirstFetchUnavailable()
             let base = try liveClient(harness)
             var configuration = base.configuration
@@ -298,7 +298,7 @@ final class Recorder<Element: Sendable>: Sendable {
             defer { client.stopLiveUpdates() }
             #expect(await waitForState(client) { $0 == .connected })
 
-            try harness.publish(Self.template(killSwitch: true, banner: "a"))
+            try await harness.publish(Self.template(killSwitch: true, banner: "a"))
             #expect(await liveUpdates.wait { !$0.isEmpty }, "the version arrives after the backoff")
             #expect(client.bool("kill_switch", default: false) == true)
             let fetches = transport.fetchTimes

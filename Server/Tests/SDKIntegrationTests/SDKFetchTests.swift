@@ -22,7 +22,7 @@ extension RemoteKeys {
 }
 
 /// The SDK against a real `vane serve` on loopback, through a proxy that injects faults.
-@Suite(.serialized) struct SDKFetchTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct SDKFetchTests {
     @Test func fetchedValuesWaitForActivateThenReadTyped() async throws {
         try await SDKHarness.with { harness in
             let client = harness.client(defaults: InAppDefaults(["banner_text": "bundled"]))
@@ -81,7 +81,7 @@ extension RemoteKeys {
             #expect(harness.fetchRequests.count == 2)
 
             // A publish that changes this context's values gives new values.
-            try harness.publish(#"{"parameters": {"banner_text": {"defaultValue": {"value": "v2"}}}}"#)
+            try await harness.publish(#"{"parameters": {"banner_text": {"defaultValue": {"value": "v2"}}}}"#)
             #expect(try await client.fetch(minimumInterval: 0) == .fetched(templateVersion: 2))
             #expect(client[.demoBanner] == "Welcome to Vane!")
             client.activate()
@@ -99,10 +99,10 @@ extension RemoteKeys {
                                                 "conditionalValues": {"german": {"value": "\(german)"}}}}}
                 """
             }
-            try harness.publish(template(german: "Hallo"))
+            try await harness.publish(template(german: "Hallo"))
             let client = harness.client()
             #expect(try await client.fetchAndActivate() == .fetched(templateVersion: 2))
-            try harness.publish(template(german: "Servus"))
+            try await harness.publish(template(german: "Servus"))
             #expect(try await client.fetch(minimumInterval: 0) == .noChange)
             #expect(try await client.fetch(minimumInterval: 0) == .noChange)
             #expect(client[.demoBanner] == "v1")
@@ -302,7 +302,7 @@ extension RemoteKeys {
         try await SDKHarness.with { harness in
             let first = harness.client()
             try await first.fetchAndActivate()
-            try harness.publish(#"{"parameters": {"banner_text": {"defaultValue": {"value": "next"}}}}"#)
+            try await harness.publish(#"{"parameters": {"banner_text": {"defaultValue": {"value": "next"}}}}"#)
             #expect(try await first.fetch() == .fetched(templateVersion: 2))
             first.setOverride("false", forKey: "payments_enabled")
 

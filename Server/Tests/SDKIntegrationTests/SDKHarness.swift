@@ -11,8 +11,8 @@ final class SDKHarness: Sendable {
     let clientKey: String
     let directory: URL
 
-    init() throws {
-        server = try ServeProcess.start()
+    init() async throws {
+        server = try await ServeProcess.start()
         guard let key = server.demoClientKey, let upstream = URL(string: server.url) else {
             server.stop()
             throw ServeProcess.StartError(description: "vane serve printed no demo client key")
@@ -52,9 +52,9 @@ final class SDKHarness: Sendable {
     }
 
     /// Publishes a template to demo/production with the CLI (forced, over whatever is there).
-    func publish(_ template: String) throws {
+    func publish(_ template: String) async throws {
         let path = try CLIRunner.temporaryFile(template)
-        let output = try server.run(["publish", path, "--force"])
+        let output = try await server.run(["publish", path, "--force"])
         #expect(output.status == 0, "\(output.stderr)")
     }
 
@@ -70,7 +70,7 @@ final class SDKHarness: Sendable {
 
     /// Runs a body against a fresh harness and stops it afterwards.
     static func with(_ body: (SDKHarness) async throws -> Void) async throws {
-        let harness = try SDKHarness()
+        let harness = try await SDKHarness()
         do {
             try await body(harness)
         } catch {

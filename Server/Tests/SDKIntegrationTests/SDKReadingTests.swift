@@ -49,7 +49,7 @@ func offlineClient(
 }
 
 /// Typed reads, overrides, mismatches, the debug menu and the test double, without a server.
-@Suite struct SDKReadingTests {
+@Suite(.timeLimit(.minutes(5))) struct SDKReadingTests {
     @Test func overridesWinOverDefaultsAndCallerDefaultsComeLast() {
         let client = offlineClient(defaults: ["max_items": "50", "new_checkout": "yes"])
         #expect(client[.maxItems] == 50)

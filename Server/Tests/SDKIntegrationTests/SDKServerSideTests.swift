@@ -5,10 +5,12 @@ import Vane
 import VaneCore
 
 /// The server-side local-evaluation client and the example app, against a real `vane serve`.
-@Suite(.serialized) struct SDKServerSideTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct SDKServerSideTests {
     @Test func localEvaluationDownloadsOnceAndEvaluatesInProcess() async throws {
         try await SDKHarness.with { harness in
-            let created = try harness.server.run(["keys", "create", "--role", "server", "--name", "backend", "--json"])
+            let created = try await harness.server.run([
+                "keys", "create", "--role", "server", "--name", "backend", "--json",
+            ])
             let serverKey = try #require(try JSONValue.parse(created.stdout).objectValue?["key"]?.stringValue)
             let flags = LocalEvaluationClient(
                 configuration: LocalEvaluationClient.Configuration(
@@ -35,7 +37,7 @@ import VaneCore
 
             // Background polling picks up a publish.
             let poller = Task { await flags.run() }
-            try harness.publish(#"{"parameters": {"banner_text": {"defaultValue": {"value": "v2"}}}}"#)
+            try await harness.publish(#"{"parameters": {"banner_text": {"defaultValue": {"value": "v2"}}}}"#)
             for _ in 0..<100 where flags.templateVersion != 2 { try await Task.sleep(nanoseconds: 50_000_000) }
             poller.cancel()
             #expect(flags.templateVersion == 2)

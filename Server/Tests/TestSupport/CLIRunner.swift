@@ -2,7 +2,7 @@ import Foundation
 
 /// Runs the built `vane` executable as a real process, the way users run it.
 package struct CLIRunner {
-    package struct Output {
+    package struct Output: Sendable {
         package var status: Int32
         package var stdout: String
         package var stderr: String
@@ -40,6 +40,14 @@ package struct CLIRunner {
         _ arguments: [String],
         stdin: String? = nil,
         environment: [String: String] = [:]
+    ) async throws -> Output {
+        try await offCooperativePool { try runBlocking(arguments, stdin: stdin, environment: environment) }
+    }
+
+    private static func runBlocking(
+        _ arguments: [String],
+        stdin: String?,
+        environment: [String: String]
     ) throws -> Output {
         let process = Process()
         process.executableURL = executable

@@ -32,11 +32,11 @@ package final class ServeProcess: @unchecked Sendable {
         adminKey: String = "vane_admin_test-\(UUID().uuidString)",
         arguments: [String] = [],
         timeout: TimeInterval = 60
-    ) throws -> ServeProcess {
+    ) async throws -> ServeProcess {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vane-serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         do {
-            let (process, url) = try launch(
+            let (process, url) = try await launch(
                 arguments: ["--data-dir", directory.appendingPathComponent("data").path, "--admin-key", adminKey]
                     + arguments,
                 standardOutput: directory.appendingPathComponent("stdout.log"),
@@ -54,6 +54,29 @@ package final class ServeProcess: @unchecked Sendable {
     /// (never a pipe nobody drains), and waits until its first line says where it serves.
     /// - Returns: The running process and its base URL, `http://127.0.0.1:PORT`.
     package static func launch(
+        arguments: [String],
+        standardOutput stdoutURL: URL,
+        standardError stderrURL: URL,
+        timeout: TimeInterval
+    ) async throws -> (process: Process, url: String) {
+        let launched = try await offCooperativePool {
+            let (process, url) = try launchBlocking(
+                arguments: arguments,
+                standardOutput: stdoutURL,
+                standardError: stderrURL,
+                timeout: timeout
+            )
+            return (ProcessBox(process: process), url)
+        }
+        return (launched.0.process, launched.1)
+    }
+
+    /// Moves a `Process` (not `Sendable` on Linux) from the thread that started it.
+    private struct ProcessBox: @unchecked Sendable {
+        let process: Process
+    }
+
+    private static func launchBlocking(
         arguments: [String],
         standardOutput stdoutURL: URL,
         standardError stderrURL: URL,
@@ -123,8 +146,12 @@ package final class ServeProcess: @unchecked Sendable {
     }
 
     /// Runs `vane` against this server with the admin key in `VANE_KEY` (unless `key` says otherwise).
-    package func run(_ arguments: [String], key: String? = nil, stdin: String? = nil) throws -> CLIRunner.Output {
-        try CLIRunner.run(arguments, stdin: stdin, environment: ["VANE_SERVER": url, "VANE_KEY": key ?? adminKey])
+    package func run(_ arguments: [String], key: String? = nil, stdin: String? = nil) async throws -> CLIRunner.Output {
+        try await CLIRunner.run(
+            arguments,
+            stdin: stdin,
+            environment: ["VANE_SERVER": url, "VANE_KEY": key ?? adminKey]
+        )
     }
 
     /// SIGTERM, then waits up to `timeout` seconds; SIGKILL if it is still running. Returns the exit status.
@@ -142,10 +169,9 @@ package final class ServeProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        // Bounded like stop(): a server whose graceful shutdown waits on an open connection must
+        // not hold the test run forever.
+        stop(timeout: 5)
         try? FileManager.default.removeItem(at: dataDirectory)
     }
 }

@@ -4,7 +4,7 @@ import VaneCore
 
 @testable import VaneServer
 
-@Suite struct AdminAPITests {
+@Suite(.timeLimit(.minutes(5))) struct AdminAPITests {
     @Test(arguments: TestDatabase.allCases)
     func projectsAndEnvironments(database: TestDatabase) async throws {
         try await TestServer.run(database) { server in
@@ -66,7 +66,7 @@ import VaneCore
                 TestServer.demoPath + "/fetch",
                 key: nil,
                 json: [:],
-                headers: [AuthenticationMiddleware.apiKeyHeader!: client]
+                headers: [APIKeyCredentials.apiKeyHeader!: client]
             )
             #expect(viaHeader.status == .ok)
 

@@ -8,7 +8,7 @@ import VaneCore
 @testable import VaneServer
 
 /// The store, against both engines: every test runs on SQLite and on PostgreSQL.
-@Suite struct ConfigStoreTests {
+@Suite(.timeLimit(.minutes(5))) struct ConfigStoreTests {
     static let admin = Actor(keyId: "k_test", name: "alice")
 
     // MARK: Helpers
@@ -126,7 +126,8 @@ import VaneCore
         for result in opened {
             switch result {
             case .success(let store): stores.append(store)
-            case .failure(let error): Issue.record("a store did not open while another migrated: \(error)")
+            case .failure(let error):
+                Issue.record("a store did not open while another migrated: \(String(reflecting: error))")
             }
         }
         if stores.count == 2 {
@@ -201,6 +202,15 @@ import VaneCore
             #expect(third.template.version?.rollbackSource == "1")
             #expect(third.template.version?.updateUser?.name == "bob")
             #expect(try await store.environment(projectId: "app", id: "prod")?.templateVersion == 3)
+            #expect(try await store.environment(projectId: "app", id: "nope") == nil)
+            #expect(try await store.currentVersionNumber(projectId: "app", environmentId: "prod") == 3)
+            #expect(try await store.currentVersionNumber(projectId: "app", environmentId: "nope") == 0)
+            // What a publish returns is the text it stored, which is what a read returns.
+            #expect(third.templateJSON == third.template.serialized(.compact))
+            #expect(
+                try await store.version(projectId: "app", environmentId: "prod", number: 3)?.templateJSON
+                    == third.templateJSON
+            )
 
             let stored = try await store.version(projectId: "app", environmentId: "prod", number: 1)
             #expect(stored?.template.version?.versionNumber == "1")
@@ -474,14 +484,15 @@ import VaneCore
     func keysAreCreatedListedRevokedAndStoredOnlyAsHashes(database: TestDatabase) async throws {
         try await Self.withStore(database) { store, _ in
             try await Self.makeEnvironment(store)
-            let (admin, adminSecret) = try await store.createKey(
+            let keys = KeyIndex(store: store)
+            let (admin, adminSecret) = try await keys.createKey(
                 name: "ops",
                 role: .admin,
                 projectId: nil,
                 environmentId: nil,
                 actor: Self.admin
             )
-            let (client, clientSecret) = try await store.createKey(
+            let (client, clientSecret) = try await keys.createKey(
                 name: "ios",
                 role: .client,
                 projectId: "app",

@@ -5,7 +5,7 @@ import VaneCore
 
 @testable import VaneServer
 
-@Suite struct FetchTests {
+@Suite(.timeLimit(.minutes(5))) struct FetchTests {
     static let fetchPath = TestServer.demoPath + "/fetch"
 
     @Test(arguments: TestDatabase.allCases)

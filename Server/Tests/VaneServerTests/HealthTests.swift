@@ -3,7 +3,7 @@ import VaneCore
 
 @testable import VaneServer
 
-@Suite struct HealthTests {
+@Suite(.timeLimit(.minutes(5))) struct HealthTests {
     @Test(arguments: TestDatabase.allCases)
     func healthReadinessAndMetricsNeedNoKey(database: TestDatabase) async throws {
         try await TestServer.run(database) { server in

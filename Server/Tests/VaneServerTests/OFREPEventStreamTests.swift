@@ -7,7 +7,7 @@ import VaneCore
 
 /// OFREP `eventStreams` (ADR-0008): bulk responses advertise a change stream whose URL carries
 /// its own short-lived credential, because providers send no headers to it.
-@Suite struct OFREPEventStreamTests {
+@Suite(.timeLimit(.minutes(5))) struct OFREPEventStreamTests {
     static let bulk = "/ofrep/v1/evaluate/flags"
     static let body: JSONValue = ["context": ["targetingKey": "user-1"]]
 
@@ -82,7 +82,9 @@ import VaneCore
             let staging = EnvironmentKey(projectId: "demo", environmentId: "staging")
             let forged = StreamToken.make(
                 keyId: stored.id,
-                keyHash: "0" + hash.dropFirst(),
+                // Any other hash; one that starts with "0" must change to something else, or the
+                // "forged" token is genuine and the request opens a stream that never ends.
+                keyHash: (hash.hasPrefix("0") ? "1" : "0") + hash.dropFirst(),
                 environment: staging,
                 expiry: .max
             )

@@ -5,7 +5,7 @@ import VaneCore
 
 /// The value mapping on its own: publishing rejects values that do not fit their type, so a
 /// mismatch can only be shown here. No database is involved.
-@Suite struct OFREPValueTests {
+@Suite(.timeLimit(.minutes(5))) struct OFREPValueTests {
     @Test func valuesMapToTheirDeclaredJSONType() {
         #expect(OFREPEvaluation.value("on", type: .boolean) == .bool(true))
         #expect(OFREPEvaluation.value("25", type: .number)?.numberValue?.text == "25")

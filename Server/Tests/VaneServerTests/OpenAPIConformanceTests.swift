@@ -8,7 +8,7 @@ import Yams
 
 /// Checks the server against `docs/openapi.yaml`: every documented operation is served, every
 /// answer's status is documented for it, and JSON answers carry their schema's required members.
-@Suite struct OpenAPIConformanceTests {
+@Suite(.timeLimit(.minutes(5))) struct OpenAPIConformanceTests {
     struct Operation: CustomStringConvertible, Sendable {
         let method: HTTPRequest.Method
         let path: String

@@ -4,7 +4,7 @@ import Testing
 @testable import VaneServer
 
 /// The event stream's fan-out under a subscriber that stops reading.
-@Suite struct StreamFanOutTests {
+@Suite(.timeLimit(.minutes(5))) struct StreamFanOutTests {
     @Test func aSubscriberThatStopsReadingStallsNeitherPublishersNorOthers() async throws {
         let quiet: (inout ServerConfiguration) -> Void = { $0.streamHeartbeatSeconds = 600 }
         try await TestServer.run(.sqlite, configure: quiet) { server in

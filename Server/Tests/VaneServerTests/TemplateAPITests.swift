@@ -4,7 +4,7 @@ import VaneCore
 
 @testable import VaneServer
 
-@Suite struct TemplateAPITests {
+@Suite(.timeLimit(.minutes(5))) struct TemplateAPITests {
     static let template: JSONValue = [
         "conditions": [["name": "germany", "expression": "device.country in ['de']"]],
         "parameters": [

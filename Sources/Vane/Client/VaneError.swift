@@ -1,4 +1,5 @@
 public import Foundation
+import VaneCore
 
 /// Why a fetch did not bring new values. The app keeps its active values in every case.
 public enum VaneError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -36,7 +37,8 @@ public enum VaneError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// `2026-01-31T12:00:00.250Z`: VaneCore's one ISO 8601 writer, the form the server uses too.
     static func format(_ date: Date) -> String {
-        date.formatted(.iso8601)
+        ISO8601Timestamp.string(from: date)
     }
 }

@@ -217,3 +217,15 @@ public struct DateLiteral: Sendable, Hashable {
         self.date = date
     }
 }
+
+extension ConditionExpression {
+    /// Whether a `percent` rule appears anywhere in the tree, so the condition splits users.
+    public var containsPercent: Bool {
+        switch self {
+        case .percent: return true
+        case .and(let operands), .or(let operands): return operands.contains { $0.containsPercent }
+        case .not(let operand): return operand.containsPercent
+        case .constant, .attribute: return false
+        }
+    }
+}

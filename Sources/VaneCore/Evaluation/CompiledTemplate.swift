@@ -35,7 +35,15 @@ public final class CompiledTemplate: Sendable {
     /// repeated under another group (the first wins); ``ConfigTemplate/validate(options:)``
     /// reports both.
     /// - Throws: ``TemplateCompilationError`` listing every condition expression that does not parse.
-    public init(_ template: ConfigTemplate) throws(TemplateCompilationError) {
+    public convenience init(_ template: ConfigTemplate) throws(TemplateCompilationError) {
+        try self.init(ParsedTemplate(template))
+    }
+
+    /// Compiles a template whose conditions are already parsed (no condition is parsed again).
+    ///
+    /// - Throws: ``TemplateCompilationError`` listing every condition expression that does not parse.
+    public init(_ parsed: ParsedTemplate) throws(TemplateCompilationError) {
+        let template = parsed.template
         self.template = template
         var issues: [ValidationIssue] = []
         var seedIndex: [String: Int] = [:]
@@ -44,19 +52,12 @@ public final class CompiledTemplate: Sendable {
         var conditionIndex: [String: Int] = [:]
         var slots: [AttributeSlot] = []
         var slotIndex: [String: Int] = [:]
-        for (index, condition) in template.conditions.enumerated() {
-            let expression: ConditionExpression
-            switch condition.source {
-            case .expression(let text):
-                do {
-                    expression = try ConditionParser.parse(text, conditionName: condition.name)
-                } catch {
-                    let path = JSONPath.root.appending("conditions").appending(index).appending("expression")
-                    issues.append(ValidationIssue(.error, at: path, rule: "condition-syntax", error.description))
-                    continue
-                }
-            case .structured(let json):
-                expression = StructuredConditionReader.read(json).expression
+        for (index, condition) in parsed.conditions.enumerated() {
+            guard let expression = condition.expression else {
+                let path = JSONPath.root.appending("conditions").appending(index).appending("expression")
+                let message = condition.syntaxError?.description ?? "the condition does not parse"
+                issues.append(ValidationIssue(.error, at: path, rule: "condition-syntax", message))
+                continue
             }
             if conditionIndex[condition.name] == nil { conditionIndex[condition.name] = conditions.count }
             conditions.append(
@@ -102,6 +103,27 @@ public final class CompiledTemplate: Sendable {
         self.conditionalStarts = starts
         self.conditionalConditions = conditionals
         self.clock = ClockDependence(conditions: conditions, slots: slots)
+    }
+
+    /// Copies every compiled table; only ``template`` differs.
+    private init(_ other: CompiledTemplate, template: ConfigTemplate) {
+        self.template = template
+        conditions = other.conditions
+        parameters = other.parameters
+        parameterIndex = other.parameterIndex
+        seedPrefixes = other.seedPrefixes
+        attributeSlots = other.attributeSlots
+        conditionalStarts = other.conditionalStarts
+        conditionalConditions = other.conditionalConditions
+        clock = other.clock
+    }
+
+    /// The same compiled template with other `version` metadata, without compiling again: for a
+    /// server that compiles a version before storing it, and stamps it after.
+    public func replacingVersion(_ version: TemplateVersion?) -> CompiledTemplate {
+        var stamped = template
+        stamped.version = version
+        return CompiledTemplate(self, template: stamped)
     }
 
     /// The keys of every parameter, in template order.

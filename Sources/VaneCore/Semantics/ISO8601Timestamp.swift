@@ -1,20 +1,34 @@
-import Foundation
+public import Foundation
 
 /// ISO 8601 timestamps in UTC, without `DateFormatter`: proleptic Gregorian arithmetic only, so it
 /// is fast, allocation-light and identical on every platform.
-enum ISO8601Timestamp {
+///
+/// The one ISO 8601 implementation Vane has: condition dates, context values, the server's
+/// RFC 3339 times and the SDK's messages all use it.
+///
+/// ```swift
+/// ISO8601Timestamp.string(milliseconds: 1_700_000_000_250)   // "2023-11-14T22:13:20.250Z"
+/// ISO8601Timestamp.milliseconds(from: "2023-11-14T22:13:20Z", strict: true)   // 1_700_000_000_000
+/// ```
+public enum ISO8601Timestamp {
     private static let millisecondsPerDay: Int64 = 86_400_000
     /// JavaScript's time range: ±100,000,000 days around 1970.
-    private static let maximumMilliseconds: Double = 8.64e15
+    private static let maximumMilliseconds: Int64 = 8_640_000_000_000_000
 
     /// JavaScript `Date.prototype.toISOString()`: `2024-05-01T12:30:00.250Z`.
     ///
     /// JavaScript time values are whole milliseconds, so the instant is floored to one. Years outside
     /// 0…9999 take a sign and six digits; outside JavaScript's range the text is `Invalid Date`.
-    static func string(from date: Date) -> String {
+    public static func string(from date: Date) -> String {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(.down)
-        guard milliseconds.isFinite, abs(milliseconds) <= maximumMilliseconds else { return "Invalid Date" }
-        let total = Int64(milliseconds)
+        guard milliseconds.isFinite, abs(milliseconds) <= Double(maximumMilliseconds) else { return "Invalid Date" }
+        return string(milliseconds: Int64(milliseconds))
+    }
+
+    /// A time in milliseconds since 1970 as `2024-05-01T12:30:00.250Z`: always three fraction
+    /// digits and `Z`, as ``string(from:)`` writes it.
+    public static func string(milliseconds total: Int64) -> String {
+        guard total >= -maximumMilliseconds, total <= maximumMilliseconds else { return "Invalid Date" }
         let days = floorDivide(total, millisecondsPerDay)
         let timeOfDay = total - days * millisecondsPerDay
         let (year, month, day) = civil(fromDays: days)
@@ -44,39 +58,72 @@ enum ISO8601Timestamp {
 
     /// Parses `YYYY-MM-DD`, optionally followed by `T` (or a space) and `HH:MM[:SS[.fraction]]`, and
     /// then optionally `Z` or an offset `±HH[:MM]`. No zone means UTC. Nil when malformed.
-    static func date(from text: Substring) -> Date? {
+    public static func date(from text: Substring) -> Date? {
         var copy = text
-        return copy.withUTF8 { parse($0) }
+        guard let parts = copy.withUTF8({ parse($0, strict: false) }) else { return nil }
+        return Date(timeIntervalSince1970: parts.seconds)
     }
 
-    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+    /// The milliseconds since 1970 (rounded down) of a timestamp.
+    ///
+    /// - Parameter strict: Accept RFC 3339 date-times only (`2026-01-31T12:00:00Z`,
+    ///   `2026-01-31T12:00:00.5+01:00`): a `T`, seconds and a zone are required. Without it, the
+    ///   forms ``date(from:)`` reads.
+    public static func milliseconds(from text: Substring, strict: Bool = false) -> Int64? {
+        var copy = text
+        return copy.withUTF8 { parse($0, strict: strict) }?.milliseconds
+    }
+
+    /// A parsed timestamp, kept in parts so each caller rounds once.
+    private struct Parts {
+        var days: Int
+        /// Seconds since midnight, local to the zone.
+        var secondOfDay = 0
+        /// The fraction of a second, as written.
+        var fraction = 0.0
+        /// The fraction in whole milliseconds, rounded down.
+        var fractionMilliseconds = 0
+        /// The zone's offset east of UTC, in seconds.
+        var offset = 0
+
+        /// In the order ``date(from:)`` has always added them, so dates stay bit for bit the same.
+        var seconds: Double { Double(days) * 86_400 + Double(secondOfDay) + fraction - Double(offset) }
+
+        var milliseconds: Int64 {
+            (Int64(days) * 86_400 + Int64(secondOfDay - offset)) * 1000 + Int64(fractionMilliseconds)
+        }
+    }
+
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, strict: Bool) -> Parts? {
         var cursor = Cursor(bytes: bytes)
         guard let year = cursor.digits(4), cursor.skip("-"), let month = cursor.digits(2), cursor.skip("-"),
             let day = cursor.digits(2), (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day)
         else { return nil }
-        var seconds = Double(daysFromCivil(year: year, month: month, day: day)) * 86_400
-        if cursor.isAtEnd { return Date(timeIntervalSince1970: seconds) }
-        guard cursor.skip("T") || cursor.skip("t") || cursor.skip(" "),
+        var parts = Parts(days: daysFromCivil(year: year, month: month, day: day))
+        if cursor.isAtEnd { return strict ? nil : parts }
+        guard cursor.skip("T") || cursor.skip("t") || (!strict && cursor.skip(" ")),
             let hour = cursor.digits(2), cursor.skip(":"), let minute = cursor.digits(2),
             hour < 24, minute < 60
         else { return nil }
-        seconds += Double(hour * 3600 + minute * 60)
+        parts.secondOfDay = hour * 3600 + minute * 60
         if cursor.skip(":") {
             guard let second = cursor.digits(2), second < 60 else { return nil }
-            seconds += Double(second)
-            if cursor.skip(".") || cursor.skip(",") {
+            parts.secondOfDay += second
+            if cursor.skip(".") || (!strict && cursor.skip(",")) {
                 guard let fraction = cursor.fraction() else { return nil }
-                seconds += fraction
+                parts.fraction = fraction.seconds
+                parts.fractionMilliseconds = fraction.milliseconds
             }
+        } else if strict {
+            return nil
         }
         if cursor.skip("Z") || cursor.skip("z") {
-            return cursor.isAtEnd ? Date(timeIntervalSince1970: seconds) : nil
+            return cursor.isAtEnd ? parts : nil
         }
-        if !cursor.isAtEnd {
-            guard let offset = cursor.zoneOffset() else { return nil }
-            seconds -= Double(offset)
-        }
-        return cursor.isAtEnd ? Date(timeIntervalSince1970: seconds) : nil
+        if cursor.isAtEnd { return strict ? nil : parts }
+        guard let offset = cursor.zoneOffset(strict: strict) else { return nil }
+        parts.offset = offset
+        return cursor.isAtEnd ? parts : nil
     }
 
     /// A forward reader over ASCII bytes.
@@ -105,21 +152,26 @@ enum ISO8601Timestamp {
             return value
         }
 
-        /// One or more digits after the decimal mark, as a fraction of a second.
-        mutating func fraction() -> Double? {
+        /// One or more digits after the decimal mark, as a fraction of a second and as whole
+        /// milliseconds (rounded down).
+        mutating func fraction() -> (seconds: Double, milliseconds: Int)? {
             var value = 0.0
             var scale = 1.0
+            var milliseconds = 0
             let start = index
             while index < bytes.count, bytes[index] &- UInt8(ascii: "0") < 10 {
+                let digit = bytes[index] - UInt8(ascii: "0")
                 scale /= 10
-                value += Double(bytes[index] - UInt8(ascii: "0")) * scale
+                value += Double(digit) * scale
+                if index - start < 3 { milliseconds = milliseconds * 10 + Int(digit) }
                 index += 1
             }
-            return index > start ? value : nil
+            for _ in min(index - start, 3)..<3 { milliseconds *= 10 }
+            return index > start ? (value, milliseconds) : nil
         }
 
-        /// `±HH`, `±HHMM` or `±HH:MM`, in seconds east of UTC.
-        mutating func zoneOffset() -> Int? {
+        /// `±HH`, `±HHMM` or `±HH:MM` (only `±HH:MM` when `strict`), in seconds east of UTC.
+        mutating func zoneOffset(strict: Bool) -> Int? {
             let negative: Bool
             if skip("+") {
                 negative = false
@@ -130,9 +182,8 @@ enum ISO8601Timestamp {
             }
             guard let hours = digits(2), hours < 24 else { return nil }
             var minutes = 0
-            if !isAtEnd {
-                _ = skip(":")
-                guard let parsed = digits(2), parsed < 60 else { return nil }
+            if !isAtEnd || strict {
+                guard skip(":") || !strict, let parsed = digits(2), parsed < 60 else { return nil }
                 minutes = parsed
             }
             let offset = hours * 3600 + minutes * 60

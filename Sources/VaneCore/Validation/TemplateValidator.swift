@@ -7,24 +7,24 @@ extension ConfigTemplate {
     /// length, duplicates across groups); values against `valueType` (BOOLEAN, NUMBER, JSON) and
     /// against `allowedValues`; Firebase's limits; and values that look like credentials.
     public func validate(options: ValidationOptions = .default) -> [ValidationIssue] {
-        var validator = TemplateValidator(template: self, options: options)
-        validator.run()
-        return validator.issues
+        ParsedTemplate(self).validate(options: options)
     }
 }
 
 /// The validation rules, one function per concern.
 struct TemplateValidator {
-    let template: ConfigTemplate
+    let parsed: ParsedTemplate
     let options: ValidationOptions
     var issues: [ValidationIssue] = []
     var conditionNames: Set<String> = []
     var valueCharacters = 0
 
-    init(template: ConfigTemplate, options: ValidationOptions) {
-        self.template = template
+    init(parsed: ParsedTemplate, options: ValidationOptions) {
+        self.parsed = parsed
         self.options = options
     }
+
+    var template: ConfigTemplate { parsed.template }
 
     mutating func error(_ path: JSONPath, _ rule: String, _ message: String) {
         issues.append(ValidationIssue(.error, at: path, rule: rule, message))
@@ -64,17 +64,12 @@ struct TemplateValidator {
                 firstIndex[condition.name] = index
             }
             conditionNames.insert(condition.name)
-            switch condition.source {
-            case .expression(let text):
-                do {
-                    _ = try ConditionParser.parse(text, conditionName: condition.name)
-                } catch {
-                    self.error(path.appending("expression"), "condition-syntax", error.description)
-                }
-            case .structured(let json):
-                for issue in StructuredConditionReader.read(json).issues {
-                    warning(path.appending("condition").appending(issue.path), "condition-structure", issue.message)
-                }
+            let parsedCondition = parsed.conditions[index]
+            if let syntaxError = parsedCondition.syntaxError {
+                error(path.appending("expression"), "condition-syntax", syntaxError.description)
+            }
+            for issue in parsedCondition.structuredIssues {
+                warning(path.appending("condition").appending(issue.path), "condition-structure", issue.message)
             }
         }
     }

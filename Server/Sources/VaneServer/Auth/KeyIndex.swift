@@ -6,7 +6,7 @@ import NIOConcurrencyHelpers
 /// The index is refreshed from the store periodically (keys created or revoked on another node)
 /// and on an unknown key — at most once a second, so a flood of bad keys cannot flood the
 /// database.
-public final class KeyIndex: Sendable {
+final class KeyIndex: Sendable {
     private struct State {
         var keysByHash: [String: StoredKey] = [:]
         var hashesById: [String: String] = [:]
@@ -17,12 +17,12 @@ public final class KeyIndex: Sendable {
     private let state = NIOLockedValueBox(State())
 
     /// Creates an index over a store; call ``refresh()`` before serving.
-    public init(store: ConfigStore) {
+    init(store: ConfigStore) {
         self.store = store
     }
 
     /// Reloads every key from the store.
-    public func refresh() async throws {
+    func refresh() async throws {
         let keys = try await store.keyHashes()
         var byHash: [String: StoredKey] = [:]
         var byId: [String: String] = [:]
@@ -37,7 +37,7 @@ public final class KeyIndex: Sendable {
     }
 
     /// The live key a secret belongs to; nil for an unknown or revoked key.
-    public func authenticate(secret: String) async -> StoredKey? {
+    func authenticate(secret: String) async -> StoredKey? {
         let hash = APIKeySecret.hash(secret)
         if let key = lookup(hash: hash) { return key.revokeTime == nil ? key : nil }
         let now = Clock.nowMilliseconds()
@@ -65,8 +65,33 @@ public final class KeyIndex: Sendable {
         }
     }
 
+    /// Creates an API key (a new secret unless `secret` is given), stores its hash and serves it
+    /// at once. Returns the key with its secret, which is never stored or shown again.
+    @discardableResult
+    func createKey(
+        name: String,
+        role: KeyRole,
+        projectId: String?,
+        environmentId: String?,
+        actor: Actor,
+        secret: String? = nil
+    ) async throws -> (key: StoredKey, secret: String) {
+        let secret = secret ?? APIKeySecret.generate(role: role)
+        let key = try await store.createKey(
+            id: APIKeySecret.newIdentifier(),
+            name: name,
+            role: role,
+            projectId: projectId,
+            environmentId: environmentId,
+            keyHash: APIKeySecret.hash(secret),
+            actor: actor
+        )
+        insert(key, secret: secret)
+        return (key, secret)
+    }
+
     /// Adds a key just created on this node.
-    public func insert(_ key: StoredKey, secret: String) {
+    func insert(_ key: StoredKey, secret: String) {
         let hash = APIKeySecret.hash(secret)
         state.withLockedValue {
             $0.keysByHash[hash] = key
@@ -75,7 +100,7 @@ public final class KeyIndex: Sendable {
     }
 
     /// Marks a key revoked on this node at once.
-    public func revoke(id: String) {
+    func revoke(id: String) {
         state.withLockedValue { state in
             guard let hash = state.hashesById[id] else { return }
             state.keysByHash[hash]?.revokeTime = Clock.nowMilliseconds()

@@ -1,32 +1,33 @@
 /// The authenticated caller of a request: the API key it presented.
-public struct Principal: Sendable {
+struct Principal: Sendable {
     /// The key.
-    public var key: StoredKey
+    var key: StoredKey
 
     /// Who this is, for the audit log.
-    public var actor: Actor { Actor(keyId: key.id, name: key.name) }
+    var actor: Actor { Actor(keyId: key.id, name: key.name) }
 
     /// Throws unless the key is an admin key.
-    public func requireAdmin() throws(APIError) {
+    func requireAdmin() throws(AccessDenied) {
         guard key.role == .admin else {
-            throw APIError.permissionDenied(
-                "this needs an admin key; the key \"\(key.name)\" is a \(key.role.rawValue) key"
+            throw AccessDenied(
+                message: "this needs an admin key; the key \"\(key.name)\" is a \(key.role.rawValue) key"
             )
         }
     }
 
     /// Throws unless the key may act on the environment with one of the roles (admin keys always may).
-    public func require(_ roles: Set<KeyRole>, on environment: EnvironmentKey) throws(APIError) {
+    func require(_ roles: Set<KeyRole>, on environment: EnvironmentKey) throws(AccessDenied) {
         if key.role == .admin { return }
         guard roles.contains(key.role) else {
             let allowed = roles.map(\.rawValue).sorted().joined(separator: " or ")
-            throw APIError.permissionDenied(
-                "this needs an admin or \(allowed) key; the key \"\(key.name)\" is a \(key.role.rawValue) key"
+            throw AccessDenied(
+                message: "this needs an admin or \(allowed) key; the key \"\(key.name)\" is a \(key.role.rawValue) key"
             )
         }
         guard key.projectId == environment.projectId, key.environmentId == environment.environmentId else {
-            throw APIError.permissionDenied(
-                "the key \"\(key.name)\" belongs to \(key.projectId ?? "?")/\(key.environmentId ?? "?"), not \(environment)"
+            throw AccessDenied(
+                message:
+                    "the key \"\(key.name)\" belongs to \(key.projectId ?? "?")/\(key.environmentId ?? "?"), not \(environment)"
             )
         }
     }

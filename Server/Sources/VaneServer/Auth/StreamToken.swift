@@ -18,7 +18,7 @@ enum StreamToken {
     /// A token for `key` (with its stored hash) to watch `environment` until `expiry` (Unix seconds).
     static func make(keyId: String, keyHash: String, environment: EnvironmentKey, expiry: Int64) -> String {
         let payload = Array("\(keyId)\n\(environment.projectId)\n\(environment.environmentId)\n\(expiry)".utf8)
-        return APIKeySecret.base64URL(payload) + "." + APIKeySecret.base64URL(mac(payload, keyHash: keyHash))
+        return Base64URL.encode(payload) + "." + Base64URL.encode(mac(payload, keyHash: keyHash))
     }
 
     /// Why a token opens nothing.
@@ -32,7 +32,8 @@ enum StreamToken {
     /// The environment a token opens, checked against the live keys at `now` (Unix seconds).
     static func verify(_ token: String, keys: KeyIndex, now: Int64) throws(Rejection) -> EnvironmentKey {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, let payload = decode(parts[0]), let signature = decode(parts[1]) else {
+        guard parts.count == 2, let payload = Base64URL.decode(parts[0]), let signature = Base64URL.decode(parts[1])
+        else {
             throw .malformed
         }
         let fields = String(decoding: payload, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
@@ -52,11 +53,5 @@ enum StreamToken {
 
     private static func mac(_ payload: [UInt8], keyHash: String) -> [UInt8] {
         Array(HMAC<SHA256>.authenticationCode(for: payload, using: SymmetricKey(data: Array(keyHash.utf8))))
-    }
-
-    private static func decode(_ text: Substring) -> [UInt8]? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        return Data(base64Encoded: base64).map { Array($0) }
     }
 }

@@ -4,20 +4,20 @@ import VaneCore
 
 /// An error answered in Google's envelope, as Firebase's REST API does:
 /// `{"error": {"code": 412, "status": "FAILED_PRECONDITION", "message": "…", "details": [...]}}`.
-public struct APIError: HTTPResponseError, Sendable {
+struct APIError: HTTPResponseError, Sendable {
     /// The HTTP status.
-    public var status: HTTPResponse.Status
+    var status: HTTPResponse.Status
     /// Google's canonical status name.
-    public var canonicalStatus: String
+    var canonicalStatus: String
     /// What went wrong and what to do.
-    public var message: String
+    var message: String
     /// Per-problem details (JSON path, rule, message), for validation errors.
-    public var details: [ValidationIssue]
+    var details: [ValidationIssue]
     /// Extra response headers (`Retry-After`).
-    public var headers: HTTPFields
+    var headers: HTTPFields
 
     /// Creates an error.
-    public init(
+    init(
         _ status: HTTPResponse.Status,
         _ canonicalStatus: String,
         _ message: String,
@@ -32,38 +32,38 @@ public struct APIError: HTTPResponseError, Sendable {
     }
 
     /// 400 INVALID_ARGUMENT.
-    public static func invalidArgument(_ message: String, details: [ValidationIssue] = []) -> APIError {
+    static func invalidArgument(_ message: String, details: [ValidationIssue] = []) -> APIError {
         APIError(.badRequest, "INVALID_ARGUMENT", message, details: details)
     }
 
     /// 401 UNAUTHENTICATED.
-    public static func unauthenticated(_ message: String) -> APIError {
+    static func unauthenticated(_ message: String) -> APIError {
         APIError(.unauthorized, "UNAUTHENTICATED", message, headers: [.wwwAuthenticate: "Bearer"])
     }
 
     /// 403 PERMISSION_DENIED.
-    public static func permissionDenied(_ message: String) -> APIError {
+    static func permissionDenied(_ message: String) -> APIError {
         APIError(.forbidden, "PERMISSION_DENIED", message)
     }
 
     /// 404 NOT_FOUND.
-    public static func notFound(_ message: String) -> APIError { APIError(.notFound, "NOT_FOUND", message) }
+    static func notFound(_ message: String) -> APIError { APIError(.notFound, "NOT_FOUND", message) }
 
     /// 409 ALREADY_EXISTS.
-    public static func alreadyExists(_ message: String) -> APIError { APIError(.conflict, "ALREADY_EXISTS", message) }
+    static func alreadyExists(_ message: String) -> APIError { APIError(.conflict, "ALREADY_EXISTS", message) }
 
     /// 412 FAILED_PRECONDITION.
-    public static func failedPrecondition(_ message: String) -> APIError {
+    static func failedPrecondition(_ message: String) -> APIError {
         APIError(.preconditionFailed, "FAILED_PRECONDITION", message)
     }
 
     /// 413 PAYLOAD_TOO_LARGE.
-    public static func payloadTooLarge(limit: Int) -> APIError {
+    static func payloadTooLarge(limit: Int) -> APIError {
         APIError(.contentTooLarge, "PAYLOAD_TOO_LARGE", "the request body is larger than \(limit) bytes")
     }
 
     /// 429 RESOURCE_EXHAUSTED with `Retry-After`.
-    public static func rateLimited(retryAfterSeconds: Int) -> APIError {
+    static func rateLimited(retryAfterSeconds: Int) -> APIError {
         APIError(
             .tooManyRequests,
             "RESOURCE_EXHAUSTED",
@@ -73,27 +73,24 @@ public struct APIError: HTTPResponseError, Sendable {
     }
 
     /// The envelope as JSON.
-    public var json: JSONValue {
-        var error: JSONObject = [
-            "code": .number(JSONNumber(Int(status.code))), "status": .string(canonicalStatus),
-            "message": .string(message),
-        ]
-        if !details.isEmpty {
-            error["details"] = .array(
-                details.map { issue in
-                    [
-                        "path": .string(issue.path.description), "rule": .string(issue.rule),
-                        "severity": .string(issue.severity.rawValue),
-                        "message": .string(issue.message),
-                    ]
-                }
-            )
-        }
-        return ["error": .object(error)]
+    var json: JSONValue {
+        ErrorEnvelope(
+            code: Int(status.code),
+            status: canonicalStatus,
+            message: message,
+            details: details.map { issue in
+                ErrorEnvelope.Detail(
+                    path: issue.path.description,
+                    rule: issue.rule,
+                    severity: issue.severity.rawValue,
+                    message: issue.message
+                )
+            }
+        ).json()
     }
 
     /// The error response.
-    public func response(from request: Request, context: some RequestContext) throws -> Response {
+    func response(from request: Request, context: some RequestContext) throws -> Response {
         var response = JSONResponse.make(json, status: status)
         for field in headers { response.headers.append(field) }
         return response
@@ -101,6 +98,35 @@ public struct APIError: HTTPResponseError, Sendable {
 }
 
 extension APIError {
+    /// 403 PERMISSION_DENIED for a key that may not do this.
+    init(_ denied: AccessDenied) {
+        self = .permissionDenied(denied.message)
+    }
+
+    /// 400 INVALID_ARGUMENT for a body the endpoint cannot read.
+    init(_ error: RequestBodyError) {
+        self = .invalidArgument(error.message, details: error.details)
+    }
+
+    /// Maps a refused publish to its HTTP answer.
+    init(_ error: PublishError) {
+        switch error {
+        case .invalid(let issues):
+            let errors = issues.filter { $0.severity == .error }.count
+            self = .invalidArgument(
+                "the template is invalid: \(errors) error(s); nothing was published",
+                details: issues
+            )
+        case .doesNotCompile(let failure):
+            self = .invalidArgument(
+                "the template does not compile: \(failure.issues.count) condition(s) do not parse; nothing was published",
+                details: failure.issues
+            )
+        case .storage(let error):
+            self = APIError(error)
+        }
+    }
+
     /// Maps a storage error to its HTTP answer.
     init(_ error: StorageError) {
         switch error {
@@ -113,18 +139,14 @@ extension APIError {
     }
 }
 
-/// JSON responses from ``JSONValue``s.
-public enum JSONResponse {
-    /// A JSON response.
-    public static func make(_ json: JSONValue, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response
-    {
-        make(text: json.serialized(.compact), status: status, headers: headers)
-    }
+/// Routes call ``Principal/require(_:on:)`` as they are: a refusal thrown from a handler answers
+/// as the ``APIError`` it maps to.
+extension AccessDenied: HTTPResponseError {
+    /// 403.
+    var status: HTTPResponse.Status { APIError(self).status }
 
-    /// A JSON response from already-serialized text.
-    public static func make(text: String, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
-        var fields = headers
-        fields[.contentType] = "application/json; charset=utf-8"
-        return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    /// The error envelope.
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        try APIError(self).response(from: request, context: context)
     }
 }

@@ -148,14 +148,13 @@ struct AdminRoutes {
                 throw APIError(StorageError.environmentNotFound(project: projectId, environment: environmentId))
             }
         }
-        let (key, secret) = try await store.createKey(
+        let (key, secret) = try await keys.createKey(
             name: name,
             role: role,
             projectId: projectId,
             environmentId: environmentId,
             actor: principal.actor
         )
-        keys.insert(key, secret: secret)
         guard case .object(var object) = Self.keyJSON(key) else {
             return JSONResponse.make(Self.keyJSON(key), status: .created)
         }

@@ -1,14 +1,12 @@
 import Foundation
 import Hummingbird
+import NIOCore
 import VaneCore
 
 /// Client fetch: the values one app instance gets, evaluated on the server from memory.
 ///
-/// The response's ETag is a ``ResultETag``: its first part names this context's entries and
-/// metadata, so `If-None-Match` answers 304 (and a body `etag` answers `NO_CHANGE`, for clients
-/// that cannot handle 304) whenever this user's result is unchanged, even across publishes. Its
-/// proof lets the common poll (same body, nothing published since) answer 304 without parsing
-/// or evaluating anything.
+/// The HTTP side only: the key, the rate limit and the body's size. ``FetchResponder`` decides
+/// the answer; this turns it into a response.
 struct FetchRoutes {
     let cache: ServingCache
     let limiter: RateLimiter
@@ -23,61 +21,33 @@ struct FetchRoutes {
         try principal.require([.client, .server], on: environment)
         if let wait = limiter.acquire(key: principal.key.id) { throw APIError.rateLimited(retryAfterSeconds: wait) }
         let body = try await RequestReading.body(request, limit: ServerLimits.maximumContextBytes)
-        let now = Date()
-        let served = cache.template(for: environment)
-        if let served {
-            let nowMilliseconds = Clock.milliseconds(now)
-            var current: String?
-            _ = RequestReading.anyETag(inIfNoneMatch: request.headers) { candidate in
-                guard let etag = ResultETag(candidate),
-                    etag.isCurrent(served: served, body: body, nowMilliseconds: nowMilliseconds)
-                else { return false }
-                current = etag.headerValue
-                return true
-            }
-            if let current { return Response(status: .notModified, headers: [.eTag: current]) }
-        }
-        let object = try RequestReading.object(parsing: body)
-        let evaluationContext: EvaluationContext
+        let outcome: FetchOutcome
         do {
-            evaluationContext = try EvaluationContext(
-                json: object["context"] ?? .object([:]),
-                at: JSONPath.root.appending("context")
+            outcome = try FetchResponder.respond(
+                body: body,
+                ifNoneMatch: request.headers,
+                now: Date(),
+                served: cache.template(for: environment)
             )
         } catch {
-            throw APIError.invalidArgument(
-                "the context is malformed: \(error.issues.count) problem(s)",
-                details: error.issues
-            )
+            throw APIError(error)
         }
-        let clientETag = try RequestReading.optionalString(object, "etag")
-        guard let served else {
-            return JSONResponse.make(["state": "NO_TEMPLATE", "entries": [:], "templateVersion": "0"])
-        }
-        let result = served.compiled.evaluate(evaluationContext, at: now)
-        let values = served.valuesDigest(of: result)
-        let until = served.compiled.resultUnchangedUntil(for: evaluationContext, evaluatedAt: now)
-        let etag = ResultETag(
-            values: values,
-            served: served,
-            until: until == .distantFuture ? nil : Clock.milliseconds(until),
-            body: body
-        )
-        .headerValue
-        let unchanged: (Substring) -> Bool = { ResultETag($0)?.values == values }
-        if RequestReading.anyETag(inIfNoneMatch: request.headers, { $0 == "*" || unchanged($0) }) {
+        switch outcome {
+        case .notModified(let etag):
             return Response(status: .notModified, headers: [.eTag: etag])
-        }
-        if let clientETag, unchanged(RequestReading.bareETag(Substring(clientETag))) {
+        case .noChange(let etag, let templateVersion):
             return JSONResponse.make(
-                text: #"{"state":"NO_CHANGE","templateVersion":"\#(served.versionNumber)"}"#,
+                bytes: FetchResponseBody.noChangeBytes(templateVersion: templateVersion),
                 headers: [.eTag: etag]
             )
+        case .update(let etag, let body):
+            return Response(
+                status: .ok,
+                headers: [.eTag: etag, .contentType: "application/json; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: body))
+            )
+        case .noTemplate:
+            return JSONResponse.make(bytes: FetchResponseBody.noTemplateBytes)
         }
-        return Response(
-            status: .ok,
-            headers: [.eTag: etag, .contentType: "application/json; charset=utf-8"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: served.updateResponse(for: result)))
-        )
     }
 }

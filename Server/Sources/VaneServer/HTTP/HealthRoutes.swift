@@ -27,15 +27,15 @@ struct HealthRoutes {
 }
 
 /// Whether the server has loaded what it serves.
-public final class Readiness: Sendable {
+final class Readiness: Sendable {
     private let ready = NIOLockedValueBox(false)
 
     /// Creates a not-yet-ready state.
-    public init() {}
+    init() {}
 
     /// Whether requests can be served.
-    public var isReady: Bool { ready.withLockedValue { $0 } }
+    var isReady: Bool { ready.withLockedValue { $0 } }
 
     /// Marks the server ready or not.
-    public func set(_ value: Bool) { ready.withLockedValue { $0 = value } }
+    func set(_ value: Bool) { ready.withLockedValue { $0 = value } }
 }

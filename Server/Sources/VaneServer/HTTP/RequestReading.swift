@@ -1,5 +1,3 @@
-import Foundation
-import HTTPTypes
 import Hummingbird
 import NIOCore
 import VaneCore
@@ -8,7 +6,8 @@ import VaneCore
 enum RequestReading {
     /// The project and environment named in the path.
     static func environment(_ context: VaneRequestContext) throws(APIError) -> EnvironmentKey {
-        guard let project = context.parameters.get("project"), let environment = context.parameters.get("environment")
+        guard let project = context.parameters.get(EnvironmentAddress.projectParameter),
+            let environment = context.parameters.get(EnvironmentAddress.environmentParameter)
         else {
             throw APIError.invalidArgument("the path needs a project and an environment")
         }
@@ -32,13 +31,10 @@ enum RequestReading {
 
     /// Body bytes parsed as JSON; 400 with the line and column when they are not.
     static func json(parsing bytes: [UInt8]) throws(APIError) -> JSONValue {
-        guard !bytes.isEmpty else {
-            throw APIError.invalidArgument("the request body is empty; expected a JSON object")
-        }
         do {
-            return try JSONValue.parse(bytes)
+            return try JSONBody.json(parsing: bytes)
         } catch {
-            throw APIError.invalidArgument("the body is not valid JSON: \(error.description)")
+            throw APIError(error)
         }
     }
 
@@ -49,11 +45,11 @@ enum RequestReading {
 
     /// Body bytes parsed as a JSON object.
     static func object(parsing bytes: [UInt8]) throws(APIError) -> JSONObject {
-        let json = try json(parsing: bytes)
-        guard case .object(let object) = json else {
-            throw APIError.invalidArgument("expected a JSON object, found \(json.kindDescription)")
+        do {
+            return try JSONBody.object(parsing: bytes)
+        } catch {
+            throw APIError(error)
         }
-        return object
     }
 
     /// A required string member.
@@ -76,21 +72,10 @@ enum RequestReading {
 
     /// An optional string member.
     static func optionalString(_ object: JSONObject, _ key: String) throws(APIError) -> String? {
-        switch object[key] {
-        case nil, .null?: return nil
-        case .string(let value)?: return value
-        case let other?:
-            throw APIError.invalidArgument(
-                "\"\(key)\" must be a string",
-                details: [
-                    ValidationIssue(
-                        .error,
-                        at: JSONPath.root.appending(key),
-                        rule: "type",
-                        "expected a string, found \(other.kindDescription)"
-                    )
-                ]
-            )
+        do {
+            return try JSONBody.optionalString(object, key)
+        } catch {
+            throw APIError(error)
         }
     }
 
@@ -135,43 +120,6 @@ enum RequestReading {
 
     /// An ETag value without quotes or a weak prefix.
     static func bareETag(_ value: String) -> String {
-        String(bareETag(Substring(value)))
-    }
-
-    /// An ETag value without surrounding blanks, quotes or a weak prefix. Works on UTF-8: this
-    /// runs on every conditional request.
-    static func bareETag(_ value: Substring) -> Substring {
-        var text = value.utf8[...]
-        let blank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
-        while let first = text.first, blank(first) { text = text.dropFirst() }
-        while let last = text.last, blank(last) { text = text.dropLast() }
-        if text.starts(with: "W/".utf8) { text = text.dropFirst(2) }
-        if text.count >= 2, text.first == UInt8(ascii: "\""), text.last == UInt8(ascii: "\"") {
-            text = text.dropFirst().dropLast()
-        }
-        return Substring(text)
-    }
-
-    /// Whether `matches` holds for one of the entity tags (bare, see ``bareETag(_:)-(Substring)``)
-    /// of the request's `If-None-Match` fields. Splits on UTF-8 bytes: this runs on every poll.
-    static func anyETag(inIfNoneMatch headers: HTTPFields, _ matches: (Substring) -> Bool) -> Bool {
-        headers.contains { field in
-            guard field.name == .ifNoneMatch else { return false }
-            let header = field.value
-            let utf8 = header.utf8
-            var start = utf8.startIndex
-            while true {
-                let end = utf8[start...].firstIndex(of: UInt8(ascii: ",")) ?? utf8.endIndex
-                if matches(bareETag(header[start..<end])) { return true }
-                guard end < utf8.endIndex else { return false }
-                start = utf8.index(after: end)
-            }
-        }
-    }
-
-    /// Whether an `If-None-Match` header matches an ETag (a list, `*`, or one value).
-    static func ifNoneMatch(_ request: Request, matches etag: String) -> Bool {
-        let wanted = bareETag(Substring(etag))
-        return anyETag(inIfNoneMatch: request.headers) { $0 == "*" || $0 == wanted }
+        String(EntityTags.bare(Substring(value)))
     }
 }

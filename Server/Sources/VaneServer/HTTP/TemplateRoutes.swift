@@ -8,7 +8,7 @@ import VaneCore
 struct TemplateRoutes {
     let store: ConfigStore
     let cache: ServingCache
-    let events: PublishEvents
+    let publisher: TemplatePublisher
 
     func register(on group: RouterGroup<VaneRequestContext>) {
         group.get("template", use: getTemplate)
@@ -69,73 +69,54 @@ struct TemplateRoutes {
                 details: error.issues
             )
         }
-        let issues = template.validate()
-        if issues.contains(where: { $0.severity == .error }) {
-            let errors = issues.filter { $0.severity == .error }.count
-            throw APIError.invalidArgument(
-                "the template is invalid: \(errors) error(s); nothing was published",
-                details: issues
-            )
+        let checked: CheckedTemplate
+        do {
+            checked = try publisher.check(template)
+        } catch {
+            throw APIError(error)
         }
         let expected = try expectedVersion(request, environment: environment)
-        let current = try await store.latestVersion(
-            projectId: environment.projectId,
-            environmentId: environment.environmentId
-        )
         if request.uri.queryParameters.get("validateOnly") == "true"
             || request.uri.queryParameters.get("validate_only") == "true"
         {
-            let currentNumber = current?.number ?? 0
-            if let expected, expected != currentNumber {
-                throw APIError(StorageError.versionConflict(expected: expected, current: currentNumber))
+            let current = try await store.currentVersionNumber(
+                projectId: environment.projectId,
+                environmentId: environment.environmentId
+            )
+            if let expected, expected != current {
+                throw APIError(StorageError.versionConflict(expected: expected, current: current))
             }
-            return templateResponse(template, etag: ServedTemplate.etag(environment, version: currentNumber) + "-0")
+            return templateResponse(template, etag: ServedTemplate.etag(environment, version: current) + "-0")
         }
-        let stored = try await publishAndServe(
-            template,
-            in: environment,
-            expectedVersion: expected,
-            actor: principal.actor
-        )
+        let served = try await publish(checked, to: environment, expectedVersion: expected, actor: principal.actor)
         context.logger.info(
             "published",
-            metadata: ["environment": "\(environment)", "version": "\(stored.number)", "key": "\(principal.key.id)"]
+            metadata: [
+                "environment": "\(environment)", "version": "\(served.versionNumber)", "key": "\(principal.key.id)",
+            ]
         )
-        return templateResponse(stored.template, etag: ServedTemplate.etag(environment, version: stored.number))
+        return JSONResponse.make(text: served.templateJSON, headers: [.eTag: served.etag])
     }
 
-    /// Publishes a version (one transaction), then compiles and serves it at once on this node.
-    func publishAndServe(
-        _ template: ConfigTemplate,
-        in environment: EnvironmentKey,
+    /// Publishes through the ``TemplatePublisher``; its refusals answer as ``APIError``s.
+    func publish(
+        _ checked: CheckedTemplate,
+        to environment: EnvironmentKey,
         expectedVersion: Int64?,
         actor: Actor,
         rollbackSource: Int64? = nil
-    ) async throws -> StoredVersion {
-        let stored: StoredVersion
+    ) async throws -> ServedTemplate {
         do {
-            stored = try await store.publish(
-                projectId: environment.projectId,
-                environmentId: environment.environmentId,
-                template: template,
+            return try await publisher.publish(
+                checked,
+                to: environment,
                 expectedVersion: expectedVersion,
                 actor: actor,
                 rollbackSource: rollbackSource
             )
-        } catch let error as StorageError {
+        } catch let error as PublishError {
             throw APIError(error)
         }
-        try await serve(stored)
-        return stored
-    }
-
-    /// Compiles and serves a new version at once on this node, and tells other subscribers.
-    func serve(_ version: StoredVersion) async throws {
-        cache.install(try ServedTemplate(version))
-        events.published(
-            EnvironmentKey(projectId: version.projectId, environmentId: version.environmentId),
-            version: version.number
-        )
     }
 
     /// The version an `If-Match` header names; nil for `*`. 412 when missing or for another environment.
@@ -163,7 +144,7 @@ struct TemplateRoutes {
             _ = try await existingEnvironment(context)
             return templateResponse(ConfigTemplate(), etag: ServedTemplate.etag(environment, version: 0))
         }
-        if RequestReading.ifNoneMatch(request, matches: served.etag) {
+        if request.headers.ifNoneMatch(matches: served.etag) {
             return Response(status: .notModified, headers: [.eTag: served.etag])
         }
         return JSONResponse.make(text: served.templateJSON, headers: [.eTag: served.etag])
@@ -207,9 +188,10 @@ struct TemplateRoutes {
         else {
             throw APIError.invalidArgument("\"versionNumber\" is required: the version to roll back to")
         }
-        let current =
-            try await store.latestVersion(projectId: environment.projectId, environmentId: environment.environmentId)?
-            .number ?? 0
+        let current = try await store.currentVersionNumber(
+            projectId: environment.projectId,
+            environmentId: environment.environmentId
+        )
         guard number >= 1, number < current else {
             throw APIError.invalidArgument(
                 "can only roll back to a version before the current one (\(current)), not \(number)"
@@ -217,14 +199,21 @@ struct TemplateRoutes {
         }
         var template = try await template(environment, number: number)
         template.version = TemplateVersion(description: "Rollback to version \(number)")
-        let stored = try await publishAndServe(
-            template,
-            in: environment,
+        // Published once already: parsed and compiled, not judged again by today's rules.
+        let checked: CheckedTemplate
+        do {
+            checked = try publisher.check(template, validating: false)
+        } catch {
+            throw APIError(error)
+        }
+        let served = try await publish(
+            checked,
+            to: environment,
             expectedVersion: nil,
             actor: principal.actor,
             rollbackSource: number
         )
-        return templateResponse(stored.template, etag: ServedTemplate.etag(environment, version: stored.number))
+        return JSONResponse.make(text: served.templateJSON, headers: [.eTag: served.etag])
     }
 
     @Sendable func diff(_ request: Request, context: VaneRequestContext) async throws -> Response {

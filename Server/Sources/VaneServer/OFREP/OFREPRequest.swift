@@ -13,7 +13,7 @@ enum OFREPRequest {
 
     /// The caller's key: 401 with no body when it is missing, unknown or revoked.
     static func principal(_ request: Request, keys: KeyIndex) async throws(OFREPError) -> Principal {
-        guard let secret = AuthenticationMiddleware.secret(in: request.headers),
+        guard let secret = APIKeyCredentials.secret(in: request.headers),
             let key = await keys.authenticate(secret: secret)
         else { throw OFREPError.unauthorized }
         return Principal(key: key)

@@ -1,39 +1,39 @@
 import NIOConcurrencyHelpers
 
 /// A new template version went live in an environment.
-public struct PublishEvent: Sendable, Hashable {
+struct PublishEvent: Sendable, Hashable {
     /// Which environment.
-    public var environment: EnvironmentKey
+    var environment: EnvironmentKey
     /// The new version number.
-    public var versionNumber: Int64
+    var versionNumber: Int64
 }
 
 /// Tells subscribers on this node about every version this node starts serving.
 ///
 /// Each subscriber has a small buffer of its own and keeps only the newest events when it falls
 /// behind, so a slow subscriber never blocks a publish or another subscriber.
-public final class PublishEvents: Sendable {
+final class PublishEvents: Sendable {
     private let subscribers = NIOLockedValueBox<[Int: AsyncStream<PublishEvent>.Continuation]>([:])
     private let counter = LockedCounter()
     private let observers = NIOLockedValueBox<[@Sendable (PublishEvent) -> Void]>([])
 
     /// Creates a broadcaster.
-    public init() {}
+    init() {}
 
     /// Announces a version.
-    public func published(_ environment: EnvironmentKey, version: Int64) {
+    func published(_ environment: EnvironmentKey, version: Int64) {
         let event = PublishEvent(environment: environment, versionNumber: version)
         for continuation in subscribers.withLockedValue({ Array($0.values) }) { continuation.yield(event) }
         for observer in observers.withLockedValue({ $0 }) { observer(event) }
     }
 
     /// Calls `observer` with every event, on the publishing task: it must be quick and never block.
-    public func observe(_ observer: @escaping @Sendable (PublishEvent) -> Void) {
+    func observe(_ observer: @escaping @Sendable (PublishEvent) -> Void) {
         observers.withLockedValue { $0.append(observer) }
     }
 
     /// A stream of the events from now on; it ends when the consumer stops iterating.
-    public func subscribe(bufferSize: Int = 16) -> AsyncStream<PublishEvent> {
+    func subscribe(bufferSize: Int = 16) -> AsyncStream<PublishEvent> {
         let id = Int(truncatingIfNeeded: counter.next())
         let (stream, continuation) = AsyncStream.makeStream(
             of: PublishEvent.self,

@@ -23,10 +23,12 @@ struct ResultETag: Sendable {
     var until: Int64?
 
     /// The ETag of a result just evaluated for this request body.
-    init(values: Digest128, served: ServedTemplate, until: Int64?, body: [UInt8]) {
+    /// - Parameter scope: What the proof binds besides the request: the served version's
+    ///   ``ServedTemplate/proofScope``.
+    init(values: Digest128, scope: [UInt8], until: Int64?, body: [UInt8]) {
         self.values = values
         self.until = until
-        self.proof = Self.proof(values: values, served: served, until: until, body: body)
+        self.proof = Self.proof(values: values, scope: scope, until: until, body: body)
     }
 
     /// Reads an ETag without quotes; nil for one this server did not write. A bare `values`
@@ -57,16 +59,17 @@ struct ResultETag: Sendable {
         return text + "\""
     }
 
-    /// Whether this ETag, presented with `body`, names the result the served template gives now.
-    func isCurrent(served: ServedTemplate, body: [UInt8], nowMilliseconds: Int64) -> Bool {
+    /// Whether this ETag, presented with `body`, names the result of the version whose proof scope
+    /// is `scope`, at `nowMilliseconds`.
+    func isCurrent(scope: [UInt8], body: [UInt8], nowMilliseconds: Int64) -> Bool {
         guard let proof else { return false }
         if let until, nowMilliseconds >= until { return false }
-        return proof == Self.proof(values: values, served: served, until: until, body: body)
+        return proof == Self.proof(values: values, scope: scope, until: until, body: body)
     }
 
-    private static func proof(values: Digest128, served: ServedTemplate, until: Int64?, body: [UInt8]) -> Digest128 {
+    private static func proof(values: Digest128, scope: [UInt8], until: Int64?, body: [UInt8]) -> Digest128 {
         var hasher = SHA256()
-        served.proofScope.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        scope.withUnsafeBytes { hasher.update(bufferPointer: $0) }
         withUnsafeBytes(of: (until ?? -1).littleEndian) { hasher.update(bufferPointer: $0) }
         withUnsafeBytes(of: values.high.littleEndian) { hasher.update(bufferPointer: $0) }
         withUnsafeBytes(of: values.low.littleEndian) { hasher.update(bufferPointer: $0) }
@@ -132,6 +135,6 @@ struct Digest128: Sendable, Hashable {
 
     /// 32 lower-case hex digits.
     var hex: String {
-        withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { APIKeySecret.hex($0) }
+        withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { Hex.encode($0) }
     }
 }

@@ -3,26 +3,26 @@ import VaneCore
 
 /// A published template ready to serve: compiled once, with everything a response needs
 /// precomputed, so serving never touches the database.
-public final class ServedTemplate: Sendable {
+final class ServedTemplate: Sendable {
     /// Which environment.
-    public let environment: EnvironmentKey
+    let environment: EnvironmentKey
     /// The version number.
-    public let versionNumber: Int64
+    let versionNumber: Int64
     /// The compiled template.
-    public let compiled: CompiledTemplate
+    let compiled: CompiledTemplate
     /// The admin ETag, `etag-{project}-{environment}-{version}`.
-    public let etag: String
+    let etag: String
     /// The template JSON, for `template/compiled`.
-    public let templateJSON: String
+    let templateJSON: String
     /// Per key with Vane metadata or a description: `{"realtime", "title", "category", "allowedValues",
     /// "description"}` for fetch responses.
-    public let metadata: [String: JSONValue]
+    let metadata: [String: JSONValue]
     /// Per key: its declared value type.
-    public let valueTypes: [String: ParameterValueType]
+    let valueTypes: [String: ParameterValueType]
     /// Per key: whether any of its conditional values can win (false: the value is static).
-    public let hasConditionalValues: Set<String>
+    let hasConditionalValues: Set<String>
     /// Conditions that contain a `percent` rule (their matches are splits, for OFREP).
-    public let percentConditions: Set<String>
+    let percentConditions: Set<String>
     /// Per parameter: the position of its branch 0 in the per-branch tables (see
     /// ``EvaluationResult/forEachBranch(_:)``).
     private let branchStarts: [Int]
@@ -39,45 +39,54 @@ public final class ServedTemplate: Sendable {
     /// cannot outlive its template even where version numbers start again (a new database).
     let proofScope: [UInt8]
 
-    /// Compiles a stored version.
+    /// Parses (once) and compiles a stored version.
     /// - Throws: ``TemplateCompilationError`` for a stored template that no longer compiles.
-    public init(_ version: StoredVersion) throws {
-        environment = EnvironmentKey(projectId: version.projectId, environmentId: version.environmentId)
-        versionNumber = version.number
-        compiled = try CompiledTemplate(version.template)
-        etag = ServedTemplate.etag(environment, version: version.number)
-        templateJSON = version.template.serialized(.compact)
+    convenience init(_ version: StoredVersion) throws(TemplateCompilationError) {
+        let parsed = ParsedTemplate(version.template)
+        try self.init(
+            environment: EnvironmentKey(projectId: version.projectId, environmentId: version.environmentId),
+            number: version.number,
+            parsed: parsed,
+            compiled: CompiledTemplate(parsed),
+            templateJSON: version.templateJSON
+        )
+    }
+
+    /// A version ready to serve, from its parsed and compiled forms and its stored text.
+    /// Nothing here parses a condition again.
+    init(
+        environment: EnvironmentKey,
+        number: Int64,
+        parsed: ParsedTemplate,
+        compiled: CompiledTemplate,
+        templateJSON: String
+    ) {
+        self.environment = environment
+        versionNumber = number
+        self.compiled = compiled
+        etag = ServedTemplate.etag(environment, version: number)
+        self.templateJSON = templateJSON
         proofScope =
             Array("vane-fetch-etag-1\u{0}\(environment.projectId)\u{0}\(environment.environmentId)\u{0}".utf8)
-            + withUnsafeBytes(of: version.number.littleEndian) { Array($0) }
+            + withUnsafeBytes(of: number.littleEndian) { Array($0) }
             + Array(SHA256.hash(data: Array(templateJSON.utf8)))
         var metadata: [String: JSONValue] = [:]
         var valueTypes: [String: ParameterValueType] = [:]
         var conditional = Set<String>()
-        for parameter in version.template.allParameters {
-            var object = parameter.metadata?.json() ?? JSONObject()
-            object["allowSecrets"] = nil
-            // The description helps a debug menu explain keys the app did not declare.
-            if let description = parameter.description, !description.isEmpty {
-                object["description"] = .string(description)
-            }
-            if !object.isEmpty { metadata[parameter.key] = .object(object) }
+        for parameter in parsed.template.allParameters {
+            // Exactly what the docs promise clients (KeyMetadata's fields): never `allowSecrets` or
+            // unknown members of the template's `vane` object. The description helps a debug menu
+            // explain keys the app did not declare.
+            var details = parameter.keyMetadata
+            if details.description?.isEmpty == true { details.description = nil }
+            if !details.isEmpty { metadata[parameter.key] = .object(details.json()) }
             valueTypes[parameter.key] = parameter.valueType ?? .string
             if !parameter.conditionalValues.isEmpty { conditional.insert(parameter.key) }
         }
         self.metadata = metadata
         self.valueTypes = valueTypes
         self.hasConditionalValues = conditional
-        var percent = Set<String>()
-        for condition in version.template.conditions {
-            let expression: ConditionExpression?
-            switch condition.source {
-            case .expression(let text): expression = try? ConditionParser.parse(text, conditionName: condition.name)
-            case .structured(let json): expression = StructuredConditionReader.read(json).expression
-            }
-            if let expression, ServedTemplate.containsPercent(expression) { percent.insert(condition.name) }
-        }
-        percentConditions = percent
+        percentConditions = Set(parsed.conditions.filter(\.containsPercent).map(\.name))
         var branchStarts: [Int] = []
         var entryFragments = ByteFragments()
         var metadataFragments = ByteFragments()
@@ -124,7 +133,7 @@ public final class ServedTemplate: Sendable {
     func updateResponse(for result: EvaluationResult) -> [UInt8] {
         var response: [UInt8] = []
         response.reserveCapacity(4096)
-        response.append(contentsOf: #"{"state":"UPDATE","entries":{"#.utf8)
+        response.append(contentsOf: FetchResponseBody.updatePrefix)
         var metadata: [UInt8] = [UInt8(ascii: "{")]
         var first = true
         branchStarts.withUnsafeBufferPointer { starts in
@@ -141,24 +150,15 @@ public final class ServedTemplate: Sendable {
             }
         }
         metadata.append(UInt8(ascii: "}"))
-        response.append(contentsOf: #"},"templateVersion":"\#(versionNumber)","metadata":"#.utf8)
+        response.append(contentsOf: FetchResponseBody.updateMiddle(templateVersion: versionNumber))
         response.append(contentsOf: metadata)
         response.append(UInt8(ascii: "}"))
         return response
     }
 
     /// `etag-{project}-{environment}-{version}`: changes with every publish.
-    public static func etag(_ environment: EnvironmentKey, version: Int64) -> String {
+    static func etag(_ environment: EnvironmentKey, version: Int64) -> String {
         "etag-\(environment.projectId)-\(environment.environmentId)-\(version)"
-    }
-
-    static func containsPercent(_ expression: ConditionExpression) -> Bool {
-        switch expression {
-        case .percent: return true
-        case .and(let operands), .or(let operands): return operands.contains(where: containsPercent)
-        case .not(let operand): return containsPercent(operand)
-        case .constant, .attribute: return false
-        }
     }
 
     /// A strong ETag for one context's OFREP result: it changes only when that result changes.

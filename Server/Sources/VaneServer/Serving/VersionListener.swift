@@ -6,17 +6,15 @@ import ServiceLifecycle
 /// With several nodes on one PostgreSQL database, hears every publish the moment it commits:
 /// each publish sends `NOTIFY vane_versions` inside its transaction, and this service, holding a
 /// connection of its own with `LISTEN vane_versions`, loads the new version and tells the node's
-/// stream subscribers.
+/// stream subscribers (``TemplatePublisher/catchUp()``: version numbers, then only what moved).
 ///
 /// When its connection drops it reconnects (1, 2, 4 … up to 30 s apart) and first re-reads the
 /// newest versions, so a publish made while it was away is not missed. ``VersionPoller`` keeps
-/// running as a safety net and picks up keys created or revoked on other nodes.
+/// running as a safety net and picks up keys created or revoked on other nodes: a notification
+/// never reloads the keys.
 struct VersionListener: Service {
-    /// The notification channel.
-    static let channel = "vane_versions"
-
     let url: String
-    let poller: VersionPoller
+    let publisher: TemplatePublisher
     let logger: Logger
 
     func run() async throws {
@@ -39,19 +37,19 @@ struct VersionListener: Service {
                     logger: logger
                 )
                 delay = 1
-                let poller = self.poller
+                let publisher = self.publisher
                 let logger = self.logger
                 // Closing the connection is what ends `listen`: on shutdown and on cancellation.
                 let close: @Sendable () -> Void = { _ = connection.close() as EventLoopFuture<Void> }
                 do {
                     try await withTaskCancellationHandler {
                         try await withGracefulShutdownHandler {
-                            try await connection.listen(on: Self.channel) { notifications in
+                            try await connection.listen(on: VersionChannel.name) { notifications in
                                 // Whatever was published while this node was not listening.
-                                try await poller.poll()
+                                try await publisher.catchUp()
                                 for try await notification in notifications {
                                     logger.debug("version published", metadata: ["payload": "\(notification.payload)"])
-                                    try await poller.poll()
+                                    try await publisher.catchUp()
                                 }
                             }
                         } onGracefulShutdown: {

@@ -5,12 +5,10 @@ import ServiceLifecycle
 /// keys they created or revoked.
 ///
 /// It reads only the newest version number per environment, so a poll is cheap; it loads a
-/// template only when its number moved.
+/// template only when its number moved (``TemplatePublisher/catchUp()``).
 struct VersionPoller: Service {
-    let store: ConfigStore
-    let cache: ServingCache
     let keys: KeyIndex
-    let events: PublishEvents
+    let publisher: TemplatePublisher
     let intervalMilliseconds: Int64
     let logger: Logger
 
@@ -30,16 +28,6 @@ struct VersionPoller: Service {
 
     func poll() async throws {
         try await keys.refresh()
-        let served = cache.versionNumbers
-        for (environment, number) in try await store.currentVersionNumbers() where (served[environment] ?? 0) < number {
-            guard
-                let version = try await store.latestVersion(
-                    projectId: environment.projectId,
-                    environmentId: environment.environmentId
-                )
-            else { continue }
-            cache.install(try ServedTemplate(version))
-            events.published(environment, version: version.number)
-        }
+        try await publisher.catchUp()
     }
 }

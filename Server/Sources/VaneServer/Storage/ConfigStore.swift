@@ -9,14 +9,19 @@ import VaneCore
 /// A publish is one transaction: the version row, the audit entry and any pruning commit together
 /// or not at all. The primary key (project, environment, version number) is the concurrency
 /// control: two publishers racing for the same number cannot both win, on either engine.
-public final class ConfigStore: Sendable {
+final class ConfigStore: Sendable {
     /// The database.
-    public let engine: DatabaseEngine
+    let engine: DatabaseEngine
     /// How many versions to keep per environment; nil keeps every version.
-    public let retainedVersions: Int?
+    let retainedVersions: Int?
+    /// Publishes on this node queue here before they take a database connection. On PostgreSQL
+    /// a publisher waits for the environment's row lock while holding a pooled connection, so
+    /// twenty concurrent publishes would otherwise hold the whole pool and starve every other
+    /// query (fetches' key refreshes, the poller) until the pool's request timeout fails them.
+    private let publishQueue = AsyncLock()
 
     /// Opens the store and brings its schema up to date.
-    public init(engine: DatabaseEngine, retainedVersions: Int? = nil) async throws {
+    init(engine: DatabaseEngine, retainedVersions: Int? = nil) async throws {
         self.engine = engine
         self.retainedVersions = retainedVersions
         try await Migrations.run(on: engine)
@@ -27,7 +32,7 @@ public final class ConfigStore: Sendable {
     /// Creates a project.
     /// - Throws: ``StorageError/projectExists(_:)``.
     @discardableResult
-    public func createProject(id: String, name: String, actor: Actor) async throws -> Project {
+    func createProject(id: String, name: String, actor: Actor) async throws -> Project {
         let project = Project(id: id, name: name, createTime: Clock.nowMilliseconds())
         do {
             try await engine.transaction { database in
@@ -51,14 +56,14 @@ public final class ConfigStore: Sendable {
     }
 
     /// Every project, by id.
-    public func projects() async throws -> [Project] {
+    func projects() async throws -> [Project] {
         try await engine.withSession { database in
             try await database.raw("SELECT id, name, create_time FROM projects ORDER BY id").all().map(Self.project)
         }
     }
 
     /// The project with this id.
-    public func project(id: String) async throws -> Project? {
+    func project(id: String) async throws -> Project? {
         try await engine.withSession { database in
             try await database.raw("SELECT id, name, create_time FROM projects WHERE id = \(bind: id)").first().map(
                 Self.project
@@ -69,8 +74,7 @@ public final class ConfigStore: Sendable {
     /// Creates an environment in a project.
     /// - Throws: ``StorageError/projectNotFound(_:)``, ``StorageError/environmentExists(project:environment:)``.
     @discardableResult
-    public func createEnvironment(projectId: String, id: String, name: String, actor: Actor) async throws -> Environment
-    {
+    func createEnvironment(projectId: String, id: String, name: String, actor: Actor) async throws -> Environment {
         guard try await project(id: projectId) != nil else { throw StorageError.projectNotFound(projectId) }
         let environment = Environment(
             projectId: projectId,
@@ -104,7 +108,7 @@ public final class ConfigStore: Sendable {
     }
 
     /// A project's environments, by id, with their current template versions.
-    public func environments(projectId: String) async throws -> [Environment] {
+    func environments(projectId: String) async throws -> [Environment] {
         try await engine.withSession { database in
             try await database.raw(
                 """
@@ -117,15 +121,24 @@ public final class ConfigStore: Sendable {
         }
     }
 
-    /// One environment.
-    public func environment(projectId: String, id: String) async throws -> Environment? {
-        try await environments(projectId: projectId).first { $0.id == id }
+    /// One environment: one row by its primary key.
+    func environment(projectId: String, id: String) async throws -> Environment? {
+        try await engine.withSession { database in
+            try await database.raw(
+                """
+                SELECT e.project_id, e.id, e.name, e.create_time, \
+                COALESCE((SELECT MAX(v.version_number) FROM template_versions v \
+                WHERE v.project_id = e.project_id AND v.environment_id = e.id), 0) AS template_version \
+                FROM environments e WHERE e.project_id = \(bind: projectId) AND e.id = \(bind: id)
+                """
+            ).first().map(Self.environment)
+        }
     }
 
     // MARK: Templates
 
     /// The newest version of an environment's template, or nil before the first publish.
-    public func latestVersion(projectId: String, environmentId: String) async throws -> StoredVersion? {
+    func latestVersion(projectId: String, environmentId: String) async throws -> StoredVersion? {
         try await engine.withSession { database in
             try await database.raw(
                 """
@@ -137,8 +150,21 @@ public final class ConfigStore: Sendable {
         }
     }
 
+    /// The number of an environment's newest version (0 before the first publish), without
+    /// reading the template.
+    func currentVersionNumber(projectId: String, environmentId: String) async throws -> Int64 {
+        try await engine.withSession { database in
+            try await database.raw(
+                """
+                SELECT COALESCE(MAX(version_number), 0) AS newest FROM template_versions \
+                WHERE project_id = \(bind: projectId) AND environment_id = \(bind: environmentId)
+                """
+            ).first()?.decode(column: "newest", as: Int64.self) ?? 0
+        }
+    }
+
     /// One version of an environment's template.
-    public func version(projectId: String, environmentId: String, number: Int64) async throws -> StoredVersion? {
+    func version(projectId: String, environmentId: String, number: Int64) async throws -> StoredVersion? {
         try await engine.withSession { database in
             try await database.raw(
                 """
@@ -150,7 +176,7 @@ public final class ConfigStore: Sendable {
     }
 
     /// The newest version of every environment that has one, for warming the serving cache.
-    public func allLatestVersions() async throws -> [StoredVersion] {
+    func allLatestVersions() async throws -> [StoredVersion] {
         try await engine.withSession { database in
             try await database.raw(
                 """
@@ -164,7 +190,7 @@ public final class ConfigStore: Sendable {
     }
 
     /// The current version number of every environment that has published, cheap enough to poll.
-    public func currentVersionNumbers() async throws -> [EnvironmentKey: Int64] {
+    func currentVersionNumbers() async throws -> [EnvironmentKey: Int64] {
         try await engine.withSession { database in
             var numbers: [EnvironmentKey: Int64] = [:]
             for row in try await database.raw(
@@ -181,7 +207,7 @@ public final class ConfigStore: Sendable {
     }
 
     /// Version metadata, newest first.
-    public func versions(
+    func versions(
         projectId: String,
         environmentId: String,
         query: VersionQuery
@@ -225,7 +251,7 @@ public final class ConfigStore: Sendable {
     ///   - rollbackSource: For a rollback, the version copied.
     /// - Throws: ``StorageError/versionConflict(expected:current:)`` when someone published since
     ///   `expectedVersion`; ``StorageError/environmentNotFound(project:environment:)``.
-    public func publish(
+    func publish(
         projectId: String,
         environmentId: String,
         template: ConfigTemplate,
@@ -233,10 +259,27 @@ public final class ConfigStore: Sendable {
         actor: Actor,
         rollbackSource: Int64? = nil
     ) async throws -> StoredVersion {
-        guard try await environment(projectId: projectId, id: environmentId) != nil else {
-            throw StorageError.environmentNotFound(project: projectId, environment: environmentId)
+        try await publishQueue.withLock {
+            try await self.publishRetrying(
+                projectId: projectId,
+                environmentId: environmentId,
+                template: template,
+                expectedVersion: expectedVersion,
+                actor: actor,
+                rollbackSource: rollbackSource
+            )
         }
-        // A forced publish retries when a concurrent publisher takes the number it chose.
+    }
+
+    private func publishRetrying(
+        projectId: String,
+        environmentId: String,
+        template: ConfigTemplate,
+        expectedVersion: Int64?,
+        actor: Actor,
+        rollbackSource: Int64?
+    ) async throws -> StoredVersion {
+        // A forced publish retries when a publisher on another node takes the number it chose.
         for _ in 0..<20 {
             do {
                 return try await publishOnce(
@@ -249,8 +292,7 @@ public final class ConfigStore: Sendable {
                 )
             } catch  where StoreErrors.isUniqueViolation(error) || StoreErrors.isBusy(error) {
                 if let expectedVersion {
-                    let current =
-                        try await latestVersion(projectId: projectId, environmentId: environmentId)?.number ?? 0
+                    let current = try await currentVersionNumber(projectId: projectId, environmentId: environmentId)
                     throw StorageError.versionConflict(expected: expectedVersion, current: current)
                 }
             }
@@ -269,12 +311,16 @@ public final class ConfigStore: Sendable {
         let retained = retainedVersions
         let kind = engine.kind
         return try await engine.transaction { database in
-            if kind == .postgres {
-                // Publishers of one environment queue here, on every node, so none has to retry;
-                // the primary key still guards the number. SQLite's BEGIN IMMEDIATE already queues.
+            // The environment must exist. On PostgreSQL the row is also locked: publishers of one
+            // environment queue here, on every node, so none has to retry; the primary key still
+            // guards the number. SQLite's BEGIN IMMEDIATE already queues.
+            let lock = kind == .postgres ? " FOR UPDATE" : ""
+            guard
                 try await database.raw(
-                    "SELECT id FROM environments WHERE project_id = \(bind: projectId) AND id = \(bind: environmentId) FOR UPDATE"
-                ).run()
+                    "SELECT id FROM environments WHERE project_id = \(bind: projectId) AND id = \(bind: environmentId)\(unsafeRaw: lock)"
+                ).first() != nil
+            else {
+                throw StorageError.environmentNotFound(project: projectId, environment: environmentId)
             }
             let previousRow = try await database.raw(
                 """
@@ -302,12 +348,13 @@ public final class ConfigStore: Sendable {
                 updateType: updateType,
                 rollbackSource: rollbackSource.map(String.init)
             )
+            let text = stored.serialized(.compact)
             try await database.raw(
                 """
                 INSERT INTO template_versions \
                 (project_id, environment_id, version_number, update_time, update_type, update_user, description, rollback_source, template) \
                 VALUES (\(bind: projectId), \(bind: environmentId), \(bind: number), \(bind: now), \(bind: updateType.rawValue), \
-                \(bind: actor.name), \(bind: template.version?.description), \(bind: rollbackSource), \(bind: stored.serialized(.compact)))
+                \(bind: actor.name), \(bind: template.version?.description), \(bind: rollbackSource), \(bind: text))
                 """
             ).run()
             let diff =
@@ -326,7 +373,7 @@ public final class ConfigStore: Sendable {
             if kind == .postgres {
                 // Delivered to every node's VersionListener when the transaction commits, never before.
                 try await database.raw(
-                    "SELECT pg_notify(\(bind: VersionListener.channel), \(bind: "\(projectId)/\(environmentId)/\(number)"))"
+                    "SELECT pg_notify(\(bind: VersionChannel.name), \(bind: "\(projectId)/\(environmentId)/\(number)"))"
                 ).run()
             }
             if let retained, number > Int64(retained) {
@@ -342,25 +389,27 @@ public final class ConfigStore: Sendable {
                 environmentId: environmentId,
                 number: number,
                 updateTime: now,
-                template: stored
+                template: stored,
+                templateJSON: text
             )
         }
     }
 
     // MARK: API keys
 
-    /// Creates an API key and returns it with its secret, which is never stored or shown again.
-    public func createKey(
+    /// Stores a new API key: its id and the SHA-256 of its secret, never the secret (the key
+    /// index makes both and hands the secret out once).
+    func createKey(
+        id: String,
         name: String,
         role: KeyRole,
         projectId: String?,
         environmentId: String?,
-        actor: Actor,
-        secret: String? = nil
-    ) async throws -> (key: StoredKey, secret: String) {
-        let secret = secret ?? APIKeySecret.generate(role: role)
+        keyHash: String,
+        actor: Actor
+    ) async throws -> StoredKey {
         let key = StoredKey(
-            id: APIKeySecret.newIdentifier(),
+            id: id,
             name: name,
             role: role,
             projectId: projectId,
@@ -373,7 +422,7 @@ public final class ConfigStore: Sendable {
                 """
                 INSERT INTO api_keys (id, name, role, project_id, environment_id, key_hash, create_time) \
                 VALUES (\(bind: key.id), \(bind: name), \(bind: role.rawValue), \(bind: projectId), \(bind: environmentId), \
-                \(bind: APIKeySecret.hash(secret)), \(bind: key.createTime))
+                \(bind: keyHash), \(bind: key.createTime))
                 """
             ).run()
             try await Self.insertAudit(
@@ -386,11 +435,11 @@ public final class ConfigStore: Sendable {
                 details: ["keyId": .string(key.id), "role": .string(role.rawValue)]
             )
         }
-        return (key, secret)
+        return key
     }
 
     /// Every key, newest first, without secrets.
-    public func keys() async throws -> [StoredKey] {
+    func keys() async throws -> [StoredKey] {
         try await engine.withSession { database in
             try await database.raw(
                 "SELECT id, name, role, project_id, environment_id, create_time, revoke_time FROM api_keys ORDER BY create_time DESC, id"
@@ -409,7 +458,7 @@ public final class ConfigStore: Sendable {
 
     /// Revokes a key; it authenticates nothing from then on.
     /// - Throws: ``StorageError/keyNotFound(_:)``.
-    public func revokeKey(id: String, actor: Actor) async throws {
+    func revokeKey(id: String, actor: Actor) async throws {
         let found = try await engine.transaction { database -> Bool in
             guard
                 let row = try await database.raw(
@@ -438,7 +487,7 @@ public final class ConfigStore: Sendable {
     // MARK: Audit log
 
     /// Audit entries, newest first; scoped to a project and environment when given.
-    public func audit(
+    func audit(
         projectId: String?,
         environmentId: String?,
         pageSize: Int,
@@ -539,7 +588,8 @@ public final class ConfigStore: Sendable {
             environmentId: try row.decode(column: "environment_id", as: String.self),
             number: try row.decode(column: "version_number", as: Int64.self),
             updateTime: try row.decode(column: "update_time", as: Int64.self),
-            template: try ConfigTemplate(data: Array(text.utf8))
+            template: try ConfigTemplate(data: Array(text.utf8)),
+            templateJSON: text
         )
     }
 
@@ -555,38 +605,4 @@ public final class ConfigStore: Sendable {
             revokeTime: try row.decode(column: "revoke_time", as: Int64?.self)
         )
     }
-}
-
-/// An environment's address: project and environment ids.
-public struct EnvironmentKey: Sendable, Hashable, CustomStringConvertible {
-    /// The project's id.
-    public var projectId: String
-    /// The environment's id.
-    public var environmentId: String
-
-    /// Creates a key.
-    public init(projectId: String, environmentId: String) {
-        self.projectId = projectId
-        self.environmentId = environmentId
-    }
-
-    /// `project/environment`.
-    public var description: String { "\(projectId)/\(environmentId)" }
-}
-
-/// Filters and paging for ``ConfigStore/versions(projectId:environmentId:query:)``.
-public struct VersionQuery: Sendable {
-    /// At most this many versions (1 … 300).
-    public var pageSize: Int = 100
-    /// The `nextPageToken` of the previous page.
-    public var pageToken: String?
-    /// Only versions published at or after this time (ms).
-    public var startTime: Int64?
-    /// Only versions published before this time (ms).
-    public var endTime: Int64?
-    /// Only versions up to this number.
-    public var endVersionNumber: Int64?
-
-    /// Creates a query.
-    public init() {}
 }

@@ -6,41 +6,13 @@ import PostgresKit
 import SQLKit
 import SQLiteKit
 
-/// Where Vane keeps its data.
-public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
-    /// An embedded SQLite database file: one server node.
-    case sqlite(path: String)
-    /// A PostgreSQL server, `postgres://user:password@host:port/database`: several server nodes.
-    case postgres(url: String)
-
-    /// Reads `--database`: a `postgres://` (or `postgresql://`) URL, or a path to an SQLite file.
-    public init(argument: String) {
-        if argument.hasPrefix("postgres://") || argument.hasPrefix("postgresql://") {
-            self = .postgres(url: argument)
-        } else {
-            self = .sqlite(path: argument)
-        }
-    }
-
-    /// The location without any password, for logs.
-    public var description: String {
-        switch self {
-        case .sqlite(let path): return "sqlite:\(path)"
-        case .postgres(let url):
-            guard var components = URLComponents(string: url) else { return "postgres://(unparseable URL)" }
-            if components.password != nil { components.password = "****" }
-            return components.string ?? "postgres://…"
-        }
-    }
-}
-
 /// An open database, SQLite or PostgreSQL, behind one SQLKit interface.
 ///
 /// Every unit of work runs in ``withSession(_:)``, which gives it a connection of its own for its
 /// whole duration, so a transaction's statements never interleave with another task's.
-public final class DatabaseEngine: Sendable {
+final class DatabaseEngine: Sendable {
     /// Which engine this is.
-    public enum Kind: String, Sendable {
+    enum Kind: String, Sendable {
         /// Embedded SQLite.
         case sqlite
         /// PostgreSQL.
@@ -48,7 +20,7 @@ public final class DatabaseEngine: Sendable {
     }
 
     /// The engine.
-    public let kind: Kind
+    let kind: Kind
     private let database: any SQLDatabase
     private let sessionLock: AsyncLock?
     private let close: @Sendable () async throws -> Void
@@ -68,7 +40,7 @@ public final class DatabaseEngine: Sendable {
     /// Opens a database, creating the SQLite file and its directory if missing.
     ///
     /// - Throws: ``StorageError/cannotOpen(_:_:)`` with what to check.
-    public static func open(_ location: DatabaseLocation, logger: Logger) async throws -> DatabaseEngine {
+    static func open(_ location: DatabaseLocation, logger: Logger) async throws -> DatabaseEngine {
         switch location {
         case .sqlite(let path):
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
@@ -123,7 +95,7 @@ public final class DatabaseEngine: Sendable {
     }
 
     /// Runs `work` with a database session of its own.
-    public func withSession<R: Sendable>(
+    func withSession<R: Sendable>(
         _ work: @escaping @Sendable (any SQLDatabase) async throws -> R
     ) async throws -> R {
         if let sessionLock {
@@ -134,7 +106,7 @@ public final class DatabaseEngine: Sendable {
     }
 
     /// Runs `work` in a transaction: committed if it returns, rolled back if it throws.
-    public func transaction<R: Sendable>(
+    func transaction<R: Sendable>(
         _ work: @escaping @Sendable (any SQLDatabase) async throws -> R
     ) async throws -> R {
         let begin: SQLQueryString = kind == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN"
@@ -152,7 +124,7 @@ public final class DatabaseEngine: Sendable {
     }
 
     /// Closes the database.
-    public func shutdown() async throws {
+    func shutdown() async throws {
         try await close()
     }
 }
@@ -161,33 +133,4 @@ public final class DatabaseEngine: Sendable {
 /// across event loops.
 private struct PoolShutdown: @unchecked Sendable {
     let pool: EventLoopGroupConnectionPool<PostgresConnectionSource>
-}
-
-/// A first-come, first-served lock for async code.
-actor AsyncLock {
-    private var locked = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
-
-    func withLock<R: Sendable>(_ work: @Sendable () async throws -> R) async throws -> R {
-        await acquire()
-        defer { release() }
-        return try await work()
-    }
-
-    private func acquire() async {
-        if !locked {
-            locked = true
-            return
-        }
-        await withCheckedContinuation { waiters.append($0) }
-    }
-
-    private func release() {
-        if waiters.isEmpty {
-            locked = false
-        } else {
-            // Hand the lock straight to the next waiter.
-            waiters.removeFirst().resume()
-        }
-    }
 }

@@ -82,11 +82,15 @@ enum Migrations {
 
     static var latestVersion: Int { all.last?.version ?? 0 }
 
-    /// Brings the schema up to date. Safe to run from several nodes at once: a node that loses the
-    /// race to apply a migration sees it recorded and moves on.
+    /// Brings the schema up to date. Safe to run from several nodes at once: on PostgreSQL every
+    /// step holds a transaction-scoped advisory lock, so nodes take turns, and each migration is
+    /// skipped inside its transaction when another node recorded it first. (Without the lock two
+    /// nodes creating the same tables can fail with errors other than a unique violation.)
     static func run(on engine: DatabaseEngine) async throws {
+        let kind = engine.kind
         do {
-            try await engine.withSession { database in
+            try await engine.transaction { database in
+                try await lock(database, kind: kind)
                 try await database.raw(
                     "CREATE TABLE IF NOT EXISTS vane_schema_migrations (version BIGINT PRIMARY KEY, description TEXT NOT NULL, applied_time BIGINT NOT NULL)"
                 ).run()
@@ -95,29 +99,39 @@ enum Migrations {
             // PostgreSQL: two nodes creating the table at once; the loser sees the winner's type
             // row (pg_type) and fails even with IF NOT EXISTS. The table is there either way.
         }
-        for migration in all {
-            let applied = try await appliedVersions(engine)
-            if let newest = applied.max(), newest > latestVersion {
-                throw StorageError.schemaTooNew(found: newest, supported: latestVersion)
-            }
-            guard !applied.contains(migration.version) else { continue }
-            do {
-                try await engine.transaction { database in
-                    for statement in migration.statements { try await database.raw(SQLQueryString(statement)).run() }
+        let applied = try await appliedVersions(engine)
+        if let newest = applied.max(), newest > latestVersion {
+            throw StorageError.schemaTooNew(found: newest, supported: latestVersion)
+        }
+        for migration in all where !applied.contains(migration.version) {
+            try await engine.transaction { database in
+                try await lock(database, kind: kind)
+                guard
                     try await database.raw(
-                        """
-                        INSERT INTO vane_schema_migrations (version, description, applied_time) \
-                        VALUES (\(bind: migration.version), \(bind: migration.description), \(bind: Clock.nowMilliseconds()))
-                        """
-                    ).run()
-                }
-            } catch {
-                // Another node may have applied it meanwhile; anything else is a real failure.
-                if try await appliedVersions(engine).contains(migration.version) { continue }
-                throw error
+                        "SELECT version FROM vane_schema_migrations WHERE version = \(bind: migration.version)"
+                    ).first() == nil
+                else { return }  // another node applied it while this one waited
+                for statement in migration.statements { try await database.raw(SQLQueryString(statement)).run() }
+                try await database.raw(
+                    """
+                    INSERT INTO vane_schema_migrations (version, description, applied_time) \
+                    VALUES (\(bind: migration.version), \(bind: migration.description), \(bind: Clock.nowMilliseconds()))
+                    """
+                ).run()
             }
         }
     }
+
+    /// PostgreSQL: waits for the migration lock, held until the transaction ends. SQLite's
+    /// `BEGIN IMMEDIATE` already gives one writer at a time.
+    private static func lock(_ database: any SQLDatabase, kind: DatabaseEngine.Kind) async throws {
+        guard kind == .postgres else { return }
+        try await database.raw("SELECT pg_advisory_xact_lock(\(bind: advisoryLockKey))").run()
+    }
+
+    /// The advisory lock's key: "vane" in ASCII, so it does not collide with another
+    /// application's locks on a shared database by accident.
+    static let advisoryLockKey: Int64 = 0x7661_6e65
 
     static func appliedVersions(_ engine: DatabaseEngine) async throws -> Set<Int> {
         try await engine.withSession { database in

@@ -1,5 +1,5 @@
 /// A storage failure, with what to do about it.
-public enum StorageError: Error, Sendable, CustomStringConvertible, Equatable {
+enum StorageError: Error, Sendable, CustomStringConvertible, Equatable {
     /// The database could not be opened.
     case cannotOpen(String, String)
     /// The database's schema is newer than this server understands.
@@ -22,7 +22,7 @@ public enum StorageError: Error, Sendable, CustomStringConvertible, Equatable {
     case invalidPageToken(String)
 
     /// What happened and what to do.
-    public var description: String {
+    var description: String {
         switch self {
         case .cannotOpen(let location, let reason):
             return

@@ -1,4 +1,4 @@
-import Logging
+public import Logging
 
 /// Writes log lines to standard error as swift-log's `StreamLogHandler` does, but formats the
 /// logger's metadata only when a line is written.

@@ -62,7 +62,7 @@ struct OFREPRoutes {
             }
             let flagsText = JSONValue.array(flags).serialized()
             let etag = ServedTemplate.resultETag(flagsText)
-            if RequestReading.ifNoneMatch(request, matches: etag) {
+            if request.headers.ifNoneMatch(matches: etag) {
                 return Response(status: .notModified, headers: [.eTag: etag])
             }
             var text = #"{"flags":"# + flagsText + #","metadata":{"templateVersion":"\#(version)"}"#

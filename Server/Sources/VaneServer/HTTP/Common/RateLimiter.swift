@@ -4,26 +4,26 @@ import NIOConcurrencyHelpers
 ///
 /// Each key may make `requestsPerSecond` requests per second on average, in bursts of up to
 /// `burst`. A refused request learns how long to wait (`Retry-After`).
-public final class RateLimiter: Sendable {
+final class RateLimiter: Sendable {
     private struct Bucket {
         var tokens: Double
         var updated: Int64
     }
 
     /// Requests per second per key; 0 turns limiting off.
-    public let requestsPerSecond: Double
+    let requestsPerSecond: Double
     /// The largest burst.
-    public let burst: Double
+    let burst: Double
     private let buckets = NIOLockedValueBox<[String: Bucket]>([:])
 
     /// Creates a limiter.
-    public init(requestsPerSecond: Double, burst: Double? = nil) {
+    init(requestsPerSecond: Double, burst: Double? = nil) {
         self.requestsPerSecond = requestsPerSecond
         self.burst = burst ?? max(1, requestsPerSecond * 2)
     }
 
     /// Takes a token for `key`; returns nil when allowed, else the seconds to wait.
-    public func acquire(key: String) -> Int? {
+    func acquire(key: String) -> Int? {
         acquire(key: key, now: Clock.nowMilliseconds())
     }
 

@@ -19,7 +19,7 @@ import Hummingbird
 /// Register before ``AuthenticationMiddleware``: refusals are OFREP's bodiless 401.
 struct OFREPStreamRoutes {
     let keys: KeyIndex
-    let streams: StreamRoutes
+    let streams: EventStreamResponse
 
     static let path = "/ofrep/v1/events"
 
@@ -36,7 +36,7 @@ struct OFREPStreamRoutes {
             throw OFREPError.unauthorized
         }
         let since = request.uri.queryParameters["since"].flatMap { Int64(String($0)) } ?? -1
-        let lastEventId = StreamRoutes.lastEventId(request) ?? -1
+        let lastEventId = EventStreamResponse.lastEventId(request) ?? -1
         return streams.response(for: environment, after: max(since, lastEventId), event: Self.event(version:))
     }
 

@@ -1,0 +1,158 @@
+import Logging
+import VaneCore
+
+/// A template that passed validation, its conditions parsed once: what
+/// ``TemplatePublisher/publish(_:to:expectedVersion:actor:rollbackSource:)`` takes.
+struct CheckedTemplate: Sendable {
+    /// The template and its parsed conditions.
+    let parsed: ParsedTemplate
+    /// What validation found: warnings only (errors refuse the template); empty when it was not
+    /// validated.
+    let issues: [ValidationIssue]
+}
+
+/// Why a version was not published.
+enum PublishError: Error, Sendable, Equatable {
+    /// Validation found errors; every issue, warnings too, for the answer.
+    case invalid([ValidationIssue])
+    /// A condition does not parse: a version checked without validation (a rollback to a version
+    /// this server cannot read any more).
+    case doesNotCompile(TemplateCompilationError)
+    /// The store refused it: a version conflict, a missing environment.
+    case storage(StorageError)
+}
+
+/// The one way a template version goes live on this node: parse once → validate → compile →
+/// store (one transaction) → install in the ``ServingCache`` → announce to ``PublishEvents``.
+///
+/// A version is compiled before it is stored, so every stored version compiles and every node
+/// can serve it. Versions stored elsewhere (another node, an earlier run) come in through
+/// ``adopt(_:announce:)``, ``catchUp()`` and ``loadAll()``: parsed once, compiled, installed.
+final class TemplatePublisher: Sendable {
+    let store: ConfigStore
+    let cache: ServingCache
+    let events: PublishEvents
+    let logger: Logger
+
+    init(store: ConfigStore, cache: ServingCache, events: PublishEvents, logger: Logger) {
+        self.store = store
+        self.cache = cache
+        self.events = events
+        self.logger = logger
+    }
+
+    /// Parses a template once and validates it.
+    /// - Parameter validating: False for a version published before (a rollback): its conditions
+    ///   are parsed, not judged again by today's rules.
+    /// - Throws: ``PublishError/invalid(_:)`` when validation finds an error.
+    func check(_ template: ConfigTemplate, validating: Bool = true) throws(PublishError) -> CheckedTemplate {
+        let parsed = ParsedTemplate(template)
+        guard validating else { return CheckedTemplate(parsed: parsed, issues: []) }
+        let issues = parsed.validate()
+        if issues.contains(where: { $0.severity == .error }) { throw .invalid(issues) }
+        return CheckedTemplate(parsed: parsed, issues: issues)
+    }
+
+    /// Compiles a checked template, stores it as the environment's next version, serves it on
+    /// this node and announces it.
+    /// - Parameters:
+    ///   - expectedVersion: The version the publisher read (from its ETag); nil forces the publish.
+    ///   - rollbackSource: For a rollback, the version copied.
+    /// - Throws: ``PublishError``; database failures as they come.
+    @discardableResult
+    func publish(
+        _ checked: CheckedTemplate,
+        to environment: EnvironmentKey,
+        expectedVersion: Int64?,
+        actor: Actor,
+        rollbackSource: Int64? = nil
+    ) async throws -> ServedTemplate {
+        let compiled: CompiledTemplate
+        do {
+            compiled = try CompiledTemplate(checked.parsed)
+        } catch {
+            throw PublishError.doesNotCompile(error)
+        }
+        let stored: StoredVersion
+        do {
+            stored = try await store.publish(
+                projectId: environment.projectId,
+                environmentId: environment.environmentId,
+                template: checked.parsed.template,
+                expectedVersion: expectedVersion,
+                actor: actor,
+                rollbackSource: rollbackSource
+            )
+        } catch let error as StorageError {
+            throw PublishError.storage(error)
+        }
+        // The store stamped the version metadata; the compiled tables stay as they are.
+        let served = ServedTemplate(
+            environment: environment,
+            number: stored.number,
+            parsed: checked.parsed,
+            compiled: compiled.replacingVersion(stored.template.version),
+            templateJSON: stored.templateJSON
+        )
+        serve(served, announce: true)
+        return served
+    }
+
+    /// Serves a version stored elsewhere (another node, an earlier run) and, unless `announce`
+    /// is false, tells this node's streams.
+    /// - Throws: ``TemplateCompilationError`` for a stored template that does not compile.
+    @discardableResult
+    func adopt(_ version: StoredVersion, announce: Bool = true) throws(TemplateCompilationError) -> ServedTemplate {
+        let served = try ServedTemplate(version)
+        serve(served, announce: announce)
+        return served
+    }
+
+    /// Serves every version newer than this node's, one read of version numbers first: the body
+    /// of the version poller and the version listener.
+    func catchUp() async throws {
+        let served = cache.versionNumbers
+        for (environment, number) in try await store.currentVersionNumbers() where (served[environment] ?? 0) < number {
+            guard
+                let version = try await store.latestVersion(
+                    projectId: environment.projectId,
+                    environmentId: environment.environmentId
+                )
+            else { continue }
+            adoptLogging(version, announce: true)
+        }
+    }
+
+    /// Serves the newest version of every environment, at start-up (nobody listens yet, so
+    /// nothing is announced).
+    func loadAll() async throws {
+        let served = cache.versionNumbers
+        for version in try await store.allLatestVersions() {
+            let environment = EnvironmentKey(projectId: version.projectId, environmentId: version.environmentId)
+            // Published during this start (the demo project): already served.
+            if let number = served[environment], number >= version.number { continue }
+            adoptLogging(version, announce: false)
+        }
+    }
+
+    /// Adopts a version; one that does not compile is logged and skipped, so it cannot keep the
+    /// other environments from being served.
+    private func adoptLogging(_ version: StoredVersion, announce: Bool) {
+        do {
+            try adopt(version, announce: announce)
+        } catch {
+            logger.error(
+                "stored template does not compile; not served",
+                metadata: [
+                    "environment": "\(version.projectId)/\(version.environmentId)", "version": "\(version.number)",
+                    "error": "\(error)",
+                ]
+            )
+        }
+    }
+
+    private func serve(_ served: ServedTemplate, announce: Bool) {
+        cache.install(served)
+        if announce { events.published(served.environment, version: served.versionNumber) }
+    }
+}

@@ -1,0 +1,15 @@
+import ServiceLifecycle
+
+/// Closes the database after the HTTP server has stopped: services stop in reverse order, and
+/// this one is first in the list.
+struct DatabaseService: Service {
+    let engine: DatabaseEngine
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        // In a task of its own: when the service group is cancelled rather than shut down
+        // gracefully, this task is cancelled too, and closing the connection from it would fail.
+        let engine = engine
+        try await Task { try await engine.shutdown() }.value
+    }
+}

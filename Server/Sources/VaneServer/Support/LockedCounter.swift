@@ -1,0 +1,13 @@
+import NIOConcurrencyHelpers
+
+/// A thread-safe counter.
+final class LockedCounter: Sendable {
+    private let value = NIOLockedValueBox<UInt64>(0)
+
+    func next() -> UInt64 {
+        value.withLockedValue { value in
+            value &+= 1
+            return value
+        }
+    }
+}

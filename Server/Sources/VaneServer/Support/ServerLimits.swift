@@ -1,0 +1,9 @@
+/// Request size limits.
+enum ServerLimits {
+    /// A template body: well above Firebase's 1,000,000 value characters plus structure.
+    static let maximumTemplateBytes = 8 << 20
+    /// A fetch or OFREP body: a context is small.
+    static let maximumContextBytes = 64 << 10
+    /// Any other admin body (project, key, rollback).
+    static let maximumSmallBodyBytes = 64 << 10
+}
