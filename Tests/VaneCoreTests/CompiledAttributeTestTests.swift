@@ -108,6 +108,26 @@ private func check(_ test: AttributeTest, _ value: AttributeValue) -> Bool {
         #expect(!check(.string(.matches, ["  bar   "]), " bar "))
     }
 
+    /// A client chooses the text a pattern runs over: a catastrophic pattern is stopped (issue
+    /// #13: `(a+)+$` over 40 `a`s and a `!` once held a fetch for 14.5 s), and text beyond the
+    /// limit is not examined.
+    @Test func matchingIsBoundedInTimeAndLength() {
+        #expect(!check(.string(.matches, ["(a+)+$"]), .string(String(repeating: "a", count: 40) + "!")))
+        #expect(check(.string(.matches, ["(a+)+$"]), .string(String(repeating: "a", count: 40))))
+        let limit = SendableRegex.maximumTextLength
+        #expect(check(.string(.matches, ["b$"]), .string(String(repeating: "a", count: limit - 1) + "b")))
+        #expect(!check(.string(.matches, ["b$"]), .string(String(repeating: "a", count: limit) + "b")))
+    }
+
+    @Test func nestedRepetitionIsRecognized() {
+        for pattern in ["(a+)+$", "^(\\w+\\s?)*$", "(x+x+)+y", "((ab)*c)+", "(a{2,})*", "(?:a*b)+"] {
+            #expect(CatastrophicBacktracking.isLikely(in: pattern), "\(pattern)")
+        }
+        for pattern in ["^[a-z]+$", "(ab)+", "(a|b)+", "(\\d{1,3}\\.){3}\\d+", "\\(a+\\)+", "[(a+)]+", "(a)+b+"] {
+            #expect(!CatastrophicBacktracking.isLikely(in: pattern), "\(pattern)")
+        }
+    }
+
     @Test func emptyRegexMatchesAndInvalidRegexNever() {
         #expect(check(.string(.matches, [""]), "anything"))
         #expect(!check(.string(.matches, ["("]), "("))

@@ -33,6 +33,20 @@ import Testing
         #expect(found == ["conditions[0].name": "condition-name", "conditions[2].name": "condition-name"])
     }
 
+    @Test func aPatternThatCanBacktrackCatastrophicallyIsAWarning() throws {
+        let all = try issues([
+            "conditions": [
+                ["name": "slow", "expression": "app.customSignal['email'].matches(['^ok$', '(a+)+$'])"],
+                ["name": "fine", "expression": "app.customSignal['email'].matches(['^[a-z]+@example\\.com$'])"],
+            ]
+        ])
+        let slow = all.filter { $0.rule == "slow-pattern" }
+        #expect(slow.count == 1, "\(all)")
+        #expect(slow.first?.severity == .warning)
+        #expect(slow.first?.path.description == "conditions[0].expression")
+        #expect(slow.first?.message.contains("(a+)+$") == true)
+    }
+
     @Test func conditionSyntaxNamesTheColumn() throws {
         let all = try issues(["conditions": [["name": "ios", "expression": "device.os == ios"]]])
         let issue = try #require(all.first)

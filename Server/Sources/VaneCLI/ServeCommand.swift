@@ -12,7 +12,10 @@ struct ServeCommand: AsyncParsableCommand {
             With no options: listens on 127.0.0.1:8080, keeps its data in an SQLite database under ./.vane/, \
             and on the first start creates a demo project and prints a new admin key and client key, once. \
             Every option can also be set with an environment variable: VANE_HOST, VANE_PORT, VANE_DATA_DIR, \
-            VANE_DATABASE, VANE_ADMIN_KEY, VANE_RATE_LIMIT, VANE_RETAIN_VERSIONS, VANE_LOG_LEVEL.
+            VANE_DATABASE, VANE_ADMIN_KEY, VANE_RATE_LIMIT, VANE_RETAIN_VERSIONS, VANE_STREAM_HEARTBEAT, \
+            VANE_IDLE_TIMEOUT, VANE_MAX_CONNECTIONS, VANE_LOG_LEVEL (trace, debug, info, notice, warning, error, \
+            critical). Options win over variables; whatever their source, settings out of range stop the \
+            server before it starts, each named.
             """
     )
 
@@ -49,37 +52,23 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var streamHeartbeat: Double?
 
+    @Option(
+        name: .customLong("idle-timeout"),
+        help: "Seconds a connection may stay silent before it is closed (default 30)."
+    )
+    var idleTimeout: Double?
+
+    @Option(
+        name: .customLong("max-connections"),
+        help: "The most connections open at once (default 4096)."
+    )
+    var maxConnections: Int?
+
     @Flag(name: .customLong("no-demo"), help: "Do not create the demo project on the first start.")
     var noDemo = false
 
-    func validate() throws {
-        if let port, !(0...65_535).contains(port) { throw ValidationError("--port must be from 0 to 65535") }
-        if let rateLimit, rateLimit < 0 { throw ValidationError("--rate-limit must not be negative") }
-        if let retainVersions, retainVersions < 1 { throw ValidationError("--retain-versions must be at least 1") }
-        if let streamHeartbeat, !(0.05...3600).contains(streamHeartbeat) {
-            throw ValidationError("--stream-heartbeat must be from 0.05 to 3600 seconds")
-        }
-    }
-
     func run() async throws {
-        let environment = ProcessInfo.processInfo.environment
-        var configuration = ServerConfiguration()
-        configuration.host = host ?? environment["VANE_HOST"] ?? configuration.host
-        configuration.port = try port ?? Self.integer(environment["VANE_PORT"], name: "VANE_PORT") ?? configuration.port
-        configuration.dataDirectory = dataDirectory ?? environment["VANE_DATA_DIR"] ?? configuration.dataDirectory
-        configuration.databaseURL = database ?? environment["VANE_DATABASE"]
-        configuration.adminKey = adminKey ?? environment["VANE_ADMIN_KEY"]
-        if let rate = rateLimit ?? environment["VANE_RATE_LIMIT"].flatMap(Double.init) {
-            configuration.rateLimit = rate
-        }
-        configuration.retainedVersions =
-            try retainVersions ?? Self.integer(environment["VANE_RETAIN_VERSIONS"], name: "VANE_RETAIN_VERSIONS")
-        configuration.createsDemoProject = !noDemo
-        if let heartbeat = streamHeartbeat ?? environment["VANE_STREAM_HEARTBEAT"].flatMap(Double.init) {
-            configuration.streamHeartbeatSeconds = heartbeat
-        }
-
-        let level = environment["VANE_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+        let (configuration, level) = try Self.merge(self, environment: ProcessInfo.processInfo.environment)
         LoggingSystem.bootstrap { label in ServerLogHandler(label: label, level: level) }
         let logger = Logger(label: "vane")
         let server: VaneServerApplication
@@ -96,17 +85,82 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    static func integer(_ text: String?, name: String) throws -> Int? {
-        guard let text else { return nil }
-        guard let value = Int(text) else { throw ValidationError("\(name) must be a whole number, found \"\(text)\"") }
-        return value
+    /// The configuration from options, then `VANE_*` variables, then defaults, validated once
+    /// whatever the source; a refused setting is named the way it was given.
+    static func merge(
+        _ options: ServeCommand,
+        environment: [String: String]
+    ) throws -> (ServerConfiguration, Logger.Level) {
+        var configuration = ServerConfiguration()
+        var source: [ServerConfiguration.Setting: String] = [:]
+        func pick<T>(_ option: T?, _ flag: String, _ variable: String, _ setting: ServerConfiguration.Setting?, _ parse: (String) -> T?) throws -> T? {
+            if let option {
+                if let setting { source[setting] = flag }
+                return option
+            }
+            guard let text = environment[variable] else { return nil }
+            guard let value = parse(text) else {
+                throw InputError("vane serve: \(variable) must be \(T.self == Int.self ? "a whole number" : "a number"), found \"\(text)\"")
+            }
+            if let setting { source[setting] = variable }
+            return value
+        }
+        // Double's parser takes "nan" and "inf"; validation below refuses them with the rest.
+        configuration.host = try pick(options.host, "--host", "VANE_HOST", .host) { $0 } ?? configuration.host
+        configuration.port = try pick(options.port, "--port", "VANE_PORT", .port) { Int($0) } ?? configuration.port
+        configuration.dataDirectory =
+            try pick(options.dataDirectory, "--data-dir", "VANE_DATA_DIR", .dataDirectory) { $0 }
+            ?? configuration.dataDirectory
+        configuration.databaseURL = try pick(options.database, "--database", "VANE_DATABASE", nil) { $0 }
+        configuration.adminKey = try pick(options.adminKey, "--admin-key", "VANE_ADMIN_KEY", nil) { $0 }
+        configuration.rateLimit =
+            try pick(options.rateLimit, "--rate-limit", "VANE_RATE_LIMIT", .rateLimit) { Double($0) }
+            ?? configuration.rateLimit
+        configuration.retainedVersions =
+            try pick(options.retainVersions, "--retain-versions", "VANE_RETAIN_VERSIONS", .retainedVersions) { Int($0) }
+        configuration.streamHeartbeatSeconds =
+            try pick(options.streamHeartbeat, "--stream-heartbeat", "VANE_STREAM_HEARTBEAT", .streamHeartbeatSeconds) {
+                Double($0)
+            } ?? configuration.streamHeartbeatSeconds
+        configuration.idleTimeoutSeconds =
+            try pick(options.idleTimeout, "--idle-timeout", "VANE_IDLE_TIMEOUT", .idleTimeoutSeconds) { Double($0) }
+            ?? configuration.idleTimeoutSeconds
+        configuration.maximumConnections =
+            try pick(options.maxConnections, "--max-connections", "VANE_MAX_CONNECTIONS", .maximumConnections) {
+                Int($0)
+            } ?? configuration.maximumConnections
+        configuration.createsDemoProject = !options.noDemo
+        var level = Logger.Level.info
+        if let text = environment["VANE_LOG_LEVEL"] {
+            guard let chosen = Logger.Level(rawValue: text) else {
+                let levels = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
+                throw InputError("vane serve: VANE_LOG_LEVEL must be one of \(levels), found \"\(text)\"")
+            }
+            level = chosen
+        }
+        do {
+            try configuration.validate()
+        } catch {
+            let lines = error.problems.map { problem in
+                "  \(source[problem.setting] ?? problem.setting.rawValue) \(problem.message)"
+            }
+            throw InputError("vane serve: these settings are out of range; nothing was started:\n" + lines.joined(separator: "\n"))
+        }
+        return (configuration, level)
     }
 
     static func printBanner(host: String, port: Int, database: String, report: VaneServerApplication.FirstStartReport) {
         let url = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
         var lines = ["Vane is serving at \(url) (data: \(database))"]
         if let adminKey = report.adminKey {
-            lines.append("Admin key (shown once; keep it safe): \(adminKey)")
+            // Container platforms keep standard output in their logs: the key itself is shown
+            // only on a terminal; its file (0600) is there either way.
+            if let file = report.adminKeyFile {
+                lines.append("Admin key written to \(file) (readable only by this user); delete the file once it is kept safe")
+            }
+            if isatty(STDOUT_FILENO) == 1 || report.adminKeyFile == nil {
+                lines.append("Admin key (shown once; keep it safe): \(adminKey)")
+            }
         }
         if let clientKey = report.demoClientKey {
             lines.append("Client key for the demo project's production environment (shown once): \(clientKey)")

@@ -21,6 +21,9 @@ public final class VaneServerApplication: Sendable {
     public struct FirstStartReport: Sendable {
         /// The new admin key, if one was created.
         public var adminKey: String?
+        /// The file (mode 0600, in the data directory) that holds ``adminKey``: container
+        /// platforms keep standard output in their logs, so the key is printed only on a terminal.
+        public var adminKeyFile: String?
         /// The demo project's production client key, if the demo project was created.
         public var demoClientKey: String?
     }
@@ -64,7 +67,10 @@ public final class VaneServerApplication: Sendable {
 
     /// Opens the database, migrates it, creates the first admin key and the demo project on a
     /// first start, and loads every published template into memory.
+    /// - Throws: ``ServerConfigurationError`` before touching anything when a setting is out of
+    ///   range; ``StorageError`` when the database cannot be opened or migrated.
     public static func start(configuration: ServerConfiguration, logger: Logger) async throws -> VaneServerApplication {
+        try configuration.validate()
         MetricsBootstrap.bootstrap()
         let engine = try await DatabaseEngine.open(configuration.databaseLocation, logger: logger)
         let store: ConfigStore
@@ -116,13 +122,20 @@ public final class VaneServerApplication: Sendable {
                 )
             }
         } else if !existing.contains(where: { $0.role == .admin && $0.revokeTime == nil }) {
-            report.adminKey = try await keys.createKey(
+            // The file first: a key nobody can read back would lock the operator out.
+            let secret = APIKeySecret.generate(role: .admin)
+            let file = URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("admin-key")
+            try PrivateFiles.write(secret + "\n", to: file)
+            try await keys.createKey(
                 name: "admin",
                 role: .admin,
                 projectId: nil,
                 environmentId: nil,
-                actor: .system
-            ).secret
+                actor: .system,
+                secret: secret
+            )
+            report.adminKey = secret
+            report.adminKeyFile = file.path
         }
         guard configuration.createsDemoProject, try await store.projects().isEmpty else { return report }
         report.demoClientKey = try await DemoSetup.create(store: store, keys: keys, publisher: publisher)
@@ -176,7 +189,18 @@ public final class VaneServerApplication: Sendable {
         }
         return Application(
             router: buildRouter(),
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "vane"),
+            // The idle timeout also closes a connection whose request head trickles in and never
+            // completes; open event streams are written to, so they are not idle.
+            server: .http1(
+                configuration: .init(
+                    idleTimeout: .nanoseconds(Int64(configuration.idleTimeoutSeconds * 1_000_000_000))
+                )
+            ),
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port),
+                serverName: "vane",
+                availableConnectionsDelegate: .maximum(configuration.maximumConnections, logger: logger)
+            ),
             services: services,
             onServerRunning: { [boundPort] channel in
                 let port = channel.localAddress?.port ?? 0

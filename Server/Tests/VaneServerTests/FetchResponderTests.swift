@@ -174,4 +174,25 @@ struct TagList: EntityTagSource {
             #expect(!error.details.isEmpty)
         }
     }
+
+    /// A long `If-None-Match` list costs what a short one does: only the first
+    /// ``FetchResponder/maximumTagsExamined`` tags are looked at (1,100 tags once cost 16× the
+    /// time of one, each re-hashing the body).
+    @Test func onlyTheFirstFewIfNoneMatchTagsAreExamined() throws {
+        let served = try Self.served(Self.greetings(), version: 1)
+        let body = Self.body("de")
+        let (etag, _) = try Self.update(try Self.respond(body, served: served))
+        // Right values, wrong proof: each would be hashed with the body to be checked.
+        let values = String(etag.dropFirst().prefix(32))
+        let decoys = (0..<1_100).map { "\"\(values).\(String(format: "%032x", $0))\"" }
+        #expect(try Self.respond(body, tags: [etag] + decoys, served: served) == .notModified(etag: etag))
+        // The current tag after the bound is not seen; the decoys' values still name this
+        // result, so the answer is a 304 with a fresh ETag, decided by evaluating once.
+        let late = try Self.respond(body, tags: [decoys.joined(separator: ", "), etag], served: served)
+        #expect(late == .notModified(etag: etag))
+        // Tags naming other values, the current one past the bound: a full answer.
+        let others = (0..<1_100).map { "\"\(String(format: "%032x", $0)).\(String(format: "%032x", $0))\"" }
+        let full = try Self.respond(body, tags: others + [etag], served: served)
+        #expect(try Self.update(full).etag == etag)
+    }
 }

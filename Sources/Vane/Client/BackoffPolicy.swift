@@ -22,21 +22,27 @@ public struct BackoffPolicy: Sendable, Hashable {
     }
 
     /// The pause after `failures` failures in a row (at least 1), before `Retry-After`.
+    /// Never more than a day, whatever ``initial`` and ``maximum`` say.
     public func delay(afterFailures failures: Int, random: Double = Double.random(in: 0..<1)) -> TimeInterval {
         let exponent = Double(min(max(failures, 1) - 1, 30))
         let base = min(initial * pow(2, exponent), maximum)
-        return base * (1 - jitter * random)
+        return Delay.clamped(base * (1 - jitter * random))
     }
 
-    /// Reads a `Retry-After` header: seconds, or an HTTP date; nil when it is neither.
+    /// Reads a `Retry-After` header: seconds, or an HTTP date; nil when it is neither, or not a
+    /// finite number (`inf`, `nan`). At most a day: a proxy's `Retry-After: 1e11` must not stop
+    /// fetching for ever.
     public static func retryAfter(_ header: String?, now: Date) -> TimeInterval? {
         guard let header = header?.trimmingCharacters(in: .whitespaces), !header.isEmpty else { return nil }
-        if let seconds = TimeInterval(header), seconds >= 0 { return seconds }
+        if let seconds = TimeInterval(header) {
+            guard seconds.isFinite, seconds >= 0 else { return nil }
+            return Delay.clamped(seconds)
+        }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
         guard let date = formatter.date(from: header) else { return nil }
-        return max(0, date.timeIntervalSince(now))
+        return Delay.clamped(date.timeIntervalSince(now))
     }
 }

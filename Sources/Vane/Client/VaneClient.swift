@@ -318,7 +318,7 @@ public final class VaneClient: RemoteConfigReader, Sendable {
             headers: headers,
             body: Data(("{\"context\":" + contextText + "}").utf8)
         )
-        let response = try await configuration.transport.exchange(request)
+        let response = try await configuration.connection.send(request)
         switch response.status {
         case 200:
             let body: FetchResponseBody

@@ -45,6 +45,13 @@ extension VaneClient {
         public var transport: any HTTPTransport
         /// Where the client logs type mismatches, failed fetches and unreadable files. Keys never appear.
         public var logger: Logger
+        /// Whether plain `http://` may reach a host other than this machine (default false:
+        /// such a URL is refused with ``VaneError/invalidConfiguration(_:)`` before anything is
+        /// sent, because the key would travel in clear text). Loopback is always allowed.
+        public var allowsInsecureHTTP = false
+        /// The largest response body the client accepts, in bytes (default 16 MiB); a larger one
+        /// is refused and the active values stay.
+        public var maximumResponseBytes = ServerConnection.defaultMaximumResponseBytes
 
         /// Creates a configuration with the defaults described on each property.
         public init(
@@ -86,7 +93,9 @@ extension VaneClient {
                 address: EnvironmentAddress(project: project, environment: environment),
                 apiKey: clientKey,
                 timeout: timeout,
-                transport: transport
+                transport: transport,
+                allowsInsecureHTTP: allowsInsecureHTTP,
+                maximumResponseBytes: maximumResponseBytes
             )
         }
     }

@@ -73,14 +73,14 @@ final class LiveUpdateConnection: Sendable {
             var serverRetry: TimeInterval?
             let reason: String
             do {
-                let stream = try await client.configuration.transport.openStream(request(client))
+                let stream = try await client.configuration.connection.openStream(request(client))
                 if stream.status == 200 {
                     failures = 0
                     report(.connected, generation: generation)
                     var parser = ServerSentEventParser()
                     do {
                         for try await chunk in stream.body {
-                            for event in parser.feed(chunk) where event.type == VersionEvent.type {
+                            for event in try parser.feed(chunk) where event.type == VersionEvent.type {
                                 guard let version = Self.version(of: event) else { continue }
                                 announce(version, client: client, generation: generation)
                             }
@@ -88,10 +88,13 @@ final class LiveUpdateConnection: Sendable {
                         reason = "the server ended the stream"
                     } catch TransportError.timedOut(let seconds) {
                         reason = "the stream was silent for \(seconds) s"
+                    } catch let overflow as ServerSentEventParser.Overflow {
+                        stream.close()
+                        reason = overflow.description
                     } catch {
                         reason = "\(error)"
                     }
-                    serverRetry = parser.retryMilliseconds.map { TimeInterval($0) / 1000 }
+                    serverRetry = parser.retryMilliseconds.map { Delay.clamped(TimeInterval($0) / 1000) }
                 } else {
                     stream.close()
                     reason = "the server answered HTTP \(stream.status)"
@@ -101,15 +104,16 @@ final class LiveUpdateConnection: Sendable {
             }
             if Task.isCancelled { break }
             failures += 1
-            var delay = options.reconnect.delay(afterFailures: failures)
+            var delay = Delay.clamped(options.reconnect.delay(afterFailures: failures))
             if failures == 1, let serverRetry {
                 // The server's own pause, spread out so a restarted server is not hit by every client at once.
                 delay = max(delay, serverRetry * (1 + options.reconnect.jitter * Double.random(in: 0..<1)))
             }
+            delay = Delay.clamped(delay)
             let retryAt = Date().addingTimeInterval(delay)
             report(.waitingToReconnect(attempt: failures, retryAt: retryAt, reason: reason), generation: generation)
-            logger.notice("live updates disconnected: \(reason); reconnecting in \(Int(delay * 1000)) ms")
-            try? await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
+            logger.notice("live updates disconnected: \(reason); reconnecting in \(Delay.milliseconds(delay)) ms")
+            try? await Delay.sleep(seconds: delay)
         }
     }
 
@@ -181,7 +185,7 @@ final class LiveUpdateConnection: Sendable {
                     pause = options.reconnect.delay(afterFailures: failures)
                 }
             }
-            try? await Task.sleep(nanoseconds: UInt64(max(pause, 0.01) * 1_000_000_000))
+            try? await Delay.sleep(seconds: pause, minimum: 0.01)
         }
     }
 

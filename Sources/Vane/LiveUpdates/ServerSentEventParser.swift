@@ -15,7 +15,19 @@ struct ServerSentEvent: Sendable, Hashable {
 /// only digits; an `id:` containing NUL is ignored; an event without data is not dispatched.
 /// The building block of the SDK's live updates (issue #5).
 struct ServerSentEventParser: Sendable {
+    /// A line or an event longer than this many bytes ends the stream: Vane's events are a few
+    /// dozen bytes, and a server or proxy that never ends a line must not fill the app's memory.
+    static let maximumEventBytes = 64 * 1024
+
+    /// The stream broke the bound above.
+    struct Overflow: Error, Sendable, CustomStringConvertible {
+        var description: String {
+            "the event stream sent a line or event longer than \(ServerSentEventParser.maximumEventBytes) bytes"
+        }
+    }
+
     private var line: [UInt8] = []
+    private var eventBytes = 0
     private var lastByteWasCR = false
     private var eventType = ""
     private var data: [String] = []
@@ -26,7 +38,8 @@ struct ServerSentEventParser: Sendable {
     private(set) var retryMilliseconds: Int?
 
     /// Consumes a chunk and returns the events it completes.
-    mutating func feed(_ bytes: some Sequence<UInt8>) -> [ServerSentEvent] {
+    /// - Throws: ``Overflow`` when a line or event grows past ``maximumEventBytes``.
+    mutating func feed(_ bytes: some Sequence<UInt8>) throws(Overflow) -> [ServerSentEvent] {
         var events: [ServerSentEvent] = []
         for byte in bytes {
             if lastByteWasCR {
@@ -41,6 +54,7 @@ struct ServerSentEventParser: Sendable {
                 if let event = endLine() { events.append(event) }
             default:
                 line.append(byte)
+                if line.count + eventBytes > Self.maximumEventBytes { throw Overflow() }
             }
         }
         return events
@@ -65,6 +79,7 @@ struct ServerSentEventParser: Sendable {
         case "event": eventType = String(value)
         case "data":
             data.append(String(value))
+            eventBytes += line.count
             hasData = true
         case "id" where !value.contains("\u{0}"): lastEventId = String(value)
         case "retry" where !value.isEmpty && value.allSatisfy(\.isASCIIDigit):
@@ -78,6 +93,7 @@ struct ServerSentEventParser: Sendable {
         defer {
             eventType = ""
             data.removeAll()
+            eventBytes = 0
             hasData = false
         }
         guard hasData else { return nil }

@@ -40,6 +40,13 @@ public final class LocalEvaluationClient: Sendable {
         public var transport: any HTTPTransport
         /// Where refresh failures are logged.
         public var logger: Logger
+        /// Whether plain `http://` may reach a host other than this machine (default false:
+        /// such a URL is refused with ``VaneError/invalidConfiguration(_:)`` before anything is
+        /// sent, because the key would travel in clear text). Loopback is always allowed.
+        public var allowsInsecureHTTP = false
+        /// The largest response body the client accepts, in bytes (default 16 MiB); a larger one
+        /// is refused and the active values stay.
+        public var maximumResponseBytes = ServerConnection.defaultMaximumResponseBytes
 
         /// Creates a configuration (polling every 30 s by default).
         public init(
@@ -69,7 +76,9 @@ public final class LocalEvaluationClient: Sendable {
                 address: EnvironmentAddress(project: project, environment: environment),
                 apiKey: serverKey,
                 timeout: timeout,
-                transport: transport
+                transport: transport,
+                allowsInsecureHTTP: allowsInsecureHTTP,
+                maximumResponseBytes: maximumResponseBytes
             )
         }
     }
@@ -108,7 +117,7 @@ public final class LocalEvaluationClient: Sendable {
         var headers = ["Accept": "application/json"]
         if let etag = current.withLockedValue({ $0.etag }) { headers["If-None-Match"] = etag }
         let request = configuration.connection.request("GET", .compiledTemplate, headers: headers)
-        let response = try await configuration.transport.exchange(request)
+        let response = try await configuration.connection.send(request)
         switch response.status {
         case 200:
             let template: ConfigTemplate
@@ -146,7 +155,7 @@ public final class LocalEvaluationClient: Sendable {
                 }
             }
             do {
-                try await Task.sleep(nanoseconds: UInt64(max(pause, 0.01) * 1_000_000_000))
+                try await Delay.sleep(seconds: pause, minimum: 0.01)
             } catch {
                 return
             }

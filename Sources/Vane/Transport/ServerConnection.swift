@@ -15,6 +15,45 @@ struct ServerConnection: Sendable {
     var timeout: TimeInterval
     /// How requests are sent.
     var transport: any HTTPTransport
+    /// Whether `http://` may be used for a host other than this machine.
+    var allowsInsecureHTTP = false
+    /// The largest response body accepted, in bytes.
+    var maximumResponseBytes = ServerConnection.defaultMaximumResponseBytes
+
+    /// 16 MiB: a template of 3,000 parameters is about 650 KB.
+    static let defaultMaximumResponseBytes = 16 * 1024 * 1024
+
+    /// Refuses plain `http://` to any host but this machine's loopback, unless the app opted in:
+    /// the API key travels in every request, and anyone on the path could read it.
+    func checkTransportSecurity() throws(VaneError) {
+        guard serverURL.scheme?.lowercased() == "http", !allowsInsecureHTTP else { return }
+        let host = (serverURL.host ?? "").lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        if host == "localhost" || host == "::1" || host.hasPrefix("127.") || host.hasSuffix(".localhost") { return }
+        throw .invalidConfiguration(
+            "\(serverURL.absoluteString) is plain http:// to another machine, which would send the key in clear text; "
+                + "use https://, or set allowsInsecureHTTP = true for a server on a network you trust"
+        )
+    }
+
+    /// Sends a request: refused before anything is sent when the URL is insecure, and a body over
+    /// ``maximumResponseBytes`` is a ``VaneError/malformedResponse(reason:)``.
+    func send(_ request: TransportRequest) async throws(VaneError) -> TransportResponse {
+        try checkTransportSecurity()
+        let response = try await transport.exchange(request)
+        guard response.body.count <= maximumResponseBytes else {
+            throw .malformedResponse(
+                reason: "the response has \(response.body.count) bytes, more than the limit of \(maximumResponseBytes) "
+                    + "(maximumResponseBytes)"
+            )
+        }
+        return response
+    }
+
+    /// Opens an event stream, refused like ``send(_:)`` when the URL is insecure.
+    func openStream(_ request: TransportRequest) async throws -> TransportStream {
+        try checkTransportSecurity()
+        return try await transport.openStream(request)
+    }
 
     /// The headers every request carries: the key and the SDK's name.
     var identifyingHeaders: [String: String] {

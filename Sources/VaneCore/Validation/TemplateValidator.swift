@@ -71,6 +71,18 @@ struct TemplateValidator {
             for issue in parsedCondition.structuredIssues {
                 warning(path.appending("condition").appending(issue.path), "condition-structure", issue.message)
             }
+            let source: String
+            if case .structured = condition.source { source = "condition" } else { source = "expression" }
+            for pattern in parsedCondition.expression?.matchesPatterns ?? []
+            where CatastrophicBacktracking.isLikely(in: pattern) {
+                warning(
+                    path.appending(source),
+                    "slow-pattern",
+                    "the pattern '\(pattern)' repeats a repetition, which can take exponential time on some inputs; "
+                        + "each match is stopped after 10 ms and then counts as no match. Rewrite it without nesting "
+                        + "(e.g. '(a+)+' as 'a+')"
+                )
+            }
         }
     }
 

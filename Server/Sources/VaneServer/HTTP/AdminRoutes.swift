@@ -203,10 +203,7 @@ struct AdminRoutes {
     }
 
     func auditPage(_ request: Request, projectId: String?, environmentId: String?) async throws -> Response {
-        let size = try RequestReading.queryInteger(request, "pageSize") ?? 100
-        guard (1...300).contains(size) else {
-            throw APIError.invalidArgument("pageSize must be from 1 to 300, found \(size)")
-        }
+        let size = try RequestReading.queryInteger(request, "pageSize", in: 1...300) ?? 100
         let page: Page<AuditEntry>
         do {
             page = try await store.audit(

@@ -98,11 +98,18 @@ enum RequestReading {
         }
     }
 
-    /// A whole-number query item.
-    static func queryInteger(_ request: Request, _ name: String) throws(APIError) -> Int64? {
+    /// A whole-number query item within `range`: anything else — not a number, beyond 64 bits,
+    /// out of range — is a 400 naming the parameter, never a trap further in.
+    static func queryInteger(
+        _ request: Request,
+        _ name: String,
+        in range: ClosedRange<Int64>
+    ) throws(APIError) -> Int64? {
         guard let text = request.uri.queryParameters.get(name) else { return nil }
-        guard let number = Int64(text) else {
-            throw APIError.invalidArgument("query parameter \(name) must be a whole number, found \"\(text)\"")
+        guard let number = Int64(text), range.contains(number) else {
+            throw APIError.invalidArgument(
+                "query parameter \(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), found \"\(text)\""
+            )
         }
         return number
     }

@@ -38,7 +38,7 @@ struct TemplateRoutes {
         let environment = try RequestReading.environment(context)
         try context.requirePrincipal().require([.server], on: environment)
         _ = try await existingEnvironment(context)
-        if let number = try RequestReading.queryInteger(request, "versionNumber") {
+        if let number = try RequestReading.queryInteger(request, "versionNumber", in: 1...Int64.max) {
             return templateResponse(
                 try await template(environment, number: number),
                 etag: ServedTemplate.etag(environment, version: number)
@@ -154,17 +154,13 @@ struct TemplateRoutes {
         try context.requirePrincipal().requireAdmin()
         let environment = try await existingEnvironment(context)
         var query = VersionQuery()
-        if let size = try RequestReading.queryInteger(request, "pageSize") {
-            guard (1...300).contains(size) else {
-                throw APIError.invalidArgument("pageSize must be from 1 to 300, found \(size)")
-            }
-            query.pageSize = Int(size)
-        }
+        if let size = try RequestReading.queryInteger(request, "pageSize", in: 1...300) { query.pageSize = Int(size) }
         query.pageToken = request.uri.queryParameters.get("pageToken").map { String($0) }
-        if let token = query.pageToken, Int64(token) == nil { throw APIError(StorageError.invalidPageToken(token)) }
+        // A page token is a version number; the page holds the versions below it.
+        if let token = query.pageToken, (Int64(token) ?? 0) < 1 { throw APIError(StorageError.invalidPageToken(token)) }
         query.startTime = try RequestReading.queryTime(request, "startTime")
         query.endTime = try RequestReading.queryTime(request, "endTime")
-        query.endVersionNumber = try RequestReading.queryInteger(request, "endVersionNumber")
+        query.endVersionNumber = try RequestReading.queryInteger(request, "endVersionNumber", in: 0...Int64.max)
         let page = try await store.versions(
             projectId: environment.projectId,
             environmentId: environment.environmentId,
@@ -219,8 +215,8 @@ struct TemplateRoutes {
     @Sendable func diff(_ request: Request, context: VaneRequestContext) async throws -> Response {
         try context.requirePrincipal().requireAdmin()
         let environment = try await existingEnvironment(context)
-        guard let from = try RequestReading.queryInteger(request, "from"),
-            let to = try RequestReading.queryInteger(request, "to")
+        guard let from = try RequestReading.queryInteger(request, "from", in: 0...Int64.max),
+            let to = try RequestReading.queryInteger(request, "to", in: 0...Int64.max)
         else {
             throw APIError.invalidArgument(
                 "diff needs the query parameters from and to (version numbers; 0 is the empty template)"

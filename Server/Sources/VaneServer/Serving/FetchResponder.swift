@@ -26,6 +26,10 @@ enum FetchOutcome: Sendable, Equatable {
 ///    values: 304 with the new ETag. The body's `etag` naming the same values: `NO_CHANGE`.
 ///    Otherwise `UPDATE`.
 enum FetchResponder {
+    /// How many `If-None-Match` tags a fetch examines; later ones are ignored. A client names
+    /// one, its previous ETag; a long list would only multiply the work of one request.
+    static let maximumTagsExamined = 8
+
     /// The outcome of one fetch.
     /// - Throws: ``RequestBodyError`` for a body that is not such an object (a 400).
     static func respond(
@@ -34,12 +38,23 @@ enum FetchResponder {
         now: Date,
         served: ServedTemplate?
     ) throws(RequestBodyError) -> FetchOutcome {
+        // The body is hashed at most once per request, however many tags name a proof.
+        var bodyDigest: Digest128?
+        func digest() -> Digest128 {
+            if let bodyDigest { return bodyDigest }
+            let computed = Digest128(hashing: body)
+            bodyDigest = computed
+            return computed
+        }
         if let served {
             let nowMilliseconds = Clock.milliseconds(now)
             var current: String?
+            var examined = 0
             _ = tags.containsTag { candidate in
-                guard let etag = ResultETag(candidate),
-                    etag.isCurrent(scope: served.proofScope, body: body, nowMilliseconds: nowMilliseconds)
+                examined += 1
+                guard examined <= maximumTagsExamined else { return true }
+                guard let etag = ResultETag(candidate), etag.proof != nil,
+                    etag.isCurrent(scope: served.proofScope, body: digest(), nowMilliseconds: nowMilliseconds)
                 else { return false }
                 current = etag.headerValue
                 return true
@@ -68,11 +83,16 @@ enum FetchResponder {
             values: values,
             scope: served.proofScope,
             until: until == .distantFuture ? nil : Clock.milliseconds(until),
-            body: body
+            body: digest()
         )
         .headerValue
         let unchanged: (Substring) -> Bool = { ResultETag($0)?.values == values }
-        if tags.containsTag(where: { $0 == "*" || unchanged($0) }) { return .notModified(etag: etag) }
+        var examined = 0
+        let named = tags.containsTag { tag in
+            examined += 1
+            return examined <= maximumTagsExamined && (tag == "*" || unchanged(tag))
+        }
+        if named { return .notModified(etag: etag) }
         if let clientETag, unchanged(EntityTags.bare(Substring(clientETag))) {
             return .noChange(etag: etag, templateVersion: served.versionNumber)
         }

@@ -8,8 +8,8 @@ import Foundation
 ///   whether a client's values are current: after a publish that changes nothing for this user,
 ///   the user still gets 304 (or `NO_CHANGE`), with a fresh ETag.
 /// - `proof` (32 hex digits) hashes the environment, the template version (its number and its
-///   content), `values`, `until` and the exact request body. A request that presents it with the same body while the same version
-///   is served, before `until`, must get the same result, so the server answers 304 without parsing
+///   content), `values`, `until` and the digest of the exact request body. A request that presents
+///   it with the same body while the same version is served, before `until`, must get the same result, so the server answers 304 without parsing
 ///   the body or evaluating anything. That is the common poll: nothing was published since the
 ///   device last fetched.
 /// - `until` (milliseconds since 1970) is the first moment a `dateTime` rule could change the
@@ -25,7 +25,9 @@ struct ResultETag: Sendable {
     /// The ETag of a result just evaluated for this request body.
     /// - Parameter scope: What the proof binds besides the request: the served version's
     ///   ``ServedTemplate/proofScope``.
-    init(values: Digest128, scope: [UInt8], until: Int64?, body: [UInt8]) {
+    /// - Parameter body: ``Digest128/init(hashing:)`` of the request body, computed once per
+    ///   request however many tags it presents.
+    init(values: Digest128, scope: [UInt8], until: Int64?, body: Digest128) {
         self.values = values
         self.until = until
         self.proof = Self.proof(values: values, scope: scope, until: until, body: body)
@@ -61,19 +63,20 @@ struct ResultETag: Sendable {
 
     /// Whether this ETag, presented with `body`, names the result of the version whose proof scope
     /// is `scope`, at `nowMilliseconds`.
-    func isCurrent(scope: [UInt8], body: [UInt8], nowMilliseconds: Int64) -> Bool {
+    func isCurrent(scope: [UInt8], body: Digest128, nowMilliseconds: Int64) -> Bool {
         guard let proof else { return false }
         if let until, nowMilliseconds >= until { return false }
         return proof == Self.proof(values: values, scope: scope, until: until, body: body)
     }
 
-    private static func proof(values: Digest128, scope: [UInt8], until: Int64?, body: [UInt8]) -> Digest128 {
+    private static func proof(values: Digest128, scope: [UInt8], until: Int64?, body: Digest128) -> Digest128 {
         var hasher = SHA256()
         scope.withUnsafeBytes { hasher.update(bufferPointer: $0) }
         withUnsafeBytes(of: (until ?? -1).littleEndian) { hasher.update(bufferPointer: $0) }
         withUnsafeBytes(of: values.high.littleEndian) { hasher.update(bufferPointer: $0) }
         withUnsafeBytes(of: values.low.littleEndian) { hasher.update(bufferPointer: $0) }
-        body.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        withUnsafeBytes(of: body.high.littleEndian) { hasher.update(bufferPointer: $0) }
+        withUnsafeBytes(of: body.low.littleEndian) { hasher.update(bufferPointer: $0) }
         return Digest128(hasher.finalize())
     }
 }

@@ -213,7 +213,8 @@ final class ConfigStore: Sendable {
         query: VersionQuery
     ) async throws -> Page<TemplateVersion> {
         let pageSize = max(1, min(query.pageSize, 300))
-        let below = query.pageToken.flatMap(Int64.init) ?? Int64.max
+        // Version numbers start at 1; a token below that (the routes refuse it) reads nothing.
+        let below = max(query.pageToken.flatMap(Int64.init) ?? Int64.max, 1)
         let newest = min(query.endVersionNumber ?? Int64.max, below == Int64.max ? Int64.max : below - 1)
         let rows = try await engine.withSession { database in
             try await database.raw(

@@ -45,7 +45,9 @@ final class DatabaseEngine: Sendable {
         case .sqlite(let path):
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
             do {
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                try PrivateFiles.createDirectory(directory)
+                try PrivateFiles.createEmptyFile(path)
+                try PrivateFiles.restrict([path, path + "-wal", path + "-shm"])
                 let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
                 let database = connection.sql(queryLogLevel: nil)
                 // The timeout comes first: it waits out a second process, also while this one
