@@ -112,6 +112,7 @@ let package = Package(
         .testTarget(
             name: "VaneServerTests",
             dependencies: [
+                "TestSupport",
                 "VaneServer",
                 .product(name: "VaneCore", package: "vane"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

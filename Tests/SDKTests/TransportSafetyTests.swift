@@ -21,7 +21,11 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
 
 /// What a server, a proxy or a wrong URL can do to an app's client (issue #13).
 @Suite struct TransportSafetyTests {
-    static func client(_ url: String, transport: ScriptedTransport, configure: (inout VaneClient.Configuration) -> Void = { _ in })
+    static func client(
+        _ url: String,
+        transport: ScriptedTransport,
+        configure: (inout VaneClient.Configuration) -> Void = { _ in }
+    )
         throws -> VaneClient
     {
         var configuration = VaneClient.Configuration(
@@ -55,7 +59,9 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
         #expect(transport.requests.isEmpty, "the key never left the app")
     }
 
-    @Test(arguments: ["http://127.0.0.1:8080", "http://localhost:8080", "http://[::1]:8080", "https://config.example.com"])
+    @Test(arguments: [
+        "http://127.0.0.1:8080", "http://localhost:8080", "http://[::1]:8080", "https://config.example.com",
+    ])
     func loopbackAndHTTPSAreSent(_ url: String) async throws {
         let transport = ScriptedTransport(Self.noTemplate)
         let client = try Self.client(url, transport: transport)

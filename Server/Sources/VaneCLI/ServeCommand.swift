@@ -93,14 +93,22 @@ struct ServeCommand: AsyncParsableCommand {
     ) throws -> (ServerConfiguration, Logger.Level) {
         var configuration = ServerConfiguration()
         var source: [ServerConfiguration.Setting: String] = [:]
-        func pick<T>(_ option: T?, _ flag: String, _ variable: String, _ setting: ServerConfiguration.Setting?, _ parse: (String) -> T?) throws -> T? {
+        func pick<T>(
+            _ option: T?,
+            _ flag: String,
+            _ variable: String,
+            _ setting: ServerConfiguration.Setting?,
+            _ parse: (String) -> T?
+        ) throws -> T? {
             if let option {
                 if let setting { source[setting] = flag }
                 return option
             }
             guard let text = environment[variable] else { return nil }
             guard let value = parse(text) else {
-                throw InputError("vane serve: \(variable) must be \(T.self == Int.self ? "a whole number" : "a number"), found \"\(text)\"")
+                throw InputError(
+                    "vane serve: \(variable) must be \(T.self == Int.self ? "a whole number" : "a number"), found \"\(text)\""
+                )
             }
             if let setting { source[setting] = variable }
             return value
@@ -144,7 +152,9 @@ struct ServeCommand: AsyncParsableCommand {
             let lines = error.problems.map { problem in
                 "  \(source[problem.setting] ?? problem.setting.rawValue) \(problem.message)"
             }
-            throw InputError("vane serve: these settings are out of range; nothing was started:\n" + lines.joined(separator: "\n"))
+            throw InputError(
+                "vane serve: these settings are out of range; nothing was started:\n" + lines.joined(separator: "\n")
+            )
         }
         return (configuration, level)
     }
@@ -156,7 +166,9 @@ struct ServeCommand: AsyncParsableCommand {
             // Container platforms keep standard output in their logs: the key itself is shown
             // only on a terminal; its file (0600) is there either way.
             if let file = report.adminKeyFile {
-                lines.append("Admin key written to \(file) (readable only by this user); delete the file once it is kept safe")
+                lines.append(
+                    "Admin key written to \(file) (readable only by this user); delete the file once it is kept safe"
+                )
             }
             if isatty(STDOUT_FILENO) == 1 || report.adminKeyFile == nil {
                 lines.append("Admin key (shown once; keep it safe): \(adminKey)")

@@ -62,7 +62,9 @@ public struct ServerConfiguration: Sendable {
     /// - Throws: ``ServerConfigurationError`` listing each problem.
     public func validate() throws(ServerConfigurationError) {
         var problems: [Problem] = []
-        func refuse(_ setting: Setting, _ message: String) { problems.append(Problem(setting: setting, message: message)) }
+        func refuse(_ setting: Setting, _ message: String) {
+            problems.append(Problem(setting: setting, message: message))
+        }
         if host.isEmpty { refuse(.host, "must not be empty") }
         if !(0...65_535).contains(port) { refuse(.port, "must be from 0 to 65535, found \(port)") }
         if databaseURL == nil, dataDirectory.isEmpty { refuse(.dataDirectory, "must not be empty") }
@@ -72,13 +74,19 @@ public struct ServerConfiguration: Sendable {
             refuse(.rateLimit, "must be 0 (off) or from 0.01 to 1000000 requests per second, found \(rateLimit)")
         }
         if let retainedVersions, retainedVersions < 1 {
-            refuse(.retainedVersions, "must be at least 1 (0 would delete every version as it is published), found \(retainedVersions)")
+            refuse(
+                .retainedVersions,
+                "must be at least 1 (0 would delete every version as it is published), found \(retainedVersions)"
+            )
         }
         if !(0.05...3600).contains(streamHeartbeatSeconds) {
             refuse(.streamHeartbeatSeconds, "must be from 0.05 to 3600 seconds, found \(streamHeartbeatSeconds)")
         }
         if !(100...3_600_000).contains(pollIntervalMilliseconds) {
-            refuse(.pollIntervalMilliseconds, "must be from 100 to 3600000 milliseconds, found \(pollIntervalMilliseconds)")
+            refuse(
+                .pollIntervalMilliseconds,
+                "must be from 100 to 3600000 milliseconds, found \(pollIntervalMilliseconds)"
+            )
         }
         if !(1...86_400).contains(idleTimeoutSeconds) {
             refuse(.idleTimeoutSeconds, "must be from 1 to 86400 seconds, found \(idleTimeoutSeconds)")

@@ -33,11 +33,16 @@ import Testing
 
     @Test(arguments: cases)
     func aSettingOutOfRangeStopsTheServerBeforeItStarts(_ refused: Case) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vane-config-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vane-config-\(UUID().uuidString)"
+        )
         defer { try? FileManager.default.removeItem(at: directory) }
+        // `--port 0` unless the case sets the port itself (an option would override it).
+        let port = refused.environment["VANE_PORT"] == nil ? ["--port", "0"] : []
         let output = try await CLIRunner.run(
-            ["serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", directory.path] + refused.arguments,
-            environment: refused.environment.merging(["VANE_NONE": "1"]) { old, _ in old }
+            ["serve", "--host", "127.0.0.1", "--data-dir", directory.path] + port + refused.arguments,
+            environment: refused.environment.merging(["VANE_NONE": "1"]) { old, _ in old },
+            timeout: 30
         )
         #expect(output.status != 0)
         #expect(output.stderr.contains(refused.message), "\(output.stderr)")
@@ -48,7 +53,8 @@ import Testing
     @Test func everyProblemIsNamedAtOnce() async throws {
         let output = try await CLIRunner.run(
             ["serve", "--port", "0", "--data-dir", "/nonexistent/never"],
-            environment: ["VANE_RETAIN_VERSIONS": "0", "VANE_STREAM_HEARTBEAT": "0"]
+            environment: ["VANE_RETAIN_VERSIONS": "0", "VANE_STREAM_HEARTBEAT": "0"],
+            timeout: 30
         )
         #expect(output.status != 0)
         #expect(output.stderr.contains("VANE_RETAIN_VERSIONS must be at least 1"), "\(output.stderr)")

@@ -35,19 +35,26 @@ package struct CLIRunner {
         repositoryRoot.appendingPathComponent("Examples/templates").appendingPathComponent(name).path
     }
 
-    /// Runs `vane`; with `environment`, the `VANE_*` variables are exactly those given.
+    /// Runs `vane`; with `environment`, the `VANE_*` variables are exactly those given. A process
+    /// still running after `timeout` seconds is killed (SIGKILL), so a command that unexpectedly
+    /// keeps running — a `vane serve` that should have refused to start — fails its test instead
+    /// of holding the run.
     package static func run(
         _ arguments: [String],
         stdin: String? = nil,
-        environment: [String: String] = [:]
+        environment: [String: String] = [:],
+        timeout: TimeInterval = 120
     ) async throws -> Output {
-        try await offCooperativePool { try runBlocking(arguments, stdin: stdin, environment: environment) }
+        try await offCooperativePool {
+            try runBlocking(arguments, stdin: stdin, environment: environment, timeout: timeout)
+        }
     }
 
     private static func runBlocking(
         _ arguments: [String],
         stdin: String?,
-        environment: [String: String]
+        environment: [String: String],
+        timeout: TimeInterval
     ) throws -> Output {
         let process = Process()
         process.executableURL = executable
@@ -65,6 +72,10 @@ package struct CLIRunner {
         process.standardError = err
         process.standardInput = input
         try process.run()
+        let pid = process.processIdentifier
+        let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+        defer { watchdog.cancel() }
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
         try input.fileHandleForWriting.close()
         // Read both pipes before waiting, so a large output cannot fill a pipe and block.

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Testing
+import VaneCore
 
 @testable import VaneServer
 
@@ -35,6 +36,35 @@ import Testing
             let edge = try await server.send(.get, TestServer.demoPath + "/versions?pageToken=9223372036854775807")
             #expect(edge.status == .ok, "\(edge.text)")
             #expect(edge.object?["versions"]?.arrayValue?.isEmpty == false)
+        }
+    }
+
+    /// A pattern that backtracks catastrophically cannot hold a fetch (issue #13: `(a+)+$` over
+    /// 40 `a`s and a `!` once took 14.5 s). Validation's `slow-pattern` warning is tested in
+    /// VaneCore's ValidationTests.
+    @Test func aCatastrophicPatternCannotHoldAFetch() async throws {
+        try await TestServer.run(.sqlite) { server in
+            let template: JSONValue = [
+                "conditions": [["name": "slow", "expression": "app.customSignal['name'].matches(['(a+)+$'])"]],
+                "parameters": [
+                    "greeting": [
+                        "defaultValue": ["value": "hello"], "conditionalValues": ["slow": ["value": "matched"]],
+                    ]
+                ],
+            ]
+            let published = try await server.publish(template)
+            #expect(published.status == .ok, "\(published.text)")
+            let key = try await server.createKey(role: "client")
+            let context: JSONValue = [
+                "context": ["randomizationId": "u", "name": .string(String(repeating: "a", count: 60) + "!")]
+            ]
+            let started = Date()
+            let fetched = try await server.send(.post, TestServer.demoPath + "/fetch", key: key, json: context)
+            #expect(fetched.status == .ok, "\(fetched.text)")
+            #expect(fetched.object?["entries"]?.objectValue?["greeting"] == "hello")
+            // Not a speed target: before the bound, 60 `a`s took longer than anyone waits (each
+            // added `a` doubles the time; 40 took 14.5 s). 30 s is far from both.
+            #expect(Date().timeIntervalSince(started) < 30)
         }
     }
 }

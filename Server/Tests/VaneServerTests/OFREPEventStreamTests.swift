@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import TestSupport
 import Testing
 import VaneCore
 

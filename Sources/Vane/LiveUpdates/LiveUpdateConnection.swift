@@ -99,6 +99,8 @@ final class LiveUpdateConnection: Sendable {
                     stream.close()
                     reason = "the server answered HTTP \(stream.status)"
                 }
+            } catch .transport(let failure) {
+                reason = failure.description
             } catch {
                 reason = error.description
             }

@@ -50,9 +50,13 @@ struct ServerConnection: Sendable {
     }
 
     /// Opens an event stream, refused like ``send(_:)`` when the URL is insecure.
-    func openStream(_ request: TransportRequest) async throws -> TransportStream {
+    func openStream(_ request: TransportRequest) async throws(VaneError) -> TransportStream {
         try checkTransportSecurity()
-        return try await transport.openStream(request)
+        do {
+            return try await transport.openStream(request)
+        } catch {
+            throw .transport(error)
+        }
     }
 
     /// The headers every request carries: the key and the SDK's name.

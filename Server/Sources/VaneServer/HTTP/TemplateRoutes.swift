@@ -89,6 +89,13 @@ struct TemplateRoutes {
             return templateResponse(template, etag: ServedTemplate.etag(environment, version: current) + "-0")
         }
         let served = try await publish(checked, to: environment, expectedVersion: expected, actor: principal.actor)
+        // `vane publish` shows warnings before it sends; API callers' warnings reach the log.
+        for issue in checked.issues {
+            context.logger.notice(
+                "published with a warning",
+                metadata: ["environment": "\(environment)", "path": "\(issue.path)", "rule": "\(issue.rule)"]
+            )
+        }
         context.logger.info(
             "published",
             metadata: [

@@ -6,20 +6,20 @@ import Glibc
 import Darwin
 #endif
 
-/// A plain TCP connection to the test server, for what URLSession hides: a client with a tiny
-/// receive buffer that stops reading.
-final class RawSocket: @unchecked Sendable {
+/// A plain TCP connection to a test server, for what URLSession hides: a client with a tiny
+/// receive buffer that stops reading, an idle socket, a request trickled a byte at a time.
+package final class RawSocket: @unchecked Sendable {
     private let descriptor: Int32
 
     /// Connects to `127.0.0.1:port`; `receiveBuffer` (bytes) is set before connecting, so the
     /// advertised window stays small.
-    init(port: Int, receiveBuffer: Int32? = nil) throws {
+    package init(port: Int, receiveBuffer: Int32? = nil) throws {
         #if canImport(Glibc)
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
         descriptor = socket(AF_INET, SOCK_STREAM, 0)
         #endif
-        guard descriptor >= 0 else { throw TestSetupError("socket() failed: \(errno)") }
+        guard descriptor >= 0 else { throw RawSocketError(description: "socket() failed: \(errno)") }
         if var size = receiveBuffer {
             setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
@@ -34,17 +34,17 @@ final class RawSocket: @unchecked Sendable {
         }
         guard result == 0 else {
             close(descriptor)
-            throw TestSetupError("connect() failed: \(errno)")
+            throw RawSocketError(description: "connect() failed: \(errno)")
         }
     }
 
     /// Sends text.
-    func send(_ text: String) throws {
+    package func send(_ text: String) throws {
         let bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            guard sent > 0 else { throw TestSetupError("write() failed: \(errno)") }
+            guard sent > 0 else { throw RawSocketError(description: "write() failed: \(errno)") }
             offset += sent
         }
     }
@@ -52,7 +52,7 @@ final class RawSocket: @unchecked Sendable {
     /// Reads whatever arrives until `condition` holds on everything read so far (or `timeout` passes).
     ///
     /// Never blocks a thread: the test server runs in this process on the same concurrency pool.
-    func read(timeout: TimeInterval, until condition: (String) -> Bool) async -> String {
+    package func read(timeout: TimeInterval, until condition: (String) -> Bool) async -> String {
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         let deadline = Date().addingTimeInterval(timeout)
@@ -74,5 +74,41 @@ final class RawSocket: @unchecked Sendable {
         return String(decoding: received, as: UTF8.self)
     }
 
+    /// Sends text without raising SIGPIPE when the server has closed the connection.
+    /// - Returns: False when the connection is closed.
+    package func trySend(_ text: String) -> Bool {
+        #if canImport(Glibc)
+        let flags = Int32(MSG_NOSIGNAL)
+        #else
+        let flags: Int32 = 0
+        #endif
+        let bytes = Array(text.utf8)
+        let sent = bytes.withUnsafeBytes { Foundation.send(descriptor, $0.baseAddress, $0.count, flags) }
+        return sent == bytes.count
+    }
+
+    /// Waits until the server closes the connection (end of stream or a reset) or `timeout`
+    /// passes, discarding whatever arrives. Returns whether it closed.
+    package func waitForClose(timeout: TimeInterval) async -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 0) > 0 else {
+                try? await Task.sleep(nanoseconds: 10_000_000)
+                continue
+            }
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count == 0 { return true }
+            if count < 0 && errno != EINTR && errno != EAGAIN { return true }
+        }
+        return false
+    }
+
     deinit { close(descriptor) }
+}
+
+/// A socket call failed.
+package struct RawSocketError: Error, CustomStringConvertible {
+    package var description: String
 }

@@ -1,0 +1,51 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The connection cap and the idle timeout on a real `vane serve` (issue #13).
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ConnectionCapTests {
+    static func port(_ server: ServeProcess) throws -> Int {
+        try #require(server.url.split(separator: ":").last.flatMap { Int($0) })
+    }
+
+    @Test func theCapHoldsAndFreesAsIdleConnectionsAreClosed() async throws {
+        let server = try await ServeProcess.start(arguments: ["--max-connections", "16", "--idle-timeout", "3"])
+        defer { server.stop() }
+        let port = try Self.port(server)
+        // More than the cap: NIO accepts a few at a time, so the last of a burst may slip past it.
+        let held = try (0..<24).map { _ in try RawSocket(port: port) }
+        try await Task.sleep(nanoseconds: 500_000_000)
+        let extra = try RawSocket(port: port)
+        try extra.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        let early = await extra.read(timeout: 1.5) { $0.contains("\r\n\r\n") }
+        #expect(early.isEmpty, "a connection beyond the cap waits: \(early)")
+        // The held connections are idle; the timeout closes them and frees the slots.
+        let late = await extra.read(timeout: 20) { $0.contains("\r\n\r\n") }
+        #expect(late.hasPrefix("HTTP/1.1 200"), "\(late)")
+        var closed = 0
+        for socket in held where await socket.waitForClose(timeout: 10) { closed += 1 }
+        #expect(closed == held.count, "every idle connection was closed")
+    }
+
+    @Test func anOpenEventStreamIsNotIdle() async throws {
+        let server = try await ServeProcess.start(arguments: ["--idle-timeout", "1"])
+        defer { server.stop() }
+        let key = try #require(server.demoClientKey)
+        let stream = try RawSocket(port: try Self.port(server))
+        try stream.send(
+            "GET /v1/projects/demo/environments/production/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Authorization: Bearer \(key)\r\nAccept: text/event-stream\r\n\r\n"
+        )
+        let opened = await stream.read(timeout: 10) { $0.contains("retry: ") }
+        #expect(opened.hasPrefix("HTTP/1.1 200"), "\(opened)")
+        // Three idle timeouts, no heartbeat yet (every 15 s): the stream stays open.
+        try await Task.sleep(nanoseconds: 3_000_000_000)
+        let file = try CLIRunner.temporaryFile(#"{"parameters": {"a": {"defaultValue": {"value": "2"}}}}"#)
+        let published = try await server.run([
+            "publish", file, "--force", "--project", "demo", "--environment", "production",
+        ])
+        #expect(published.status == 0, "\(published.stderr)")
+        let event = await stream.read(timeout: 10) { $0.contains("event: version") }
+        #expect(event.contains("event: version"), "\(event)")
+    }
+}

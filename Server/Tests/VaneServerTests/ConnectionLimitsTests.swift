@@ -1,0 +1,46 @@
+import Foundation
+import TestSupport
+import Testing
+import VaneCore
+
+@testable import VaneServer
+
+/// Idle and slow connections cannot pile up (issue #13: an idle socket and a request head trickled
+/// a byte at a time were both still open after two minutes). The connection cap and open streams
+/// are tested against a real `vane serve` in CLITests' ConnectionCapTests: HummingbirdTesting's
+/// live server drops the cap from the configuration.
+@Suite(.timeLimit(.minutes(5))) struct ConnectionLimitsTests {
+    static func short(_ configuration: inout ServerConfiguration) {
+        configuration.idleTimeoutSeconds = 1
+    }
+
+    @Test func anIdleConnectionIsClosed() async throws {
+        try await TestServer.run(.sqlite, configure: Self.short) { server in
+            let socket = try RawSocket(port: try #require(server.client.port))
+            #expect(
+                await socket.waitForClose(timeout: 10),
+                "a socket that never sends is closed after the idle timeout"
+            )
+        }
+    }
+
+    @Test func aRequestHeadTrickledAByteAtATimeIsClosed() async throws {
+        try await TestServer.run(.sqlite, configure: Self.short) { server in
+            let socket = try RawSocket(port: try #require(server.client.port))
+            #expect(socket.trySend("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "))
+            var closedAfter: Int?
+            for second in 0..<40 {
+                // One byte every quarter second: the head never completes.
+                guard socket.trySend("a") else {
+                    closedAfter = second
+                    break
+                }
+                if await socket.waitForClose(timeout: 0.25) {
+                    closedAfter = second
+                    break
+                }
+            }
+            #expect(closedAfter != nil, "the trickled head was still open after 10 s")
+        }
+    }
+}
