@@ -54,6 +54,21 @@ package final class RawSocket: @unchecked Sendable {
     /// Never blocks a thread: the test server runs in this process on the same concurrency pool.
     package func read(timeout: TimeInterval, until condition: (String) -> Bool) async -> String {
         var received: [UInt8] = []
+        _ = await receive(timeout: timeout) { bytes in
+            received.append(contentsOf: bytes)
+            return condition(String(decoding: received, as: UTF8.self))
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
+    /// How ``receive(timeout:_:)`` stopped.
+    private enum ReceiveEnd {
+        case satisfied, closed, timedOut
+    }
+
+    /// Polls without blocking and hands each chunk to `handle` until it returns true, the server
+    /// closes the connection, or `timeout` passes.
+    private func receive(timeout: TimeInterval, _ handle: (ArraySlice<UInt8>) -> Bool) async -> ReceiveEnd {
         var buffer = [UInt8](repeating: 0, count: 65536)
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
@@ -63,15 +78,14 @@ package final class RawSocket: @unchecked Sendable {
                 continue
             }
             let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-            if count == 0 { break }
+            if count == 0 { return .closed }
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
-                break
+                return .closed
             }
-            received.append(contentsOf: buffer[0..<count])
-            if condition(String(decoding: received, as: UTF8.self)) { break }
+            if handle(buffer[0..<count]) { return .satisfied }
         }
-        return String(decoding: received, as: UTF8.self)
+        return .timedOut
     }
 
     /// Sends text without raising SIGPIPE when the server has closed the connection.
@@ -90,19 +104,7 @@ package final class RawSocket: @unchecked Sendable {
     /// Waits until the server closes the connection (end of stream or a reset) or `timeout`
     /// passes, discarding whatever arrives. Returns whether it closed.
     package func waitForClose(timeout: TimeInterval) async -> Bool {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 0) > 0 else {
-                try? await Task.sleep(nanoseconds: 10_000_000)
-                continue
-            }
-            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-            if count == 0 { return true }
-            if count < 0 && errno != EINTR && errno != EAGAIN { return true }
-        }
-        return false
+        await receive(timeout: timeout) { _ in false } == .closed
     }
 
     deinit { close(descriptor) }
