@@ -57,7 +57,11 @@ public final class VaneServerApplication: Sendable {
         self.cache = publisher.cache
         self.events = publisher.events
         self.publisher = publisher
-        self.streamHub = StreamHub(events: events, heartbeatSeconds: configuration.streamHeartbeatSeconds)
+        self.streamHub = StreamHub(events: events, heartbeatSeconds: configuration.streamHeartbeatSeconds) {
+            [keys] credential, now in
+            guard let (key, _) = keys.key(id: credential.keyId), key.revokeTime == nil else { return false }
+            return credential.expiry.map { now < $0 } ?? true
+        }
         self.keys = keys
         self.firstStart = firstStart
         self.readiness = Readiness()
@@ -155,7 +159,7 @@ public final class VaneServerApplication: Sendable {
         OFREPRoutes(keys: keys, cache: cache, limiter: limiter, eventStreams: ofrepStreams).register(on: router)
         ofrepStreams.register(on: router)
         router.add(middleware: AuthenticationMiddleware(keys: keys))
-        AdminRoutes(store: store, keys: keys).register(on: router)
+        AdminRoutes(store: store, keys: keys, streamHub: streamHub).register(on: router)
         let environment = router.group(RouterPath(EnvironmentAddress.routePattern))
         TemplateRoutes(store: store, cache: cache, publisher: publisher).register(on: environment)
         FetchRoutes(cache: cache, limiter: limiter).register(on: environment)

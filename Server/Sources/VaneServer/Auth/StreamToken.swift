@@ -31,6 +31,15 @@ enum StreamToken {
 
     /// The environment a token opens, checked against the live keys at `now` (Unix seconds).
     static func verify(_ token: String, keys: KeyIndex, now: Int64) throws(Rejection) -> EnvironmentKey {
+        try open(token, keys: keys, now: now).environment
+    }
+
+    /// What a valid token opens: its environment, and the key and expiry that keep it open.
+    static func open(
+        _ token: String,
+        keys: KeyIndex,
+        now: Int64
+    ) throws(Rejection) -> (environment: EnvironmentKey, keyId: String, expiry: Int64) {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, let payload = Base64URL.decode(parts[0]), let signature = Base64URL.decode(parts[1])
         else {
@@ -48,7 +57,7 @@ enum StreamToken {
             )
         else { throw .badSignature }
         guard now < expiry else { throw .expired }
-        return EnvironmentKey(projectId: String(fields[1]), environmentId: String(fields[2]))
+        return (EnvironmentKey(projectId: String(fields[1]), environmentId: String(fields[2])), key.id, expiry)
     }
 
     private static func mac(_ payload: [UInt8], keyHash: String) -> [UInt8] {

@@ -5,6 +5,7 @@ import VaneCore
 struct AdminRoutes {
     let store: ConfigStore
     let keys: KeyIndex
+    let streamHub: StreamHub
 
     /// Ids: lower-case letters, digits and dashes, starting with a letter or digit.
     static func isValidIdentifier(_ id: String) -> Bool {
@@ -177,6 +178,9 @@ struct AdminRoutes {
             throw APIError(error)
         }
         keys.revoke(id: id)
+        // Its open event streams end now on this node; other nodes end theirs at their next
+        // heartbeat after their key index hears of it.
+        streamHub.closeStreams(ofKey: id)
         return Response(status: .noContent)
     }
 

@@ -26,9 +26,15 @@ struct StreamRoutes {
 
     @Sendable func stream(_ request: Request, context: VaneRequestContext) async throws -> Response {
         let environment = try RequestReading.environment(context)
-        try context.requirePrincipal().require([.client, .server], on: environment)
+        let principal = try context.requirePrincipal()
+        try principal.require([.client, .server], on: environment)
         let known = EventStreamResponse.lastEventId(request) ?? -1
-        return streams.response(for: environment, after: known, event: Self.event(version:))
+        return streams.response(
+            for: environment,
+            credential: StreamHub.Credential(keyId: principal.key.id, expiry: nil),
+            after: known,
+            event: Self.event(version:)
+        )
     }
 
     /// One `version` event.

@@ -29,15 +29,20 @@ struct OFREPStreamRoutes {
 
     @Sendable func stream(_ request: Request, context: VaneRequestContext) async throws -> Response {
         guard let token = request.uri.queryParameters["token"].map(String.init) else { throw OFREPError.unauthorized }
-        let environment: EnvironmentKey
+        let opened: (environment: EnvironmentKey, keyId: String, expiry: Int64)
         do {
-            environment = try StreamToken.verify(token, keys: keys, now: Int64(Date().timeIntervalSince1970))
+            opened = try StreamToken.open(token, keys: keys, now: Int64(Date().timeIntervalSince1970))
         } catch {
             throw OFREPError.unauthorized
         }
         let since = request.uri.queryParameters["since"].flatMap { Int64(String($0)) } ?? -1
         let lastEventId = EventStreamResponse.lastEventId(request) ?? -1
-        return streams.response(for: environment, after: max(since, lastEventId), event: Self.event(version:))
+        return streams.response(
+            for: opened.environment,
+            credential: StreamHub.Credential(keyId: opened.keyId, expiry: opened.expiry),
+            after: max(since, lastEventId),
+            event: Self.event(version:)
+        )
     }
 
     /// The `eventStreams` member of a bulk response for `keyId`'s evaluation of `version`.

@@ -8,7 +8,7 @@ import ServiceLifecycle
 /// Each connection reads from its own small buffer in the ``StreamHub`` that keeps only the
 /// newest items, so a slow client never holds up a publish or another client; because every
 /// event names the newest version, a dropped event loses nothing. Streams end when the server
-/// shuts down.
+/// shuts down, and when the key or token that opened them is revoked or expires.
 struct EventStreamResponse {
     let cache: ServingCache
     let hub: StreamHub
@@ -24,13 +24,16 @@ struct EventStreamResponse {
 
     /// A streaming response: the current version unless `after` covers it, then every newer one
     /// as `event(version)`, heartbeats between.
+    /// - Parameter credential: What opened the stream; when it is revoked or expires, the
+    ///   stream ends.
     func response(
         for environment: EnvironmentKey,
+        credential: StreamHub.Credential,
         after known: Int64,
         event: @escaping @Sendable (Int64) -> ByteBuffer
     ) -> Response {
         // Connect before reading the current version, so a publish in between is not missed.
-        let (id, items) = hub.connect(environment)
+        let (id, items) = hub.connect(environment, credential: credential)
         let current = cache.template(for: environment)?.versionNumber ?? 0
         let body = ResponseBody { [hub] writer in
             defer { hub.disconnect(id, from: environment) }
