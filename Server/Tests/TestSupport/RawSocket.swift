@@ -107,6 +107,14 @@ package final class RawSocket: @unchecked Sendable {
         await receive(timeout: timeout) { _ in false } == .closed
     }
 
+    /// Closes the connection abruptly: a TCP reset (SO_LINGER 0) instead of an orderly close, as a
+    /// phone that loses its network does. Do not use the socket afterwards.
+    package func reset() {
+        var linger = linger(l_onoff: 1, l_linger: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
+        shutdown(descriptor, Int32(SHUT_RDWR))
+    }
+
     deinit { close(descriptor) }
 }
 

@@ -65,4 +65,28 @@ import VaneCore
             #expect(rest.contains(Self.end), "the stream ended when its token expired: \(rest)")
         }
     }
+
+    /// No subscription outlives its connection: clients that reset before the response head is
+    /// written, or while the stream is open, leave the node with no open streams.
+    @Test func abruptDisconnectsLeaveNoSubscriptionBehind() async throws {
+        try await TestServer.run(.sqlite, configure: Self.quickHeartbeat) { server in
+            let key = try await server.createKey(role: "client")
+            for round in 0..<100 {
+                let stream = try Self.openStream(server, path: TestServer.demoPath + "/stream", key: key)
+                if round.isMultiple(of: 2) {
+                    // Before the response head, most likely.
+                    stream.reset()
+                } else {
+                    _ = await stream.read(timeout: 10) { $0.contains("retry: ") }
+                    stream.reset()
+                }
+            }
+            var open = server.application.streamHub.openStreams
+            for _ in 0..<100 where open > 0 {
+                try await Task.sleep(nanoseconds: 100_000_000)
+                open = server.application.streamHub.openStreams
+            }
+            #expect(open == 0, "subscriptions left behind")
+        }
+    }
 }

@@ -32,11 +32,14 @@ struct EventStreamResponse {
         after known: Int64,
         event: @escaping @Sendable (Int64) -> ByteBuffer
     ) -> Response {
-        // Connect before reading the current version, so a publish in between is not missed.
-        let (id, items) = hub.connect(environment, credential: credential)
-        let current = cache.template(for: environment)?.versionNumber ?? 0
-        let body = ResponseBody { [hub] writer in
+        let body = ResponseBody { [hub, cache] writer in
+            // Subscribed only once the body is being written, and always unsubscribed when it
+            // ends: a client that resets the connection before the response head goes out leaves
+            // nothing behind. Connect before reading the current version, so a publish in between
+            // is not missed.
+            let (id, items) = hub.connect(environment, credential: credential)
             defer { hub.disconnect(id, from: environment) }
+            let current = cache.template(for: environment)?.versionNumber ?? 0
             var lastSent = known
             try await writer.write(ByteBuffer(string: "retry: \(Self.retryMilliseconds)\n\n"))
             if current > lastSent {
