@@ -23,23 +23,14 @@ import VaneCore
         return try #require(entry["endpoint"]?.objectValue?["requestUri"]?.stringValue)
     }
 
-    func open(_ uri: String, port: Int, lastEventId: String? = nil) throws -> RawSocket {
-        let socket = try RawSocket(port: port)
-        var request = "GET \(uri) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
-        if let lastEventId { request += "Last-Event-ID: \(lastEventId)\r\n" }
-        try socket.send(request + "\r\n")
-        return socket
-    }
-
     @Test func theAdvertisedStreamSignalsARefetchOnEveryPublish() async throws {
         try await TestServer.run(.sqlite) { server in
             let key = try await server.createKey(role: "client")
-            let port = try #require(server.client.port)
             let uri = try await advertisedURI(server, key: key)
             #expect(uri.hasPrefix("/ofrep/v1/events?since=1&token="), "\(uri)")
             #expect(!uri.contains(key), "never the API key itself in a URL")
 
-            let stream = try open(uri, port: port)
+            let stream = try server.openEventStream(uri)
             let opened = await stream.read(timeout: 10) { $0.contains("retry: 3000\n\n") }
             #expect(opened.hasPrefix("HTTP/1.1 200"), "\(opened)")
             #expect(opened.lowercased().contains("content-type: text/event-stream"))
@@ -52,10 +43,10 @@ import VaneCore
             #expect(!text.contains("id: 1\n"), "the provider evaluated version 1 already: no refetch for it")
 
             // A provider that connects with a stale URL (or reconnects late) is told at once.
-            let late = try open(uri, port: port)
+            let late = try server.openEventStream(uri)
             #expect(await late.read(timeout: 10) { $0.contains(event) }.contains(event))
             // Last-Event-ID wins when it is newer than the URL's version.
-            let resumed = try open(uri, port: port, lastEventId: "2")
+            let resumed = try server.openEventStream(uri, lastEventId: "2")
             #expect(try await server.publish(template).status == .ok)
             let next = await resumed.read(timeout: 10) { $0.contains("id: 3\n") }
             #expect(next.contains("id: 3\n") && !next.contains("id: 2\n"), "\(next)")

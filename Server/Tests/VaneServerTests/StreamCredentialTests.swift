@@ -15,19 +15,11 @@ import VaneCore
         configuration.streamHeartbeatSeconds = 0.2
     }
 
-    static func openStream(_ server: TestServer, path: String, key: String?) throws -> RawSocket {
-        let socket = try RawSocket(port: try #require(server.client.port))
-        var request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
-        if let key { request += "Authorization: Bearer \(key)\r\n" }
-        try socket.send(request + "\r\n")
-        return socket
-    }
-
     @Test func revokingAKeyEndsItsStreamsAtOnce() async throws {
         try await TestServer.run(.sqlite) { server in
             let key = try await server.createKey(role: "client")
             let stored = try #require(await server.application.keys.authenticate(secret: key))
-            let stream = try Self.openStream(server, path: TestServer.demoPath + "/stream", key: key)
+            let stream = try server.openEventStream(TestServer.demoPath + "/stream", key: key)
             let opened = await stream.read(timeout: 10) { $0.contains("retry: ") }
             #expect(opened.hasPrefix("HTTP/1.1 200"), "\(opened)")
             let revoked = try await server.send(.delete, "/v1/keys/\(stored.id)")
@@ -42,7 +34,7 @@ import VaneCore
         try await TestServer.run(.sqlite, configure: Self.quickHeartbeat) { server in
             let key = try await server.createKey(role: "client")
             let stored = try #require(await server.application.keys.authenticate(secret: key))
-            let stream = try Self.openStream(server, path: TestServer.demoPath + "/stream", key: key)
+            let stream = try server.openEventStream(TestServer.demoPath + "/stream", key: key)
             #expect(await stream.read(timeout: 10) { $0.contains("retry: ") }.hasPrefix("HTTP/1.1 200"))
             // What this node's key index learns when another node revokes the key.
             server.application.keys.revoke(id: stored.id)
@@ -59,7 +51,7 @@ import VaneCore
             let production = EnvironmentKey(projectId: "demo", environmentId: "production")
             let expiry = Int64(Date().timeIntervalSince1970) + 2
             let token = StreamToken.make(keyId: stored.id, keyHash: hash, environment: production, expiry: expiry)
-            let stream = try Self.openStream(server, path: "/ofrep/v1/events?token=\(token)", key: nil)
+            let stream = try server.openEventStream("/ofrep/v1/events?token=\(token)")
             #expect(await stream.read(timeout: 10) { $0.contains("retry: ") }.hasPrefix("HTTP/1.1 200"))
             let rest = await stream.read(timeout: 15) { $0.contains(Self.end) }
             #expect(rest.contains(Self.end), "the stream ended when its token expired: \(rest)")
@@ -72,7 +64,7 @@ import VaneCore
         try await TestServer.run(.sqlite, configure: Self.quickHeartbeat) { server in
             let key = try await server.createKey(role: "client")
             for round in 0..<100 {
-                let stream = try Self.openStream(server, path: TestServer.demoPath + "/stream", key: key)
+                let stream = try server.openEventStream(TestServer.demoPath + "/stream", key: key)
                 if round.isMultiple(of: 2) {
                     // Before the response head, most likely.
                     stream.reset()

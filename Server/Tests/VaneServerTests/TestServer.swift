@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+import TestSupport
 import Testing
 import VaneCore
 
@@ -152,6 +153,17 @@ struct TestServer: Sendable {
     }
 
     /// Publishes a template, forcing, and returns the reply.
+    /// Opens an event stream over a raw socket (`GET path`, `Accept: text/event-stream`), with a
+    /// bearer key and a `Last-Event-ID` when given, for reading what URLSession would hide.
+    func openEventStream(_ path: String, key: String? = nil, lastEventId: String? = nil) throws -> RawSocket {
+        let socket = try RawSocket(port: try #require(client.port))
+        var request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
+        if let key { request += "Authorization: Bearer \(key)\r\n" }
+        if let lastEventId { request += "Last-Event-ID: \(lastEventId)\r\n" }
+        try socket.send(request + "\r\n")
+        return socket
+    }
+
     @discardableResult
     func publish(_ template: JSONValue, path: String = TestServer.demoPath, ifMatch: String = "*") async throws -> Reply
     {

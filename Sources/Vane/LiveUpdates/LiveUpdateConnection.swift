@@ -106,7 +106,7 @@ final class LiveUpdateConnection: Sendable {
             }
             if Task.isCancelled { break }
             failures += 1
-            var delay = Delay.clamped(options.reconnect.delay(afterFailures: failures))
+            var delay = options.reconnect.delay(afterFailures: failures)
             if failures == 1, let serverRetry {
                 // The server's own pause, spread out so a restarted server is not hit by every client at once.
                 delay = max(delay, serverRetry * (1 + options.reconnect.jitter * Double.random(in: 0..<1)))

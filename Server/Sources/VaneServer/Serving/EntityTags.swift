@@ -5,6 +5,21 @@ protocol EntityTagSource {
     func containsTag(where matches: (Substring) -> Bool) -> Bool
 }
 
+extension EntityTagSource {
+    /// Whether `matches` holds for one of the first `limit` tags; later tags are not looked at.
+    func containsTag(amongFirst limit: Int, where matches: (Substring) -> Bool) -> Bool {
+        var examined = 0
+        var found = false
+        _ = containsTag { tag in
+            examined += 1
+            guard examined <= limit else { return true }  // stops the scan
+            found = matches(tag)
+            return found
+        }
+        return found
+    }
+}
+
 /// Reading entity tags. Works on UTF-8 and slices, never allocating: this runs on every poll.
 enum EntityTags {
     /// An entity tag without surrounding blanks, quotes or a weak prefix.

@@ -38,23 +38,14 @@ enum FetchResponder {
         now: Date,
         served: ServedTemplate?
     ) throws(RequestBodyError) -> FetchOutcome {
-        // The body is hashed at most once per request, however many tags name a proof.
-        var bodyDigest: Digest128?
-        func digest() -> Digest128 {
-            if let bodyDigest { return bodyDigest }
-            let computed = Digest128(hashing: body)
-            bodyDigest = computed
-            return computed
-        }
+        // Hashed once per request, however many tags name a proof.
+        let bodyDigest = Digest128(hashing: body)
         if let served {
             let nowMilliseconds = Clock.milliseconds(now)
             var current: String?
-            var examined = 0
-            _ = tags.containsTag { candidate in
-                examined += 1
-                guard examined <= maximumTagsExamined else { return true }
+            _ = tags.containsTag(amongFirst: maximumTagsExamined) { candidate in
                 guard let etag = ResultETag(candidate), etag.proof != nil,
-                    etag.isCurrent(scope: served.proofScope, body: digest(), nowMilliseconds: nowMilliseconds)
+                    etag.isCurrent(scope: served.proofScope, body: bodyDigest, nowMilliseconds: nowMilliseconds)
                 else { return false }
                 current = etag.headerValue
                 return true
@@ -83,16 +74,13 @@ enum FetchResponder {
             values: values,
             scope: served.proofScope,
             until: until == .distantFuture ? nil : Clock.milliseconds(until),
-            body: digest()
+            body: bodyDigest
         )
         .headerValue
         let unchanged: (Substring) -> Bool = { ResultETag($0)?.values == values }
-        var examined = 0
-        let named = tags.containsTag { tag in
-            examined += 1
-            return examined <= maximumTagsExamined && (tag == "*" || unchanged(tag))
+        if tags.containsTag(amongFirst: maximumTagsExamined, where: { $0 == "*" || unchanged($0) }) {
+            return .notModified(etag: etag)
         }
-        if named { return .notModified(etag: etag) }
         if let clientETag, unchanged(EntityTags.bare(Substring(clientETag))) {
             return .noChange(etag: etag, templateVersion: served.versionNumber)
         }

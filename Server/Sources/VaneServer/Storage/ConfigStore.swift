@@ -261,44 +261,29 @@ final class ConfigStore: Sendable {
         rollbackSource: Int64? = nil
     ) async throws -> StoredVersion {
         try await publishQueue.withLock {
-            try await self.publishRetrying(
-                projectId: projectId,
-                environmentId: environmentId,
-                template: template,
-                expectedVersion: expectedVersion,
-                actor: actor,
-                rollbackSource: rollbackSource
-            )
-        }
-    }
-
-    private func publishRetrying(
-        projectId: String,
-        environmentId: String,
-        template: ConfigTemplate,
-        expectedVersion: Int64?,
-        actor: Actor,
-        rollbackSource: Int64?
-    ) async throws -> StoredVersion {
-        // A forced publish retries when a publisher on another node takes the number it chose.
-        for _ in 0..<20 {
-            do {
-                return try await publishOnce(
-                    projectId: projectId,
-                    environmentId: environmentId,
-                    template: template,
-                    expectedVersion: expectedVersion,
-                    actor: actor,
-                    rollbackSource: rollbackSource
-                )
-            } catch  where StoreErrors.isUniqueViolation(error) || StoreErrors.isBusy(error) {
-                if let expectedVersion {
-                    let current = try await currentVersionNumber(projectId: projectId, environmentId: environmentId)
-                    throw StorageError.versionConflict(expected: expectedVersion, current: current)
+            // A forced publish retries when a publisher on another node takes the number it chose.
+            for _ in 0..<20 {
+                do {
+                    return try await self.publishOnce(
+                        projectId: projectId,
+                        environmentId: environmentId,
+                        template: template,
+                        expectedVersion: expectedVersion,
+                        actor: actor,
+                        rollbackSource: rollbackSource
+                    )
+                } catch  where StoreErrors.isUniqueViolation(error) || StoreErrors.isBusy(error) {
+                    if let expectedVersion {
+                        let current = try await self.currentVersionNumber(
+                            projectId: projectId,
+                            environmentId: environmentId
+                        )
+                        throw StorageError.versionConflict(expected: expectedVersion, current: current)
+                    }
                 }
             }
+            throw StorageError.versionConflict(expected: -1, current: -1)
         }
-        throw StorageError.versionConflict(expected: -1, current: -1)
     }
 
     private func publishOnce(
