@@ -29,7 +29,7 @@ admin=vane_admin_benchmark-key-000000000000000000000000000
 
 "$bin/vane-http-baseline" "$hello_port" >"$work/hello.log" 2>&1 &
 pids+=($!)
-VANE_LOG_LEVEL=error "$bin/vane" serve --port "$vane_port" --data-dir "$work/data" --admin-key "$admin" --rate-limit 0 --no-demo \
+VANE_LOG_LEVEL=error "$bin/vane" serve --port "$vane_port" --data-dir "$work/data" --admin-key "$admin" --rate-limit 0 --address-rate-limit 0 --key-rate-limit 0 --no-demo \
     >"$work/vane.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 1 100); do

@@ -279,8 +279,11 @@ func measureVane(subscribers: Int) async throws -> Measurement {
     defer { try? FileManager.default.removeItem(at: data) }
     let server = try ServerProcess(
         executable: binDirectory.appendingPathComponent("vane"),
-        arguments: ["serve", "--host", "127.0.0.1", "--port", "0", "--admin-key", admin, "--rate-limit", "0"]
-            + ["--data-dir", data.path],
+        // Every subscriber comes from loopback with one key: no caps, no limits.
+        arguments: [
+            "serve", "--host", "127.0.0.1", "--port", "0", "--admin-key", admin, "--rate-limit", "0",
+            "--max-streams-per-address", "100000", "--max-streams-per-key", "100000", "--data-dir", data.path,
+        ],
         environment: ["VANE_LOG_LEVEL": "error"]
     )
     defer { server.stop() }

@@ -12,10 +12,14 @@ struct ServeCommand: AsyncParsableCommand {
             With no options: listens on 127.0.0.1:8080, keeps its data in an SQLite database under ./.vane/, \
             and on the first start creates a demo project and prints a new admin key and client key, once. \
             Every option can also be set with an environment variable: VANE_HOST, VANE_PORT, VANE_DATA_DIR, \
-            VANE_DATABASE, VANE_ADMIN_KEY, VANE_RATE_LIMIT, VANE_RETAIN_VERSIONS, VANE_STREAM_HEARTBEAT, \
+            VANE_DATABASE, VANE_ADMIN_KEY, VANE_ADMIN_KEY_FILE, VANE_RATE_LIMIT, VANE_ADDRESS_RATE_LIMIT, \
+            VANE_KEY_RATE_LIMIT, VANE_TRUSTED_PROXIES (comma-separated), VANE_MAX_STREAMS_PER_KEY, \
+            VANE_MAX_STREAMS_PER_ADDRESS, VANE_SECRET, VANE_SECRET_FILE, VANE_TLS_CERT, VANE_TLS_KEY, \
+            VANE_METRICS_REQUIRE_KEY (1 or true), VANE_HEALTH_PORT, VANE_RETAIN_VERSIONS, VANE_STREAM_HEARTBEAT, \
             VANE_IDLE_TIMEOUT, VANE_MAX_CONNECTIONS, VANE_LOG_LEVEL (trace, debug, info, notice, warning, error, \
             critical). Options win over variables; whatever their source, settings out of range stop the \
-            server before it starts, each named.
+            server before it starts, each named. Keys and secrets are better given as files or variables than \
+            as options, which every user of the machine can read in the process list.
             """
     )
 
@@ -31,14 +35,72 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "A postgres://user:password@host:port/database URL, to share one database between several nodes.")
     var database: String?
 
-    @Option(name: .customLong("admin-key"), help: "Accept this admin key (it is stored hashed if new).")
+    @Option(
+        name: .customLong("admin-key"),
+        help: "Accept this admin key (stored hashed if new; at least 32 characters). Prefer --admin-key-file."
+    )
     var adminKey: String?
+
+    @Option(name: .customLong("admin-key-file"), help: "Accept the admin key in this file.")
+    var adminKeyFile: String?
 
     @Option(
         name: .customLong("rate-limit"),
-        help: "Fetch and OFREP requests per second per key (default 200; 0 turns limiting off)."
+        help:
+            "Fetch and OFREP requests per second per client: an address with one context (default 10; 0 turns it off)."
     )
     var rateLimit: Double?
+
+    @Option(
+        name: .customLong("address-rate-limit"),
+        help: "Fetch and OFREP requests per second per client address (default 100; 0 turns it off)."
+    )
+    var addressRateLimit: Double?
+
+    @Option(
+        name: .customLong("key-rate-limit"),
+        help: "Fetch and OFREP requests per second per key, all clients together (default 10000; 0 turns it off)."
+    )
+    var keyRateLimit: Double?
+
+    @Option(
+        name: .customLong("trusted-proxy"),
+        help: "A reverse proxy's address or CIDR range whose X-Forwarded-For is believed (repeat for several)."
+    )
+    var trustedProxies: [String] = []
+
+    @Option(
+        name: .customLong("max-streams-per-key"),
+        help: "The most event streams one key may hold open (default 20000)."
+    )
+    var maxStreamsPerKey: Int?
+
+    @Option(
+        name: .customLong("max-streams-per-address"),
+        help: "The most event streams one client address may hold open (default 64)."
+    )
+    var maxStreamsPerAddress: Int?
+
+    @Option(
+        name: .customLong("secret-file"),
+        help: "The server secret that signs stream URLs (default: generated into the data directory)."
+    )
+    var secretFile: String?
+
+    @Option(name: .customLong("tls-cert"), help: "Serve HTTPS with this PEM certificate chain (with --tls-key).")
+    var tlsCertificate: String?
+
+    @Option(name: .customLong("tls-key"), help: "The PEM private key of --tls-cert.")
+    var tlsKey: String?
+
+    @Flag(name: .customLong("metrics-require-key"), help: "Answer /metrics only with an admin or server key.")
+    var metricsRequireKey = false
+
+    @Option(
+        name: .customLong("health-port"),
+        help: "Also answer /healthz, /readyz and /metrics on this port, outside the connection cap."
+    )
+    var healthPort: Int?
 
     @Option(
         name: .customLong("retain-versions"),
@@ -77,11 +139,17 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw InputError("vane serve: \(error)")
         }
+        if adminKey != nil {
+            logger.warning(
+                "--admin-key is visible to every user of this machine in the process list; prefer --admin-key-file or VANE_ADMIN_KEY"
+            )
+        }
         let location = configuration.databaseLocation.description
         let report = server.firstStart
         let host = configuration.host
+        let scheme = configuration.tlsCertificatePath == nil ? "http" : "https"
         try await server.run { port in
-            Self.printBanner(host: host, port: port, database: location, report: report)
+            Self.printBanner(scheme: scheme, host: host, port: port, database: location, report: report)
         }
     }
 
@@ -120,10 +188,57 @@ struct ServeCommand: AsyncParsableCommand {
             try pick(options.dataDirectory, "--data-dir", "VANE_DATA_DIR", .dataDirectory) { $0 }
             ?? configuration.dataDirectory
         configuration.databaseURL = try pick(options.database, "--database", "VANE_DATABASE", nil) { $0 }
-        configuration.adminKey = try pick(options.adminKey, "--admin-key", "VANE_ADMIN_KEY", nil) { $0 }
+        configuration.adminKey = try pick(options.adminKey, "--admin-key", "VANE_ADMIN_KEY", .adminKey) { $0 }
+        if let file = try pick(options.adminKeyFile, "--admin-key-file", "VANE_ADMIN_KEY_FILE", .adminKey, { $0 }) {
+            configuration.adminKey = try readSecretFile(file, option: "--admin-key-file")
+        }
+        configuration.secret = try pick(nil as String?, "", "VANE_SECRET", .secret) { $0 }
+        if let file = try pick(options.secretFile, "--secret-file", "VANE_SECRET_FILE", .secret, { $0 }) {
+            configuration.secret = try readSecretFile(file, option: "--secret-file")
+        }
         configuration.rateLimit =
             try pick(options.rateLimit, "--rate-limit", "VANE_RATE_LIMIT", .rateLimit) { Double($0) }
             ?? configuration.rateLimit
+        configuration.addressRateLimit =
+            try pick(options.addressRateLimit, "--address-rate-limit", "VANE_ADDRESS_RATE_LIMIT", .addressRateLimit) {
+                Double($0)
+            } ?? configuration.addressRateLimit
+        configuration.keyRateLimit =
+            try pick(options.keyRateLimit, "--key-rate-limit", "VANE_KEY_RATE_LIMIT", .keyRateLimit) { Double($0) }
+            ?? configuration.keyRateLimit
+        configuration.trustedProxies =
+            try pick(
+                options.trustedProxies.isEmpty ? nil : options.trustedProxies,
+                "--trusted-proxy",
+                "VANE_TRUSTED_PROXIES",
+                .trustedProxies
+            ) { text in text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } } ?? []
+        configuration.maximumStreamsPerKey =
+            try pick(
+                options.maxStreamsPerKey,
+                "--max-streams-per-key",
+                "VANE_MAX_STREAMS_PER_KEY",
+                .maximumStreamsPerKey
+            ) {
+                Int($0)
+            } ?? configuration.maximumStreamsPerKey
+        configuration.maximumStreamsPerAddress =
+            try pick(
+                options.maxStreamsPerAddress,
+                "--max-streams-per-address",
+                "VANE_MAX_STREAMS_PER_ADDRESS",
+                .maximumStreamsPerAddress
+            ) { Int($0) } ?? configuration.maximumStreamsPerAddress
+        configuration.tlsCertificatePath =
+            try pick(options.tlsCertificate, "--tls-cert", "VANE_TLS_CERT", .tlsCertificatePath) { $0 }
+        configuration.tlsKeyPath = try pick(options.tlsKey, "--tls-key", "VANE_TLS_KEY", .tlsKeyPath) { $0 }
+        let metricsVariable = try pick(nil as Bool?, "", "VANE_METRICS_REQUIRE_KEY", nil) {
+            ["1", "true"].contains($0.lowercased())
+        }
+        configuration.metricsRequireKey = options.metricsRequireKey || metricsVariable == true
+        configuration.healthPort = try pick(options.healthPort, "--health-port", "VANE_HEALTH_PORT", .healthPort) {
+            Int($0)
+        }
         configuration.retainedVersions =
             try pick(options.retainVersions, "--retain-versions", "VANE_RETAIN_VERSIONS", .retainedVersions) { Int($0) }
         configuration.streamHeartbeatSeconds =
@@ -150,7 +265,7 @@ struct ServeCommand: AsyncParsableCommand {
             try configuration.validate()
         } catch {
             let lines = error.problems.map { problem in
-                "  \(source[problem.setting] ?? problem.setting.rawValue) \(problem.message)"
+                "  \(source[problem.setting] ?? flagNames[problem.setting] ?? problem.setting.rawValue) \(problem.message)"
             }
             throw InputError(
                 "vane serve: these settings are out of range; nothing was started:\n" + lines.joined(separator: "\n")
@@ -159,8 +274,29 @@ struct ServeCommand: AsyncParsableCommand {
         return (configuration, level)
     }
 
-    static func printBanner(host: String, port: Int, database: String, report: VaneServerApplication.FirstStartReport) {
-        let url = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+    /// The option that sets a setting, for a problem with a setting nobody gave (the missing
+    /// half of a pair).
+    static let flagNames: [ServerConfiguration.Setting: String] = [
+        .tlsCertificatePath: "--tls-cert", .tlsKeyPath: "--tls-key",
+    ]
+
+    /// The first line of a key or secret file, trimmed.
+    static func readSecretFile(_ path: String, option: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw InputError("vane serve: cannot read \(option) \(path); check the path and its permissions")
+        }
+        let text = String(decoding: data, as: UTF8.self)
+        return String(text.split(whereSeparator: \.isNewline).first ?? "").trimmingCharacters(in: .whitespaces)
+    }
+
+    static func printBanner(
+        scheme: String = "http",
+        host: String,
+        port: Int,
+        database: String,
+        report: VaneServerApplication.FirstStartReport
+    ) {
+        let url = "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)"
         var lines = ["Vane is serving at \(url) (data: \(database))"]
         if let adminKey = report.adminKey {
             // Container platforms keep standard output in their logs: the key itself is shown

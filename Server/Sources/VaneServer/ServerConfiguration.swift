@@ -13,9 +13,39 @@ public struct ServerConfiguration: Sendable {
     /// A PostgreSQL URL, for several nodes; nil uses SQLite in ``dataDirectory``.
     public var databaseURL: String?
     /// An admin key to accept (created if missing); without one, the first start creates one.
+    /// At least ``minimumAdminKeyLength`` characters, not a repetition of a few; when it changes,
+    /// the key the previous value created is revoked.
     public var adminKey: String?
-    /// Requests per second per key on fetch and OFREP; 0 turns limiting off.
-    public var rateLimit: Double = 200
+    /// Fetch and OFREP requests per second per client: one address with one evaluation context
+    /// (one app installation, usually). 0 turns this limit off.
+    public var rateLimit: Double = 10
+    /// Fetch and OFREP requests per second per client address, whatever the context: many
+    /// installations behind one NAT share it. 0 turns this limit off.
+    public var addressRateLimit: Double = 100
+    /// Fetch and OFREP requests per second per key: the ceiling over all clients of one app.
+    /// 0 turns this limit off.
+    public var keyRateLimit: Double = 10_000
+    /// Addresses (or CIDR ranges) of reverse proxies whose `X-Forwarded-For` is believed. Empty:
+    /// the header is ignored and the client address is the connection's peer.
+    public var trustedProxies: [String] = []
+    /// The most event streams (`…/stream`, `/ofrep/v1/events`) one key may hold open on a node.
+    public var maximumStreamsPerKey: Int = 20_000
+    /// The most event streams one client address may hold open on a node.
+    public var maximumStreamsPerAddress: Int = 64
+    /// The server secret that signs OFREP stream tokens (at least 32 characters). Nil: read from
+    /// `server-secret` in ``dataDirectory``, created there (mode 0600) on the first start. Nodes
+    /// that share a PostgreSQL database need the same secret.
+    public var secret: String?
+    /// A PEM certificate chain: with ``tlsKeyPath``, the server speaks HTTPS itself.
+    public var tlsCertificatePath: String?
+    /// The PEM private key of ``tlsCertificatePath``.
+    public var tlsKeyPath: String?
+    /// Whether `GET /metrics` needs an admin or server key.
+    public var metricsRequireKey = false
+    /// A second port that answers only `/healthz`, `/readyz` and `/metrics`, outside the
+    /// connection cap, so a health check still gets through when ``maximumConnections`` are
+    /// open. Nil: no second port.
+    public var healthPort: Int?
     /// How many versions to keep per environment; nil keeps every version.
     public var retainedVersions: Int?
     /// Whether the first start creates the `demo` project.
@@ -45,7 +75,14 @@ public struct ServerConfiguration: Sendable {
     public enum Setting: String, Sendable, Hashable, CaseIterable {
         case host, port, dataDirectory, rateLimit, retainedVersions, streamHeartbeatSeconds
         case pollIntervalMilliseconds, idleTimeoutSeconds, maximumConnections
+        case adminKey, addressRateLimit, keyRateLimit, trustedProxies, maximumStreamsPerKey
+        case maximumStreamsPerAddress, secret, tlsCertificatePath, tlsKeyPath, healthPort
     }
+
+    /// The shortest admin key ``validate()`` accepts: generated keys are 40 or more characters.
+    public static let minimumAdminKeyLength = 32
+    /// The shortest server secret ``validate()`` accepts.
+    public static let minimumSecretLength = ServerSecret.minimumLength
 
     /// One setting that is out of range, and what it accepts.
     public struct Problem: Sendable, Hashable, CustomStringConvertible {
@@ -70,8 +107,34 @@ public struct ServerConfiguration: Sendable {
         if databaseURL == nil, dataDirectory.isEmpty { refuse(.dataDirectory, "must not be empty") }
         // A tiny rate divides a token into years and NaN compares false everywhere: both would
         // quietly turn limiting off or trap. 0 is the explicit "off".
-        if !(rateLimit == 0 || (0.01...1_000_000).contains(rateLimit)) {
-            refuse(.rateLimit, "must be 0 (off) or from 0.01 to 1000000 requests per second, found \(rateLimit)")
+        let rates: [(Setting, Double)] = [
+            (.rateLimit, rateLimit), (.addressRateLimit, addressRateLimit), (.keyRateLimit, keyRateLimit),
+        ]
+        for (setting, rate) in rates where !(rate == 0 || (0.01...1_000_000).contains(rate)) {
+            refuse(setting, "must be 0 (off) or from 0.01 to 1000000 requests per second, found \(rate)")
+        }
+        if let adminKey, let problem = Self.weakness(ofSecret: adminKey, minimumLength: Self.minimumAdminKeyLength) {
+            refuse(.adminKey, problem + "; let the first start generate one, or use `openssl rand -hex 32`")
+        }
+        if let secret, let problem = Self.weakness(ofSecret: secret, minimumLength: Self.minimumSecretLength) {
+            refuse(.secret, problem + "; use `openssl rand -hex 32`")
+        }
+        for proxy in trustedProxies where AddressRange(proxy) == nil {
+            refuse(.trustedProxies, "must list IP addresses or CIDR ranges (10.0.0.0/8, ::1), found \"\(proxy)\"")
+        }
+        if !(1...10_000_000).contains(maximumStreamsPerKey) {
+            refuse(.maximumStreamsPerKey, "must be from 1 to 10000000, found \(maximumStreamsPerKey)")
+        }
+        if !(1...10_000_000).contains(maximumStreamsPerAddress) {
+            refuse(.maximumStreamsPerAddress, "must be from 1 to 10000000, found \(maximumStreamsPerAddress)")
+        }
+        switch (tlsCertificatePath, tlsKeyPath) {
+        case (nil, nil), (.some, .some): break
+        case (.some, nil): refuse(.tlsKeyPath, "must be given with a TLS certificate")
+        case (nil, .some): refuse(.tlsCertificatePath, "must be given with a TLS key")
+        }
+        if let healthPort, !(0...65_535).contains(healthPort) || (healthPort == port && port != 0) {
+            refuse(.healthPort, "must be from 0 to 65535 and differ from the main port, found \(healthPort)")
         }
         if let retainedVersions, retainedVersions < 1 {
             refuse(
@@ -95,6 +158,18 @@ public struct ServerConfiguration: Sendable {
             refuse(.maximumConnections, "must be from 16 to 1000000, found \(maximumConnections)")
         }
         if !problems.isEmpty { throw ServerConfigurationError(problems: problems) }
+    }
+
+    /// Why a secret is too weak to guard a server, or nil: too short, or a few characters repeated
+    /// (`aaaa…`, `abab…`).
+    static func weakness(ofSecret secret: String, minimumLength: Int) -> String? {
+        if secret.count < minimumLength {
+            return "must be at least \(minimumLength) characters, found \(secret.count)"
+        }
+        if Set(secret).count < 8 {
+            return "must not repeat a few characters (found only \(Set(secret).count) different)"
+        }
+        return nil
     }
 }
 

@@ -26,7 +26,15 @@ public final class VaneServerApplication: Sendable {
         public var adminKeyFile: String?
         /// The demo project's production client key, if the demo project was created.
         public var demoClientKey: String?
+        /// The ids of admin keys an earlier `--admin-key` created that this start revoked because
+        /// the configured key changed.
+        public var revokedAdminKeyIds: [String] = []
+        /// Whether this start generated the server secret (`server-secret` in the data directory).
+        public var generatedSecretFile: String?
     }
+
+    /// The name of the key `--admin-key` creates.
+    static let bootstrapKeyName = "admin (--admin-key)"
 
     let configuration: ServerConfiguration
     let store: ConfigStore
@@ -42,7 +50,10 @@ public final class VaneServerApplication: Sendable {
     let readiness: Readiness
     let logger: Logger
     let registry: PrometheusCollectorRegistry
+    /// Signs OFREP stream tokens.
+    let secret: ServerSecret
     private let boundPort = NIOLockedValueBox<Int?>(nil)
+    private let boundHealthPort = NIOLockedValueBox<Int?>(nil)
 
     private init(
         configuration: ServerConfiguration,
@@ -50,15 +61,23 @@ public final class VaneServerApplication: Sendable {
         keys: KeyIndex,
         publisher: TemplatePublisher,
         firstStart: FirstStartReport,
+        secret: ServerSecret,
         logger: Logger
     ) {
+        self.secret = secret
         self.configuration = configuration
         self.store = store
         self.cache = publisher.cache
         self.events = publisher.events
         self.publisher = publisher
-        self.streamHub = StreamHub(events: events, heartbeatSeconds: configuration.streamHeartbeatSeconds) {
-            [keys] credential, now in
+        self.streamHub = StreamHub(
+            events: events,
+            heartbeatSeconds: configuration.streamHeartbeatSeconds,
+            caps: StreamHub.Caps(
+                perKey: configuration.maximumStreamsPerKey,
+                perAddress: configuration.maximumStreamsPerAddress
+            )
+        ) { [keys] credential, now in
             guard let (key, _) = keys.key(id: credential.keyId), key.revokeTime == nil else { return false }
             return credential.expiry.map { now < $0 } ?? true
         }
@@ -75,7 +94,19 @@ public final class VaneServerApplication: Sendable {
     ///   range; ``StorageError`` when the database cannot be opened or migrated.
     public static func start(configuration: ServerConfiguration, logger: Logger) async throws -> VaneServerApplication {
         try configuration.validate()
+        // Unreadable TLS files stop the server here, before it touches the database.
+        _ = try ServerTLS.configuration(
+            certificatePath: configuration.tlsCertificatePath,
+            keyPath: configuration.tlsKeyPath
+        )
         MetricsBootstrap.bootstrap()
+        // Before the database: a data directory the server cannot write stops it here.
+        let secret = try ServerSecret.load(configured: configuration.secret, dataDirectory: configuration.dataDirectory)
+        if secret.generated, configuration.databaseURL != nil {
+            logger.warning(
+                "generated a server secret in the data directory; nodes that share this database need the same one (VANE_SECRET or --secret-file), or OFREP stream URLs from one node fail on another"
+            )
+        }
         let engine = try await DatabaseEngine.open(configuration.databaseLocation, logger: logger)
         let store: ConfigStore
         do {
@@ -87,12 +118,21 @@ public final class VaneServerApplication: Sendable {
         let keys = KeyIndex(store: store)
         try await keys.refresh()
         let publisher = TemplatePublisher(store: store, cache: ServingCache(), events: PublishEvents(), logger: logger)
-        let report = try await firstStartSetup(
+        var report = try await firstStartSetup(
             store: store,
             keys: keys,
             publisher: publisher,
             configuration: configuration
         )
+        if secret.generated {
+            report.generatedSecretFile =
+                URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent(ServerSecret.fileName).path
+        }
+        for id in report.revokedAdminKeyIds {
+            logger.warning(
+                "the configured admin key changed: revoked the admin key \(id) that the previous one created"
+            )
+        }
         try await publisher.loadAll()
         let application = VaneServerApplication(
             configuration: configuration,
@@ -100,6 +140,7 @@ public final class VaneServerApplication: Sendable {
             keys: keys,
             publisher: publisher,
             firstStart: report,
+            secret: secret,
             logger: logger
         )
         application.readiness.set(true)
@@ -117,13 +158,20 @@ public final class VaneServerApplication: Sendable {
         if let adminKey = configuration.adminKey {
             if await keys.authenticate(secret: adminKey) == nil {
                 try await keys.createKey(
-                    name: "admin (--admin-key)",
+                    name: bootstrapKeyName,
                     role: .admin,
                     projectId: nil,
                     environmentId: nil,
                     actor: .system,
                     secret: adminKey
                 )
+                // The operator changed the configured key: the one the old value created must not
+                // stay valid forever.
+                for previous in existing where previous.name == bootstrapKeyName && previous.revokeTime == nil {
+                    try await store.revokeKey(id: previous.id, actor: .system)
+                    keys.revoke(id: previous.id)
+                    report.revokedAdminKeyIds.append(previous.id)
+                }
             }
         } else if !existing.contains(where: { $0.role == .admin && $0.revokeTime == nil }) {
             // The file first: a key nobody can read back would lock the operator out.
@@ -149,12 +197,21 @@ public final class VaneServerApplication: Sendable {
     /// The router with every route and middleware.
     func buildRouter() -> Router<VaneRequestContext> {
         let router = Router(context: VaneRequestContext.self)
+        router.add(
+            middleware: ClientAddressMiddleware(
+                resolver: ClientAddressResolver(trustedProxies: configuration.trustedProxies)
+            )
+        )
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: ErrorLoggingMiddleware())
-        HealthRoutes(readiness: readiness, registry: registry).register(on: router)
-        let limiter = RateLimiter(requestsPerSecond: configuration.rateLimit)
+        healthRoutes.register(on: router)
+        let limiter = RateLimiter(requestsPerSecond: [
+            .client: configuration.rateLimit,
+            .address: configuration.addressRateLimit,
+            .key: configuration.keyRateLimit,
+        ])
         let streams = EventStreamResponse(cache: cache, hub: streamHub)
-        let ofrepStreams = OFREPStreamRoutes(keys: keys, streams: streams)
+        let ofrepStreams = OFREPStreamRoutes(keys: keys, streams: streams, secret: secret)
         // Before AuthenticationMiddleware: OFREP authenticates itself (its 401/403 have no body).
         OFREPRoutes(keys: keys, cache: cache, limiter: limiter, eventStreams: ofrepStreams).register(on: router)
         ofrepStreams.register(on: router)
@@ -164,6 +221,22 @@ public final class VaneServerApplication: Sendable {
         TemplateRoutes(store: store, cache: cache, publisher: publisher).register(on: environment)
         FetchRoutes(cache: cache, limiter: limiter).register(on: environment)
         StreamRoutes(streams: streams).register(on: environment)
+        return router
+    }
+
+    private var healthRoutes: HealthRoutes {
+        HealthRoutes(
+            readiness: readiness,
+            registry: registry,
+            metricsKeys: configuration.metricsRequireKey ? keys : nil
+        )
+    }
+
+    /// The router of the health port: `/healthz`, `/readyz` and `/metrics` only.
+    func buildHealthRouter() -> Router<VaneRequestContext> {
+        let router = Router(context: VaneRequestContext.self)
+        router.add(middleware: ErrorLoggingMiddleware())
+        healthRoutes.register(on: router)
         return router
     }
 
@@ -178,7 +251,7 @@ public final class VaneServerApplication: Sendable {
     /// The Hummingbird application, with the services that run beside it.
     func makeApplication(
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
-    ) -> some ApplicationProtocol {
+    ) throws -> some ApplicationProtocol {
         var services: [any Service] = [DatabaseService(engine: store.engine)]
         if store.engine.kind == .postgres, case .postgres(let url) = configuration.databaseLocation {
             services.append(
@@ -191,15 +264,28 @@ public final class VaneServerApplication: Sendable {
             )
             services.append(VersionListener(url: url, publisher: publisher, logger: logger))
         }
+        let tls = try ServerTLS.configuration(
+            certificatePath: configuration.tlsCertificatePath,
+            keyPath: configuration.tlsKeyPath
+        )
+        if let healthPort = configuration.healthPort {
+            // Its own listener without the connection cap: a health check gets through while the
+            // main port holds maximumConnections.
+            services.append(
+                Application(
+                    router: buildHealthRouter(),
+                    server: try ServerTLS.server(idleTimeoutSeconds: configuration.idleTimeoutSeconds, tls: tls),
+                    configuration: .init(address: .hostname(configuration.host, port: healthPort), serverName: "vane"),
+                    onServerRunning: { [boundHealthPort] channel in
+                        boundHealthPort.withLockedValue { $0 = channel.localAddress?.port }
+                    },
+                    logger: logger
+                )
+            )
+        }
         return Application(
             router: buildRouter(),
-            // The idle timeout also closes a connection whose request head trickles in and never
-            // completes; open event streams are written to, so they are not idle.
-            server: .http1(
-                configuration: .init(
-                    idleTimeout: .nanoseconds(Int64(configuration.idleTimeoutSeconds * 1_000_000_000))
-                )
-            ),
+            server: try ServerTLS.server(idleTimeoutSeconds: configuration.idleTimeoutSeconds, tls: tls),
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port),
                 serverName: "vane",
@@ -217,4 +303,7 @@ public final class VaneServerApplication: Sendable {
 
     /// The port the server listens on, once it runs.
     public var port: Int? { boundPort.withLockedValue { $0 } }
+
+    /// The health port (``ServerConfiguration/healthPort``), once it listens.
+    public var healthPort: Int? { boundHealthPort.withLockedValue { $0 } }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import NIOCore
+import NIOPosix
 import TestSupport
 import Testing
 
@@ -25,6 +27,39 @@ import Testing
         var closed = 0
         for socket in held where await socket.waitForClose(timeout: 10) { closed += 1 }
         #expect(closed == held.count, "every idle connection was closed")
+    }
+
+    @Test func theHealthPortAnswersWhileTheCapIsReached() async throws {
+        let healthPort = try await Self.freePort()
+        let server = try await ServeProcess.start(arguments: [
+            "--max-connections", "16", "--idle-timeout", "30", "--health-port", String(healthPort),
+        ])
+        defer { server.stop() }
+        let held = try (0..<24).map { _ in try RawSocket(port: try Self.port(server)) }
+        try await Task.sleep(nanoseconds: 500_000_000)
+        let extra = try RawSocket(port: try Self.port(server))
+        try extra.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        #expect(await extra.read(timeout: 1.5) { $0.contains("\r\n\r\n") }.isEmpty, "the main port is full")
+        for path in ["/healthz", "/readyz"] {
+            let check = try RawSocket(port: healthPort)
+            try check.send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            let answer = await check.read(timeout: 10) { $0.contains("\r\n\r\n") }
+            #expect(answer.hasPrefix("HTTP/1.1 200"), "\(path): \(answer)")
+        }
+        let api = try RawSocket(port: healthPort)
+        try api.send("GET /v1/projects HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        let refused = await api.read(timeout: 10) { $0.contains("\r\n\r\n") }
+        #expect(refused.hasPrefix("HTTP/1.1 404"), "the health port serves nothing else: \(refused)")
+        for socket in held { socket.reset() }
+    }
+
+    /// A port nothing listens on right now.
+    static func freePort() async throws -> Int {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(host: "127.0.0.1", port: 0).get()
+        let port = try #require(channel.localAddress?.port)
+        try await channel.close()
+        return port
     }
 
     @Test func anOpenEventStreamIsNotIdle() async throws {

@@ -29,7 +29,35 @@ import Testing
         Case(environment: ["VANE_IDLE_TIMEOUT": "0"], message: "VANE_IDLE_TIMEOUT must be from 1 to 86400"),
         Case(arguments: ["--max-connections", "1"], message: "--max-connections must be from 16"),
         Case(environment: ["VANE_LOG_LEVEL": "loud"], message: "VANE_LOG_LEVEL must be one of trace, debug"),
+        Case(arguments: ["--admin-key", "a"], message: "--admin-key must be at least 32 characters, found 1"),
+        Case(
+            environment: ["VANE_ADMIN_KEY": String(repeating: "a", count: 40)],
+            message: "VANE_ADMIN_KEY must not repeat a few characters"
+        ),
+        Case(environment: ["VANE_SECRET": "short"], message: "VANE_SECRET must be at least 32 characters"),
+        Case(
+            arguments: ["--trusted-proxy", "proxy.internal"],
+            message: #"--trusted-proxy must list IP addresses or CIDR ranges (10.0.0.0/8, ::1), found "proxy.internal""#
+        ),
+        Case(environment: ["VANE_ADDRESS_RATE_LIMIT": "-5"], message: "VANE_ADDRESS_RATE_LIMIT must be 0 (off)"),
+        Case(
+            environment: ["VANE_MAX_STREAMS_PER_ADDRESS": "0"],
+            message: "VANE_MAX_STREAMS_PER_ADDRESS must be from 1"
+        ),
+        Case(arguments: ["--tls-cert", "cert.pem"], message: "--tls-key must be given with a TLS certificate"),
+        Case(arguments: ["--health-port", "70000"], message: "--health-port must be from 0 to 65535"),
     ]
+
+    @Test func anAdminKeyFileIsReadAndItsKeyWorks() async throws {
+        let key = "vane_admin_from-a-file-0123456789abcdefghijklmnop"
+        let file = try CLIRunner.temporaryFile(key + "\n")
+        let server = try await ServeProcess.start(arguments: ["--admin-key-file", file])
+        defer { server.stop() }
+        // The file's key wins over the --admin-key the test harness passes.
+        let listed = try await server.run(["keys", "list"], key: key)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout.contains("admin (--admin-key)"), "\(listed.stdout)")
+    }
 
     @Test(arguments: cases)
     func aSettingOutOfRangeStopsTheServerBeforeItStarts(_ refused: Case) async throws {

@@ -69,21 +69,30 @@ import VaneCore
                 "a changed signature"
             )
 
-            // A token for another environment cannot be made from this one: the payload is signed.
+            // A token for another environment cannot be made from this one: the payload is signed
+            // with the server's secret, and a reader of the database (which holds the key's hash)
+            // does not have it.
             let (stored, hash) = try #require(server.application.keys.key(id: keyId(of: token)))
             let staging = EnvironmentKey(projectId: "demo", environmentId: "staging")
-            let forged = StreamToken.make(
-                keyId: stored.id,
-                // Any other hash; one that starts with "0" must change to something else, or the
-                // "forged" token is genuine and the request opens a stream that never ends.
-                keyHash: (hash.hasPrefix("0") ? "1" : "0") + hash.dropFirst(),
-                environment: staging,
-                expiry: .max
-            )
-            #expect(try await server.send(.get, "/ofrep/v1/events?token=\(forged)", key: nil).status == .unauthorized)
+            for guess in [hash, String(hash.reversed()), "another secret that is long enough to be one"] {
+                let forged = StreamToken.make(
+                    keyId: stored.id,
+                    environment: staging,
+                    expiry: .max,
+                    secret: ServerSecret(guess)
+                )
+                #expect(
+                    try await server.send(.get, "/ofrep/v1/events?token=\(forged)", key: nil).status == .unauthorized
+                )
+            }
 
             let production = EnvironmentKey(projectId: "demo", environmentId: "production")
-            let expired = StreamToken.make(keyId: stored.id, keyHash: hash, environment: production, expiry: 1)
+            let expired = StreamToken.make(
+                keyId: stored.id,
+                environment: production,
+                expiry: 1,
+                secret: server.application.secret
+            )
             #expect(try await server.send(.get, "/ofrep/v1/events?token=\(expired)", key: nil).status == .unauthorized)
 
             let revoke = try await server.send(.delete, "/v1/keys/\(stored.id)")
@@ -100,7 +109,12 @@ import VaneCore
             let key = try await server.createKey(role: "client", environment: "staging")
             let uri = try await advertisedURI(server, key: key)
             let token = try #require(uri.split(separator: "token=").last.map(String.init))
-            let environment = try StreamToken.verify(token, keys: server.application.keys, now: 0)
+            let environment = try StreamToken.verify(
+                token,
+                keys: server.application.keys,
+                secret: server.application.secret,
+                now: 0
+            )
             #expect(environment == EnvironmentKey(projectId: "demo", environmentId: "staging"))
         }
     }

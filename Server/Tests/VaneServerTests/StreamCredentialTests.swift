@@ -47,10 +47,15 @@ import VaneCore
         try await TestServer.run(.sqlite, configure: Self.quickHeartbeat) { server in
             let key = try await server.createKey(role: "client")
             let authenticated = try #require(await server.application.keys.authenticate(secret: key))
-            let (stored, hash) = try #require(server.application.keys.key(id: authenticated.id))
+            let (stored, _) = try #require(server.application.keys.key(id: authenticated.id))
             let production = EnvironmentKey(projectId: "demo", environmentId: "production")
             let expiry = Int64(Date().timeIntervalSince1970) + 2
-            let token = StreamToken.make(keyId: stored.id, keyHash: hash, environment: production, expiry: expiry)
+            let token = StreamToken.make(
+                keyId: stored.id,
+                environment: production,
+                expiry: expiry,
+                secret: server.application.secret
+            )
             let stream = try server.openEventStream("/ofrep/v1/events?token=\(token)")
             #expect(await stream.read(timeout: 10) { $0.contains("retry: ") }.hasPrefix("HTTP/1.1 200"))
             let rest = await stream.read(timeout: 15) { $0.contains(Self.end) }

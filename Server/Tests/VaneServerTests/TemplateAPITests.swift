@@ -119,6 +119,7 @@ import VaneCore
             )
             #expect(reply.status == .ok)
             #expect(reply.etag == "etag-demo-production-1-0")
+            #expect(reply.object?["version"] == nil, "nothing was published, so no version: \(reply.text)")
             let versions = try await server.send(.get, TestServer.demoPath + "/versions")
             #expect(versions.object?["versions"]?.arrayValue?.count == 1)
         }

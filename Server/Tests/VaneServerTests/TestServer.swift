@@ -56,7 +56,11 @@ enum TestDatabase: String, CaseIterable, Sendable, CustomStringConvertible {
         switch try await freshLocation() {
         case .sqlite(let path):
             configuration.dataDirectory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        case .postgres(let url): configuration.databaseURL = url
+        case .postgres(let url):
+            configuration.databaseURL = url
+            // The server secret's file still goes into the data directory: a fresh one, not ./.vane.
+            configuration.dataDirectory =
+                FileManager.default.temporaryDirectory.appendingPathComponent("vane-test-\(UUID().uuidString)").path
         }
         return configuration
     }
@@ -152,7 +156,6 @@ struct TestServer: Sendable {
         return secret
     }
 
-    /// Publishes a template, forcing, and returns the reply.
     /// Opens an event stream over a raw socket (`GET path`, `Accept: text/event-stream`), with a
     /// bearer key and a `Last-Event-ID` when given, for reading what URLSession would hide.
     func openEventStream(_ path: String, key: String? = nil, lastEventId: String? = nil) throws -> RawSocket {
@@ -164,6 +167,7 @@ struct TestServer: Sendable {
         return socket
     }
 
+    /// Publishes a template, forcing, and returns the reply.
     @discardableResult
     func publish(_ template: JSONValue, path: String = TestServer.demoPath, ifMatch: String = "*") async throws -> Reply
     {

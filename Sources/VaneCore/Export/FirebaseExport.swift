@@ -20,6 +20,7 @@ public enum FirebaseExport {
     /// Exports a template for Firebase.
     public static func export(_ template: ConfigTemplate) -> Output {
         var exported = template
+        exported.settings = TemplateSettings()
         var omissions: [ValidationIssue] = []
         var dropped: Set<String> = []
         exported.conditions = []

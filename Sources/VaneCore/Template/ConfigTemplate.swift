@@ -18,6 +18,8 @@ public struct ConfigTemplate: Sendable, Hashable {
     public var parameterGroups: [ParameterGroup]
     /// Who published this version, when and why; nil for a template not yet published.
     public var version: TemplateVersion?
+    /// What clients may decide and learn (the top-level `vane` object).
+    public var settings: TemplateSettings
     /// Top-level fields Vane does not know, kept for writing back.
     public var unknownFields: JSONObject
 
@@ -27,12 +29,14 @@ public struct ConfigTemplate: Sendable, Hashable {
         parameters: [TemplateParameter] = [],
         parameterGroups: [ParameterGroup] = [],
         version: TemplateVersion? = nil,
+        settings: TemplateSettings = TemplateSettings(),
         unknownFields: JSONObject = JSONObject()
     ) {
         self.conditions = conditions
         self.parameters = parameters
         self.parameterGroups = parameterGroups
         self.version = version
+        self.settings = settings
         self.unknownFields = unknownFields
     }
 

@@ -59,9 +59,13 @@ enum TemplateDecoder {
         if let object = reader.object(root["version"], at: JSONPath.root.appending("version")) {
             template.version = version(object, at: JSONPath.root.appending("version"), reader: &reader)
         }
+        let settingsPath = JSONPath.root.appending("vane")
+        if let object = reader.object(root["vane"], at: settingsPath) {
+            template.settings = TemplateSettings.read(object, at: settingsPath, reader: &reader)
+        }
         template.unknownFields = reader.unknownMembers(
             of: root,
-            known: ["conditions", "parameters", "parameterGroups", "version"]
+            known: ["conditions", "parameters", "parameterGroups", "version", "vane"]
         )
         return template
     }

@@ -19,6 +19,7 @@ extension ConfigTemplate {
             root["parameterGroups"] = .object(groups)
         }
         if let version { root["version"] = .object(version.json()) }
+        if !settings.isDefault { root["vane"] = .object(settings.json()) }
         TemplateEncoder.merge(unknownFields, into: &root)
         return .object(root)
     }

@@ -62,13 +62,40 @@ struct APIError: HTTPResponseError, Sendable {
         APIError(.contentTooLarge, "PAYLOAD_TOO_LARGE", "the request body is larger than \(limit) bytes")
     }
 
-    /// 429 RESOURCE_EXHAUSTED with `Retry-After`.
-    static func rateLimited(retryAfterSeconds: Int) -> APIError {
+    /// 429 RESOURCE_EXHAUSTED with `Retry-After`, naming the limit that refused.
+    static func rateLimited(_ refusal: RateLimiter.Refusal) -> APIError {
+        let who: String
+        switch refusal.scope {
+        case .client: who = "this client (this address with this context)"
+        case .address: who = "this address"
+        case .key: who = "all clients of this key together"
+        }
+        return APIError(
+            .tooManyRequests,
+            "RESOURCE_EXHAUSTED",
+            "\(who) sent too many requests; retry after \(refusal.retryAfterSeconds) s",
+            headers: [.retryAfter: String(refusal.retryAfterSeconds)]
+        )
+    }
+
+    /// 429 RESOURCE_EXHAUSTED: too many event streams open.
+    static func tooManyStreams(_ refusal: StreamHub.Refusal) -> APIError {
         APIError(
             .tooManyRequests,
             "RESOURCE_EXHAUSTED",
-            "this key sent too many requests; retry after \(retryAfterSeconds) s",
-            headers: [.retryAfter: String(retryAfterSeconds)]
+            refusal.message,
+            headers: [.retryAfter: String(StreamHub.Refusal.retryAfterSeconds)]
+        )
+    }
+
+    /// 503 UNAVAILABLE with `Retry-After`: the database is busy; the request changed nothing.
+    static func storageBusy() -> APIError {
+        APIError(
+            .serviceUnavailable,
+            "UNAVAILABLE",
+            "the database is busy (another process holds its write lock); nothing was changed. "
+                + "Retry after \(StorageError.busyRetryAfterSeconds) s",
+            headers: [.retryAfter: String(StorageError.busyRetryAfterSeconds)]
         )
     }
 
@@ -135,6 +162,7 @@ extension APIError {
         case .versionConflict: self = .failedPrecondition(error.description)
         case .invalidPageToken: self = .invalidArgument(error.description)
         case .cannotOpen, .schemaTooNew: self = APIError(.serviceUnavailable, "UNAVAILABLE", error.description)
+        case .busy: self = .storageBusy()
         }
     }
 }

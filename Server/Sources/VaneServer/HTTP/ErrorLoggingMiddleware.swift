@@ -17,6 +17,9 @@ struct ErrorLoggingMiddleware: RouterMiddleware {
             throw error
         } catch let error as any HTTPResponseError {
             throw error
+        } catch  where StoreErrors.isBusy(error) {
+            // Any write that waited out SQLite's busy timeout: retryable, not a server fault.
+            throw APIError.storageBusy()
         } catch {
             context.logger.error(
                 "request failed",

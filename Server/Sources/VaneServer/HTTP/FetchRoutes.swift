@@ -5,7 +5,7 @@ import VaneCore
 
 /// Client fetch: the values one app instance gets, evaluated on the server from memory.
 ///
-/// The HTTP side only: the key, the rate limit and the body's size. ``FetchResponder`` decides
+/// The HTTP side only: the key, the rate limits and the body's size. ``FetchResponder`` decides
 /// the answer; this turns it into a response.
 struct FetchRoutes {
     let cache: ServingCache
@@ -19,12 +19,17 @@ struct FetchRoutes {
         let environment = try RequestReading.environment(context)
         let principal = try context.requirePrincipal()
         try principal.require([.client, .server], on: environment)
-        if let wait = limiter.acquire(key: principal.key.id) { throw APIError.rateLimited(retryAfterSeconds: wait) }
         let body = try await RequestReading.body(request, limit: ServerLimits.maximumContextBytes)
+        // Hashed once: the digest tells installations apart for the limit and proves ETags.
+        let bodyDigest = Digest128(hashing: body)
+        if let refusal = limiter.acquire(keyId: principal.key.id, address: context.clientAddress, body: bodyDigest) {
+            throw APIError.rateLimited(refusal)
+        }
         let outcome: FetchOutcome
         do {
             outcome = try FetchResponder.respond(
                 body: body,
+                digest: bodyDigest,
                 ifNoneMatch: request.headers,
                 now: Date(),
                 served: cache.template(for: environment)

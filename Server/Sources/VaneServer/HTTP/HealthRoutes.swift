@@ -4,10 +4,16 @@ import NIOCore
 import Prometheus
 import VaneCore
 
-/// Liveness, readiness and Prometheus metrics; no key needed.
+/// Liveness, readiness and Prometheus metrics. Health checks need no key; `/metrics` needs an
+/// admin or server key when ``metricsKeys`` is set (`--metrics-require-key`).
+///
+/// Registered before ``AuthenticationMiddleware`` (a health check sends no key), so `/metrics`
+/// authenticates by itself.
 struct HealthRoutes {
     let readiness: Readiness
     let registry: PrometheusCollectorRegistry
+    /// The keys `/metrics` accepts; nil: no key needed.
+    var metricsKeys: KeyIndex?
 
     func register(on router: Router<VaneRequestContext>) {
         router.get("healthz") { _, _ in JSONResponse.make(["status": "ok"]) }
@@ -16,8 +22,23 @@ struct HealthRoutes {
                 ? JSONResponse.make(["status": "ready"])
                 : JSONResponse.make(["status": "starting"], status: .serviceUnavailable)
         }
-        router.get("metrics") { _, _ in
-            Response(
+        router.get("metrics") { request, _ in
+            if let metricsKeys {
+                guard let secret = APIKeyCredentials.secret(in: request.headers) else {
+                    throw APIError.unauthenticated(
+                        "/metrics needs an admin or server key: send Authorization: Bearer <key>"
+                    )
+                }
+                guard let key = await metricsKeys.authenticate(secret: secret) else {
+                    throw APIError.unauthenticated("the API key is unknown or revoked")
+                }
+                guard key.role == .admin || key.role == .server else {
+                    throw APIError.permissionDenied(
+                        "/metrics needs an admin or server key; the key \"\(key.name)\" is a \(key.role.rawValue) key"
+                    )
+                }
+            }
+            return Response(
                 status: .ok,
                 headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer()))

@@ -28,10 +28,14 @@ struct StreamRoutes {
         let environment = try RequestReading.environment(context)
         let principal = try context.requirePrincipal()
         try principal.require([.client, .server], on: environment)
+        if let refusal = streams.hub.admits(keyId: principal.key.id, address: context.clientAddress) {
+            throw APIError.tooManyStreams(refusal)
+        }
         let known = EventStreamResponse.lastEventId(request) ?? -1
         return streams.response(
             for: environment,
             credential: StreamHub.Credential(keyId: principal.key.id, expiry: nil),
+            address: context.clientAddress,
             after: known,
             event: Self.event(version:)
         )

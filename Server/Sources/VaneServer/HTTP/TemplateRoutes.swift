@@ -86,7 +86,11 @@ struct TemplateRoutes {
             if let expected, expected != current {
                 throw APIError(StorageError.versionConflict(expected: expected, current: current))
             }
-            return templateResponse(template, etag: ServedTemplate.etag(environment, version: current) + "-0")
+            // Not published, so no version yet: what a caller sent as `version` is not echoed as
+            // if it were one.
+            var unpublished = template
+            unpublished.version = nil
+            return templateResponse(unpublished, etag: ServedTemplate.etag(environment, version: current) + "-0")
         }
         let served = try await publish(checked, to: environment, expectedVersion: expected, actor: principal.actor)
         // `vane publish` shows warnings before it sends; API callers' warnings reach the log.

@@ -7,9 +7,12 @@ import VaneCore
 ///   integral, else a number with a fraction, `JSON` → object or array, anything else → string.
 ///   A value that does not read as its type is an `evaluationFailure` with `GENERAL` (OFREP
 ///   never sends `TYPE_MISMATCH`).
-/// * `reason`/`variant`: a condition decided → `TARGETING_MATCH` (`SPLIT` when the condition has
-///   a percent rule), variant = the condition's name; no conditional values → `STATIC`; the
-///   default applied although there are conditional values → `DEFAULT`; variant `default`.
+/// * `reason`: a condition decided → `TARGETING_MATCH` (`SPLIT` when the condition has a percent
+///   rule); no conditional values → `STATIC`; the default applied although there are conditional
+///   values → `DEFAULT`.
+/// * `variant`: the value itself when it is a Boolean, number or string of at most
+///   ``maximumVariantBytes`` UTF-8 bytes (an experiment's variant name), else none. Never the
+///   condition's name: condition names describe the targeting, which a client key must not learn.
 /// * Left to the app (`useInAppDefault`, a Firebase-managed value) → `DISABLED` with no
 ///   `value` (OFREP's `codeDefaultFlag`); no condition matched and no default value → `DEFAULT`
 ///   with no `value`.
@@ -19,8 +22,8 @@ struct OFREPEvaluation: Sendable {
     /// Whether this is an `evaluationFailure`.
     var isFailure: Bool
 
-    /// The variant name of the default value.
-    static let defaultVariant = "default"
+    /// The longest value sent again as the `variant`.
+    static let maximumVariantBytes = 64
 
     /// Evaluates one resolution of a served template.
     /// - Parameter templateVersion: added to the flag's metadata when given.
@@ -28,7 +31,6 @@ struct OFREPEvaluation: Sendable {
         let key = resolution.key
         var metadata = OFREPEvaluation.flatMetadata(served.metadata[key])
         if let templateVersion { metadata["templateVersion"] = .string(templateVersion) }
-        let variant = resolution.matchedCondition ?? OFREPEvaluation.defaultVariant
         var object: JSONObject = ["key": .string(key)]
         switch resolution.outcome {
         case .value(let configValue):
@@ -36,7 +38,7 @@ struct OFREPEvaluation: Sendable {
             guard let value = OFREPEvaluation.value(configValue, type: type) else {
                 object["errorCode"] = .string(OFREPError.Code.general.rawValue)
                 object["errorDetails"] = .string(
-                    "the value of \"\(key)\" for variant \"\(variant)\" does not read as its valueType \(type); "
+                    "the value of \"\(key)\" for this context does not read as its valueType \(type); "
                         + "fix the value in the template and publish again"
                 )
                 if !metadata.isEmpty { object["metadata"] = .object(metadata) }
@@ -46,15 +48,26 @@ struct OFREPEvaluation: Sendable {
             }
             object["value"] = value
             object["reason"] = .string(OFREPEvaluation.reason(resolution, served: served))
+            if let variant = OFREPEvaluation.variant(value) { object["variant"] = .string(variant) }
         case .useInAppDefault, .managed:
             object["reason"] = "DISABLED"
         case .noDefaultValue:
             object["reason"] = "DEFAULT"
         }
-        object["variant"] = .string(variant)
         if !metadata.isEmpty { object["metadata"] = .object(metadata) }
         self.json = object
         self.isFailure = false
+    }
+
+    /// The variant of a value: its text when short and not JSON.
+    static func variant(_ value: JSONValue) -> String? {
+        let text: String
+        switch value {
+        case .bool(let bool): text = bool ? "true" : "false"
+        case .number, .string: text = value.stringValue ?? value.serialized()
+        default: return nil
+        }
+        return text.utf8.count <= maximumVariantBytes ? text : nil
     }
 
     /// The reason for a value the server serves.

@@ -61,10 +61,14 @@ enum OFREPRequest {
     /// all mean an empty context. Invalid JSON → 400 `PARSE_ERROR`; a body or context that is not
     /// an object, or a member Vane cannot use → 400 `INVALID_CONTEXT` naming the member.
     static func context(_ request: Request, flagKey: String?) async throws -> EvaluationContext {
-        let bytes: [UInt8]
+        try context(bytes: await body(request, flagKey: flagKey), flagKey: flagKey)
+    }
+
+    /// The request body, at most ``ServerLimits/maximumContextBytes``.
+    static func body(_ request: Request, flagKey: String?) async throws -> [UInt8] {
         do {
             var buffer = try await request.body.collect(upTo: ServerLimits.maximumContextBytes)
-            bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
+            return buffer.readBytes(length: buffer.readableBytes) ?? []
         } catch is NIOTooManyBytesError {
             throw OFREPError.badRequest(
                 .invalidContext,
@@ -72,7 +76,6 @@ enum OFREPRequest {
                 flagKey: flagKey
             )
         }
-        return try context(bytes: bytes, flagKey: flagKey)
     }
 
     /// The evaluation context of a body's bytes. See ``context(_:flagKey:)``.

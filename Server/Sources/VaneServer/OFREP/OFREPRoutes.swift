@@ -24,14 +24,14 @@ struct OFREPRoutes {
     @Sendable func evaluateOne(_ request: Request, context: VaneRequestContext) async throws -> Response {
         guard let flagKey = context.parameters.get("key") else { throw OFREPError.internalFailure }
         return try await answering(context) {
-            let (environment, evaluationContext) = try await read(request, flagKey: flagKey)
+            let (environment, evaluationContext) = try await read(request, context: context, flagKey: flagKey)
             guard let served = cache.template(for: environment) else {
                 throw OFREPError.flagNotFound(
                     flagKey,
                     "no template is published for \(environment); publish one that defines \"\(flagKey)\""
                 )
             }
-            let result = served.compiled.evaluate(evaluationContext)
+            let result = served.compiled.evaluate(served.clientContext(evaluationContext))
             guard let resolution = result.resolution(forKey: flagKey) else {
                 throw OFREPError.flagNotFound(
                     flagKey,
@@ -50,12 +50,16 @@ struct OFREPRoutes {
     /// this node always serves the newest version it knows.
     @Sendable func evaluateAll(_ request: Request, context: VaneRequestContext) async throws -> Response {
         try await answering(context) {
-            let (principal, environment, evaluationContext) = try await readAuthenticated(request, flagKey: nil)
+            let (principal, environment, evaluationContext) = try await readAuthenticated(
+                request,
+                context: context,
+                flagKey: nil
+            )
             var flags: [JSONValue] = []
             var version: Int64 = 0
             if let served = cache.template(for: environment) {
                 version = served.versionNumber
-                let result = served.compiled.evaluate(evaluationContext)
+                let result = served.compiled.evaluate(served.clientContext(evaluationContext))
                 for resolution in result.resolutions {
                     flags.append(.object(OFREPEvaluation(resolution, served: served, templateVersion: nil).json))
                 }
@@ -78,23 +82,37 @@ struct OFREPRoutes {
         }
     }
 
-    /// Authenticates, picks the environment, applies the rate limit and reads the context, in
+    /// Authenticates, picks the environment, reads the body, applies the rate limits and reads the context, in
     /// that order.
-    private func read(_ request: Request, flagKey: String?) async throws -> (EnvironmentKey, EvaluationContext) {
-        let (_, environment, evaluationContext) = try await readAuthenticated(request, flagKey: flagKey)
+    private func read(
+        _ request: Request,
+        context: VaneRequestContext,
+        flagKey: String?
+    ) async throws -> (EnvironmentKey, EvaluationContext) {
+        let (_, environment, evaluationContext) = try await readAuthenticated(
+            request,
+            context: context,
+            flagKey: flagKey
+        )
         return (environment, evaluationContext)
     }
 
     private func readAuthenticated(
         _ request: Request,
+        context: VaneRequestContext,
         flagKey: String?
     ) async throws -> (Principal, EnvironmentKey, EvaluationContext) {
         let principal = try await OFREPRequest.principal(request, keys: keys)
         let environment = try OFREPRequest.environment(request, principal: principal, flagKey: flagKey)
-        if let wait = limiter.acquire(key: principal.key.id) {
-            throw OFREPError.rateLimited(retryAfterSeconds: wait)
+        let body = try await OFREPRequest.body(request, flagKey: flagKey)
+        if let refusal = limiter.acquire(
+            keyId: principal.key.id,
+            address: context.clientAddress,
+            body: Digest128(hashing: body)
+        ) {
+            throw OFREPError.rateLimited(retryAfterSeconds: refusal.retryAfterSeconds)
         }
-        let evaluationContext = try await OFREPRequest.context(request, flagKey: flagKey)
+        let evaluationContext = try OFREPRequest.context(bytes: body, flagKey: flagKey)
         return (principal, environment, evaluationContext)
     }
 

@@ -20,6 +20,7 @@ import Hummingbird
 struct OFREPStreamRoutes {
     let keys: KeyIndex
     let streams: EventStreamResponse
+    let secret: ServerSecret
 
     static let path = "/ofrep/v1/events"
 
@@ -31,15 +32,19 @@ struct OFREPStreamRoutes {
         guard let token = request.uri.queryParameters["token"].map(String.init) else { throw OFREPError.unauthorized }
         let opened: (environment: EnvironmentKey, keyId: String, expiry: Int64)
         do {
-            opened = try StreamToken.open(token, keys: keys, now: Int64(Date().timeIntervalSince1970))
+            opened = try StreamToken.open(token, keys: keys, secret: secret, now: Int64(Date().timeIntervalSince1970))
         } catch {
             throw OFREPError.unauthorized
+        }
+        if streams.hub.admits(keyId: opened.keyId, address: context.clientAddress) != nil {
+            throw OFREPError.rateLimited(retryAfterSeconds: StreamHub.Refusal.retryAfterSeconds)
         }
         let since = request.uri.queryParameters["since"].flatMap { Int64(String($0)) } ?? -1
         let lastEventId = EventStreamResponse.lastEventId(request) ?? -1
         return streams.response(
             for: opened.environment,
             credential: StreamHub.Credential(keyId: opened.keyId, expiry: opened.expiry),
+            address: context.clientAddress,
             after: max(since, lastEventId),
             event: Self.event(version:)
         )
@@ -47,9 +52,9 @@ struct OFREPStreamRoutes {
 
     /// The `eventStreams` member of a bulk response for `keyId`'s evaluation of `version`.
     func advertisement(keyId: String, environment: EnvironmentKey, version: Int64) -> String? {
-        guard let (_, hash) = keys.key(id: keyId) else { return nil }
+        guard keys.key(id: keyId) != nil else { return nil }
         let expiry = Int64(Date().timeIntervalSince1970) + StreamToken.lifetimeSeconds
-        let token = StreamToken.make(keyId: keyId, keyHash: hash, environment: environment, expiry: expiry)
+        let token = StreamToken.make(keyId: keyId, environment: environment, expiry: expiry, secret: secret)
         // Relative: providers put their own OFREP origin in front, which also works behind proxies.
         return #"[{"type":"sse","endpoint":{"requestUri":"\#(Self.path)?since=\#(version)&token=\#(token)"}}]"#
     }

@@ -32,14 +32,16 @@ enum FetchResponder {
 
     /// The outcome of one fetch.
     /// - Throws: ``RequestBodyError`` for a body that is not such an object (a 400).
+    /// - Parameter digest: ``Digest128/init(hashing:)`` of `body`, computed once per request
+    ///   however many tags name a proof; nil computes it here.
     static func respond(
         body: [UInt8],
+        digest: Digest128? = nil,
         ifNoneMatch tags: some EntityTagSource,
         now: Date,
         served: ServedTemplate?
     ) throws(RequestBodyError) -> FetchOutcome {
-        // Hashed once per request, however many tags name a proof.
-        let bodyDigest = Digest128(hashing: body)
+        let bodyDigest = digest ?? Digest128(hashing: body)
         if let served {
             let nowMilliseconds = Clock.milliseconds(now)
             var current: String?
@@ -67,9 +69,10 @@ enum FetchResponder {
         }
         let clientETag = try JSONBody.optionalString(object, "etag")
         guard let served else { return .noTemplate }
-        let result = served.compiled.evaluate(context, at: now)
+        let clientContext = served.clientContext(context)
+        let result = served.compiled.evaluate(clientContext, at: now)
         let values = served.valuesDigest(of: result)
-        let until = served.compiled.resultUnchangedUntil(for: context, evaluatedAt: now)
+        let until = served.compiled.resultUnchangedUntil(for: clientContext, evaluatedAt: now)
         let etag = ResultETag(
             values: values,
             scope: served.proofScope,

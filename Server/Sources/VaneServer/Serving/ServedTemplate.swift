@@ -14,9 +14,11 @@ final class ServedTemplate: Sendable {
     let etag: String
     /// The template JSON, for `template/compiled`.
     let templateJSON: String
-    /// Per key with Vane metadata or a description: `{"realtime", "title", "category", "allowedValues",
-    /// "description"}` for fetch responses.
+    /// Per key with Vane metadata: `{"realtime", "title", "category", "allowedValues"}` for fetch
+    /// responses, plus `"description"` when the template's settings let clients receive it.
     let metadata: [String: JSONValue]
+    /// What clients may decide and learn (the template's top-level `vane` object).
+    let settings: TemplateSettings
     /// Per key: its declared value type.
     let valueTypes: [String: ParameterValueType]
     /// Per key: whether any of its conditional values can win (false: the value is static).
@@ -76,14 +78,18 @@ final class ServedTemplate: Sendable {
         for parameter in parsed.template.allParameters {
             // Exactly what the docs promise clients (KeyMetadata's fields): never `allowSecrets` or
             // unknown members of the template's `vane` object. The description helps a debug menu
-            // explain keys the app did not declare.
+            // explain keys the app did not declare, but may say more than an app's users should
+            // read, so it goes out only where the template's settings allow it.
             var details = parameter.keyMetadata
-            if details.description?.isEmpty == true { details.description = nil }
+            if details.description?.isEmpty == true || !parsed.template.settings.clientsReceiveDescriptions {
+                details.description = nil
+            }
             if !details.isEmpty { metadata[parameter.key] = .object(details.json()) }
             valueTypes[parameter.key] = parameter.valueType ?? .string
             if !parameter.conditionalValues.isEmpty { conditional.insert(parameter.key) }
         }
         self.metadata = metadata
+        self.settings = parsed.template.settings
         self.valueTypes = valueTypes
         self.hasConditionalValues = conditional
         percentConditions = Set(parsed.conditions.filter(\.containsPercent).map(\.name))
@@ -190,5 +196,16 @@ struct ByteFragments: Sendable {
         bytes.withUnsafeBufferPointer {
             output.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start..<ends[index]]))
         }
+    }
+}
+
+extension ServedTemplate {
+    /// A client's context as this template lets it count: without `dateTime` unless the
+    /// template's settings let clients pin the time, so `dateTime` rules run on the server's clock.
+    func clientContext(_ context: EvaluationContext) -> EvaluationContext {
+        guard !settings.clientsMayPinDateTime, context[ConditionElement.dateTime] != nil else { return context }
+        var context = context
+        context[ConditionElement.dateTime] = nil
+        return context
     }
 }

@@ -23,6 +23,40 @@ final class StreamHub: Sendable {
     private struct Stream {
         var continuation: AsyncStream<Item>.Continuation
         var credential: Credential
+        var address: String
+    }
+
+    /// Why a new stream is refused: its key or its address holds as many streams as allowed.
+    struct Refusal: Sendable, Equatable {
+        /// What reached its cap.
+        enum Scope: Sendable, Equatable {
+            case key, address
+        }
+
+        var scope: Scope
+        var limit: Int
+
+        /// The `Retry-After` of a refusal: streams come and go, so a short wait.
+        static let retryAfterSeconds = 30
+
+        /// What the client is told.
+        var message: String {
+            switch scope {
+            case .key:
+                return "this key already has \(limit) event streams open on this server; close one or retry later"
+            case .address:
+                return "this address already has \(limit) event streams open; close one or retry later"
+            }
+        }
+    }
+
+    /// The caps on open streams: per key and per client address.
+    struct Caps: Sendable {
+        var perKey: Int
+        var perAddress: Int
+
+        /// No practical cap (tests that do not exercise caps).
+        static let unlimited = Caps(perKey: .max, perAddress: .max)
     }
 
     /// What a stream writes next.
@@ -34,6 +68,8 @@ final class StreamHub: Sendable {
     private struct State {
         var streams: [EnvironmentKey: [Int: Stream]] = [:]
         var count = 0
+        var perKey: [String: Int] = [:]
+        var perAddress: [String: Int] = [:]
         var nextId = 0
         var heartbeat: Task<Void, Never>?
     }
@@ -41,6 +77,7 @@ final class StreamHub: Sendable {
     private let state = NIOLockedValueBox(State())
     private let heartbeatSeconds: Double
     private let bufferSize: Int
+    private let caps: Caps
     /// Whether a credential still opens streams at a time (Unix seconds).
     private let isValid: @Sendable (Credential, Int64) -> Bool
 
@@ -50,24 +87,46 @@ final class StreamHub: Sendable {
         events: PublishEvents,
         heartbeatSeconds: Double,
         bufferSize: Int = 16,
+        caps: Caps = .unlimited,
         isValid: @escaping @Sendable (Credential, Int64) -> Bool = { _, _ in true }
     ) {
+        self.caps = caps
         self.heartbeatSeconds = heartbeatSeconds
         self.bufferSize = bufferSize
         self.isValid = isValid
         events.observe { [weak self] event in self?.deliver(event) }
     }
 
+    /// Whether a stream for this key and address would be within the caps now. Streams are
+    /// counted when their body starts (``connect(_:credential:address:)``), so streams opened at
+    /// the same instant can pass one or two beyond a cap.
+    func admits(keyId: String, address: String) -> Refusal? {
+        state.withLockedValue { state in
+            if state.perKey[keyId, default: 0] >= caps.perKey { return Refusal(scope: .key, limit: caps.perKey) }
+            if state.perAddress[address, default: 0] >= caps.perAddress {
+                return Refusal(scope: .address, limit: caps.perAddress)
+            }
+            return nil
+        }
+    }
+
     /// A new stream of `environment`'s items; call ``disconnect(_:from:)`` with its id when done.
-    func connect(_ environment: EnvironmentKey, credential: Credential) -> (id: Int, items: AsyncStream<Item>) {
+    func connect(
+        _ environment: EnvironmentKey,
+        credential: Credential,
+        address: String
+    ) -> (id: Int, items: AsyncStream<Item>) {
         let (items, continuation) = AsyncStream.makeStream(of: Item.self, bufferingPolicy: .bufferingNewest(bufferSize))
         let id = state.withLockedValue { state in
             state.nextId += 1
             state.streams[environment, default: [:]][state.nextId] = Stream(
                 continuation: continuation,
-                credential: credential
+                credential: credential,
+                address: address
             )
             state.count += 1
+            state.perKey[credential.keyId, default: 0] += 1
+            state.perAddress[address, default: 0] += 1
             if state.heartbeat == nil { state.heartbeat = Task { await self.beat() } }
             return state.nextId
         }
@@ -79,7 +138,11 @@ final class StreamHub: Sendable {
         let (continuation, heartbeat) = state.withLockedValue { state in
             let continuation = state.streams[environment]?.removeValue(forKey: id)
             if state.streams[environment]?.isEmpty == true { state.streams[environment] = nil }
-            if continuation != nil { state.count -= 1 }
+            if let stream = continuation {
+                state.count -= 1
+                Self.decrement(&state.perKey, stream.credential.keyId)
+                Self.decrement(&state.perAddress, stream.address)
+            }
             var heartbeat: Task<Void, Never>?
             if state.count == 0 {
                 heartbeat = state.heartbeat
@@ -89,6 +152,11 @@ final class StreamHub: Sendable {
         }
         continuation?.continuation.finish()
         heartbeat?.cancel()
+    }
+
+    private static func decrement(_ counts: inout [String: Int], _ key: String) {
+        let remaining = counts[key, default: 1] - 1
+        counts[key] = remaining > 0 ? remaining : nil
     }
 
     /// Ends every stream a key opened: it was just revoked on this node.

@@ -272,7 +272,11 @@ final class ConfigStore: Sendable {
                         actor: actor,
                         rollbackSource: rollbackSource
                     )
-                } catch  where StoreErrors.isUniqueViolation(error) || StoreErrors.isBusy(error) {
+                } catch  where StoreErrors.isBusy(error) {
+                    // SQLite already waited its busy timeout for the write lock: another process
+                    // holds it. That is not a conflict with the publisher's version.
+                    throw StorageError.busy
+                } catch  where StoreErrors.isUniqueViolation(error) {
                     if let expectedVersion {
                         let current = try await self.currentVersionNumber(
                             projectId: projectId,
@@ -282,7 +286,7 @@ final class ConfigStore: Sendable {
                     }
                 }
             }
-            throw StorageError.versionConflict(expected: -1, current: -1)
+            throw StorageError.busy
         }
     }
 

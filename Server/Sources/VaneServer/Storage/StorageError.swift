@@ -20,6 +20,12 @@ enum StorageError: Error, Sendable, CustomStringConvertible, Equatable {
     case keyNotFound(String)
     /// A page token this server did not hand out.
     case invalidPageToken(String)
+    /// SQLite's write lock stayed taken by another process past the busy timeout; nothing was
+    /// written, and the same request can be sent again.
+    case busy
+
+    /// How long a client should wait after ``busy``.
+    static let busyRetryAfterSeconds = 1
 
     /// What happened and what to do.
     var description: String {
@@ -44,6 +50,9 @@ enum StorageError: Error, Sendable, CustomStringConvertible, Equatable {
         case .invalidPageToken(let token):
             return "the page token \"\(token.prefix(64))\" is not one this server returned; "
                 + "start again without pageToken and pass the nextPageToken of each page"
+        case .busy:
+            return "the database is busy (another process holds its write lock); nothing was written. "
+                + "Retry after \(Self.busyRetryAfterSeconds) s"
         }
     }
 }

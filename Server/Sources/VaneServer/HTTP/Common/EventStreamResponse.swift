@@ -24,11 +24,13 @@ struct EventStreamResponse {
 
     /// A streaming response: the current version unless `after` covers it, then every newer one
     /// as `event(version)`, heartbeats between.
-    /// - Parameter credential: What opened the stream; when it is revoked or expires, the
-    ///   stream ends.
+    /// - Parameters:
+    ///   - credential: What opened the stream; when it is revoked or expires, the stream ends.
+    ///   - address: The client's address, which the hub's caps count.
     func response(
         for environment: EnvironmentKey,
         credential: StreamHub.Credential,
+        address: String,
         after known: Int64,
         event: @escaping @Sendable (Int64) -> ByteBuffer
     ) -> Response {
@@ -37,7 +39,7 @@ struct EventStreamResponse {
             // ends: a client that resets the connection before the response head goes out leaves
             // nothing behind. Connect before reading the current version, so a publish in between
             // is not missed.
-            let (id, items) = hub.connect(environment, credential: credential)
+            let (id, items) = hub.connect(environment, credential: credential, address: address)
             defer { hub.disconnect(id, from: environment) }
             let current = cache.template(for: environment)?.versionNumber ?? 0
             var lastSent = known

@@ -1,46 +1,117 @@
 import NIOConcurrencyHelpers
 
-/// Per-key token buckets for the serving endpoints (fetch, OFREP).
+/// Token buckets for the serving endpoints (fetch, OFREP), at three scopes at once: the client
+/// (one address with one request body, so one app installation), the client's address (every
+/// installation behind one NAT) and the key (every installation of the app).
 ///
-/// Each key may make `requestsPerSecond` requests per second on average, in bursts of up to
-/// `burst`. A refused request learns how long to wait (`Retry-After`).
+/// A client key ships in every copy of an app, so one abuser holding it must not spend the
+/// whole fleet's budget: the per-client and per-address limits refuse the abuser long before the
+/// much higher per-key ceiling is reached, and a refused request takes no token from any scope.
+/// Each limit allows `requestsPerSecond` on average in bursts of twice that. A refused request
+/// learns which limit refused it and how long to wait (`Retry-After`).
 final class RateLimiter: Sendable {
+    /// What a bucket counts.
+    enum Scope: String, Sendable, Hashable, CaseIterable {
+        case client, address, key
+    }
+
+    /// A refusal: the scope whose bucket is empty and the whole seconds until it has a token.
+    struct Refusal: Sendable, Equatable {
+        var scope: Scope
+        var retryAfterSeconds: Int
+    }
+
+    private struct BucketKey: Hashable {
+        var scope: Scope
+        var id: String
+        var digest: Digest128
+    }
+
     private struct Bucket {
         var tokens: Double
         var updated: Int64
     }
 
-    /// Requests per second per key; 0 turns limiting off.
-    let requestsPerSecond: Double
-    /// The largest burst.
-    let burst: Double
-    private let buckets = NIOLockedValueBox<[String: Bucket]>([:])
-
-    /// Creates a limiter.
-    init(requestsPerSecond: Double, burst: Double? = nil) {
-        self.requestsPerSecond = requestsPerSecond
-        self.burst = burst ?? max(1, requestsPerSecond * 2)
+    private struct State {
+        var buckets: [BucketKey: Bucket] = [:]
+        /// The bucket count at which full buckets are next swept out.
+        var nextSweep = RateLimiter.minimumSweep
     }
 
-    /// Takes a token for `key`; returns nil when allowed, else the seconds to wait.
-    func acquire(key: String) -> Int? {
-        acquire(key: key, now: Clock.nowMilliseconds())
+    /// Requests per second per scope; a scope that is missing or 0 is not limited.
+    let requestsPerSecond: [Scope: Double]
+    private let state = NIOLockedValueBox(State())
+
+    static let minimumSweep = 4096
+    /// Beyond this many buckets even partly spent client and address buckets are forgotten (they
+    /// start full again): memory stays bounded when millions of addresses each send one request.
+    static let maximumBuckets = 1_000_000
+
+    /// Creates a limiter with a rate for each scope.
+    init(requestsPerSecond: [Scope: Double]) {
+        self.requestsPerSecond = requestsPerSecond.filter { $0.value > 0 }
     }
 
-    func acquire(key: String, now: Int64) -> Int? {
-        guard requestsPerSecond > 0 else { return nil }
-        return buckets.withLockedValue { buckets in
-            var bucket = buckets[key] ?? Bucket(tokens: burst, updated: now)
-            let elapsed = Double(max(0, now - bucket.updated)) / 1000
-            bucket.tokens = min(burst, bucket.tokens + elapsed * requestsPerSecond)
-            bucket.updated = now
-            defer { buckets[key] = bucket }
-            if bucket.tokens >= 1 {
-                bucket.tokens -= 1
-                return nil
+    /// A limiter with only a per-key rate (tests of the serving routes).
+    convenience init(requestsPerSecond: Double) {
+        self.init(requestsPerSecond: [.key: requestsPerSecond])
+    }
+
+    /// The largest burst of a rate.
+    static func burst(_ rate: Double) -> Double { max(1, rate * 2) }
+
+    /// The number of buckets held (tests of eviction).
+    var bucketCount: Int { state.withLockedValue { $0.buckets.count } }
+
+    /// Takes a token from each scope's bucket, or from none when any is empty.
+    /// - Parameters:
+    ///   - keyId: The API key's id.
+    ///   - address: The client's address.
+    ///   - body: The digest of the request body, which tells installations behind one address
+    ///     apart (their contexts differ).
+    /// - Returns: nil when allowed, else the refusal.
+    func acquire(keyId: String, address: String, body: Digest128, now: Int64 = Clock.nowMilliseconds()) -> Refusal? {
+        let wanted: [(Scope, BucketKey)] = [
+            (.client, BucketKey(scope: .client, id: address, digest: body)),
+            (.address, BucketKey(scope: .address, id: address, digest: .zero)),
+            (.key, BucketKey(scope: .key, id: keyId, digest: .zero)),
+        ]
+        let limited = wanted.compactMap { scope, key in requestsPerSecond[scope].map { (scope, key, $0) } }
+        guard !limited.isEmpty else { return nil }
+        return state.withLockedValue { state in
+            var refilled: [(BucketKey, Bucket)] = []
+            for (scope, key, rate) in limited {
+                var bucket = state.buckets[key] ?? Bucket(tokens: Self.burst(rate), updated: now)
+                let elapsed = Double(max(0, now - bucket.updated)) / 1000
+                bucket.tokens = min(Self.burst(rate), bucket.tokens + elapsed * rate)
+                bucket.updated = now
+                if bucket.tokens < 1 {
+                    state.buckets[key] = bucket
+                    let wait = (1 - bucket.tokens) / rate
+                    return Refusal(scope: scope, retryAfterSeconds: max(1, Int(wait.rounded(.up))))
+                }
+                refilled.append((key, bucket))
             }
-            let wait = (1 - bucket.tokens) / requestsPerSecond
-            return max(1, Int(wait.rounded(.up)))
+            for (key, var bucket) in refilled {
+                bucket.tokens -= 1
+                state.buckets[key] = bucket
+            }
+            if state.buckets.count >= state.nextSweep { sweep(&state, now: now) }
+            return nil
         }
+    }
+
+    /// Forgets buckets that have refilled (they are the same as new ones), and past
+    /// ``maximumBuckets`` every client and address bucket.
+    private func sweep(_ state: inout State, now: Int64) {
+        state.buckets = state.buckets.filter { key, bucket in
+            guard let rate = requestsPerSecond[key.scope] else { return false }
+            let elapsed = Double(max(0, now - bucket.updated)) / 1000
+            return bucket.tokens + elapsed * rate < Self.burst(rate)
+        }
+        if state.buckets.count >= Self.maximumBuckets {
+            state.buckets = state.buckets.filter { $0.key.scope == .key }
+        }
+        state.nextSweep = max(Self.minimumSweep, state.buckets.count * 2)
     }
 }

@@ -1,16 +1,23 @@
 import Hummingbird
+import NIOCore
 
 /// The request context of every Vane route: Hummingbird's core storage plus who is calling.
-struct VaneRequestContext: RequestContext {
+struct VaneRequestContext: RequestContext, RemoteAddressRequestContext {
     /// Hummingbird's per-request storage.
     var coreContext: CoreRequestContextStorage
     /// The authenticated caller, set by ``AuthenticationMiddleware``.
     var principal: Principal?
+    /// The connection's peer.
+    let remoteAddress: SocketAddress?
+    /// The client's address, set by ``ClientAddressMiddleware`` (the peer, or behind a trusted
+    /// proxy the address it saw).
+    var clientAddress = "unknown"
 
     /// Creates a context for a request.
     init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.principal = nil
+        self.remoteAddress = source.channel.remoteAddress
     }
 
     /// Bodies are read explicitly with per-route limits; this caps anything decoded implicitly.

@@ -1,0 +1,64 @@
+import Crypto
+import Foundation
+
+/// The server's own secret: it signs OFREP stream tokens (``StreamToken``).
+///
+/// Kept out of the database on purpose: someone who can read the database (a backup, a replica)
+/// must not be able to mint tokens. Given by the operator (`VANE_SECRET`, `--secret-file`), or
+/// generated on the first start into `server-secret` in the data directory, readable only by the
+/// server's user. Nodes that share one PostgreSQL database must share the secret too, or a token
+/// one node handed out is refused by the next.
+struct ServerSecret: Sendable {
+    /// The key that signs tokens.
+    let key: SymmetricKey
+    /// Whether this start generated the secret (and wrote it to ``fileName``).
+    let generated: Bool
+
+    /// The shortest secret an operator may give.
+    static let minimumLength = 32
+
+    /// The file in the data directory that holds a generated secret.
+    static let fileName = "server-secret"
+
+    /// A secret from its text.
+    init(_ text: String) {
+        key = SymmetricKey(data: Array(SHA256.hash(data: Array(("vane-server-secret\n" + text).utf8))))
+        generated = false
+    }
+
+    private init(key: SymmetricKey, generated: Bool) {
+        self.key = key
+        self.generated = generated
+    }
+
+    /// The configured secret, else the one in the data directory, else a new one written there.
+    static func load(configured: String?, dataDirectory: String) throws -> ServerSecret {
+        if let configured { return ServerSecret(configured) }
+        let file = URL(fileURLWithPath: dataDirectory).appendingPathComponent(fileName)
+        if let data = FileManager.default.contents(atPath: file.path) {
+            let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard text.count >= ServerSecret.minimumLength else {
+                throw ServerSecretError(path: file.path, length: text.count)
+            }
+            return ServerSecret(text)
+        }
+        try PrivateFiles.createDirectory(URL(fileURLWithPath: dataDirectory))
+        let text = SymmetricKey(size: .bits256).withUnsafeBytes { bytes in
+            bytes.map { String(format: "%02x", $0) }.joined()
+        }
+        try PrivateFiles.write(text + "\n", to: file)
+        return ServerSecret(key: ServerSecret(text).key, generated: true)
+    }
+}
+
+/// The `server-secret` file exists but is too short to be one.
+struct ServerSecretError: Error, CustomStringConvertible {
+    var path: String
+    var length: Int
+
+    var description: String {
+        "the server secret in \(path) is \(length) characters long; it needs at least "
+            + "\(ServerSecret.minimumLength). Delete the file to have a new one generated "
+            + "(OFREP stream URLs handed out before then stop working), or write a longer secret into it"
+    }
+}
