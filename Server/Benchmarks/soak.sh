@@ -10,7 +10,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 minutes=${1:-10}
-swift build --package-path Server -c release --scratch-path Server/.build-release --product vane
+# The same release build the other benchmarks use (a --product build would rebuild everything).
+swift build --package-path Server -c release --scratch-path Server/.build-release
 bin=$(swift build --package-path Server -c release --scratch-path Server/.build-release --show-bin-path)
 # Each fetcher holds a socket; the default soft limit of 1024 would starve them.
 ulimit -n "$(ulimit -Hn)"
