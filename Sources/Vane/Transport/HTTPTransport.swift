@@ -7,8 +7,13 @@ public import Foundation
 public protocol HTTPTransport: Sendable {
     /// Sends a request and waits for the complete response.
     ///
+    /// A transport should stop receiving a body longer than `request.maximumResponseBytes` and
+    /// throw ``TransportError/responseTooLarge(limit:)``; the SDK checks the length again after
+    /// the body arrived, for transports that do not.
+    ///
     /// - Throws: ``TransportError`` when no complete response arrived (no connection, timeout,
-    ///   a connection closed mid-body). A response with an error status is not an error here.
+    ///   a connection closed mid-body, a body over the limit). A response with an error status is
+    ///   not an error here.
     func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse
 
     /// Sends a request and returns as soon as the response head arrives; the body follows as it
@@ -33,17 +38,6 @@ extension HTTPTransport {
     }
 }
 
-extension HTTPTransport {
-    /// Sends a request; no complete response is a ``VaneError/transport(_:)``.
-    func exchange(_ request: TransportRequest) async throws(VaneError) -> TransportResponse {
-        do {
-            return try await send(request)
-        } catch {
-            throw .transport(error)
-        }
-    }
-}
-
 /// An HTTP request.
 public struct TransportRequest: Sendable, Hashable {
     /// `GET`, `POST`, …
@@ -56,14 +50,26 @@ public struct TransportRequest: Sendable, Hashable {
     public var body: Data?
     /// Seconds to wait for the complete response.
     public var timeout: TimeInterval
+    /// The longest body the sender accepts, in bytes; nil for no limit. A transport stops
+    /// receiving once a body is longer (a `Content-Length` over it refuses the response at its
+    /// head) and throws ``TransportError/responseTooLarge(limit:)``.
+    public var maximumResponseBytes: Int?
 
     /// Creates a request.
-    public init(method: String, url: URL, headers: [String: String] = [:], body: Data? = nil, timeout: TimeInterval) {
+    public init(
+        method: String,
+        url: URL,
+        headers: [String: String] = [:],
+        body: Data? = nil,
+        timeout: TimeInterval,
+        maximumResponseBytes: Int? = nil
+    ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.timeout = timeout
+        self.maximumResponseBytes = maximumResponseBytes
     }
 }
 
@@ -125,6 +131,9 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     case timedOut(seconds: TimeInterval)
     /// The connection broke before the response was complete (a truncated body, a reset).
     case connectionLost(reason: String)
+    /// The body is longer than the request's ``TransportRequest/maximumResponseBytes``; the
+    /// transport stopped receiving it.
+    case responseTooLarge(limit: Int)
 
     /// What happened, in a sentence.
     public var description: String {
@@ -132,6 +141,7 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
         case .cannotConnect(let reason): return "cannot connect: \(reason)"
         case .timedOut(let seconds): return "no complete response within \(seconds) s"
         case .connectionLost(let reason): return "the connection broke before the response was complete: \(reason)"
+        case .responseTooLarge(let limit): return "the response is longer than the limit of \(limit) bytes"
         }
     }
 }

@@ -35,18 +35,29 @@ struct ServerConnection: Sendable {
         )
     }
 
-    /// Sends a request: refused before anything is sent when the URL is insecure, and a body over
-    /// ``maximumResponseBytes`` is a ``VaneError/malformedResponse(reason:)``.
+    /// Sends a request: refused before anything is sent when the URL is insecure. The transport
+    /// stops receiving a body over ``maximumResponseBytes``, and a longer body from a transport
+    /// that ignores the limit is refused too: either is a ``VaneError/malformedResponse(reason:)``.
     func send(_ request: TransportRequest) async throws(VaneError) -> TransportResponse {
         try checkTransportSecurity()
-        let response = try await transport.exchange(request)
+        var bounded = request
+        bounded.maximumResponseBytes = min(request.maximumResponseBytes ?? .max, maximumResponseBytes)
+        let response: TransportResponse
+        do {
+            response = try await transport.send(bounded)
+        } catch .responseTooLarge {
+            throw tooLarge("the response is longer than")
+        } catch {
+            throw .transport(error)
+        }
         guard response.body.count <= maximumResponseBytes else {
-            throw .malformedResponse(
-                reason: "the response has \(response.body.count) bytes, more than the limit of \(maximumResponseBytes) "
-                    + "(maximumResponseBytes)"
-            )
+            throw tooLarge("the response has \(response.body.count) bytes, more than")
         }
         return response
+    }
+
+    private func tooLarge(_ what: String) -> VaneError {
+        .malformedResponse(reason: "\(what) the limit of \(maximumResponseBytes) bytes (maximumResponseBytes)")
     }
 
     /// Opens an event stream, refused like ``send(_:)`` when the URL is insecure.

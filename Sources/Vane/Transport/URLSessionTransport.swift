@@ -9,78 +9,74 @@ public import Foundation
 /// ``HTTPTransport`` over `URLSession` (FoundationNetworking on Linux).
 ///
 /// Responses are never cached by URLSession: the SDK does its own caching with ETags.
+///
+/// A redirect within the request's origin (scheme, host and port) is followed as it is; one to
+/// another origin is followed without the credential headers (`Authorization`, `X-API-Key`,
+/// `Proxy-Authorization`, `Cookie`); one from `https` to `http` is not followed, and the redirect
+/// response is the answer. A body longer than the request's
+/// ``TransportRequest/maximumResponseBytes`` is refused as soon as its head or its received bytes
+/// say so, with ``TransportError/responseTooLarge(limit:)``.
 public struct URLSessionTransport: HTTPTransport {
-    private let session: URLSession
+    private let sessions: TransportSessions
 
-    /// Creates a transport with an ephemeral session of its own.
+    /// Creates a transport with an ephemeral session of its own, whose requests share connections.
     public init() {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.urlCache = nil
-        self.session = URLSession(configuration: configuration)
+        sessions = TransportSessions(configuration: configuration)
     }
 
     /// Creates a transport over an existing session (for its proxy, pinning or metrics settings).
+    ///
+    /// Requests keep your session and its delegate; each task gets a task delegate of its own
+    /// that takes only the redirect decision, by the same rule as the transport's own session.
+    /// Only a session's delegate sees a body arrive chunk by chunk, so over your session a body is
+    /// received whole before its length is checked. Event streams use a second session with your
+    /// session's configuration but without its delegate.
     public init(session: URLSession) {
-        self.session = session
+        sessions = TransportSessions(caller: session)
     }
 
     /// Sends a request with URLSession.
     public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
         let urlRequest = Self.urlRequest(request)
-        // URLSession's own timeout counts idle time between packets; the SDK promises a bound on
-        // the whole exchange, so a timer cancels the task when the time is up.
-        let timedOut = LockedValue(false)
-        let outcome: Result<(Data, URLResponse), any Error> = await withCheckedContinuation { continuation in
-            // The completion-handler API: FoundationNetworking has no async `data(for:)` on every toolchain.
-            let task = session.dataTask(with: urlRequest) { data, response, error in
-                if let error {
-                    continuation.resume(returning: .failure(error))
-                } else if let response {
-                    continuation.resume(returning: .success((data ?? Data(), response)))
-                } else {
-                    continuation.resume(returning: .failure(URLError(.badServerResponse)))
-                }
-            }
+        let outcome = await withCheckedContinuation { continuation in
+            let receiver = BufferedResponseReceiver(
+                limit: ResponseBodyLimit(request.maximumResponseBytes),
+                timeout: request.timeout,
+                continuation: continuation
+            )
+            let task = sessions.dataTask(urlRequest, receiver: receiver)
             task.resume()
-            DispatchQueue.global().asyncAfter(deadline: .now() + request.timeout) {
-                guard task.state == .running else { return }
-                timedOut.withLockedValue { $0 = true }
-                task.cancel()
+            DispatchQueue.global().asyncAfter(deadline: .now() + request.timeout) { [weak receiver] in
+                receiver?.timeOut(task)
             }
         }
-        if case .failure = outcome, timedOut.withLockedValue({ $0 }) { throw .timedOut(seconds: request.timeout) }
-        switch outcome {
-        case .success(let (data, response)):
-            guard let http = response as? HTTPURLResponse else {
-                throw .connectionLost(reason: "the answer is not an HTTP response")
-            }
-            return TransportResponse(status: http.statusCode, headers: Self.headers(of: http), body: data)
-        case .failure(let error):
-            throw Self.transportError(error, timeout: request.timeout)
-        }
+        return try outcome.get()
     }
 
-    /// Opens a streaming response with a session of its own whose delegate receives the body
-    /// chunk by chunk (FoundationNetworking has no `bytes(for:)`). The session copies this
-    /// transport's configuration.
+    /// Opens a streaming response; the transport's receiving session hands the body over chunk
+    /// by chunk (FoundationNetworking has no `bytes(for:)`).
     public func openStream(_ request: TransportRequest) async throws(TransportError) -> TransportStream {
-        let delegate = StreamingDataDelegate(timeout: request.timeout)
-        let streamSession = URLSession(configuration: session.configuration, delegate: delegate, delegateQueue: nil)
-        let task = streamSession.dataTask(with: Self.urlRequest(request))
-        delegate.closeOnTermination(task)
+        let receiver = StreamingResponseReceiver(
+            timeout: request.timeout,
+            limit: ResponseBodyLimit(request.maximumResponseBytes)
+        )
+        let task = sessions.routedTask(Self.urlRequest(request), receiver: receiver)
+        receiver.closeOnTermination(task)
         let head = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                delegate.awaitHead(continuation)
+                receiver.awaitHead(continuation)
                 task.resume()
-                delegate.watchForSilence(of: task)
+                receiver.watchForSilence(of: task)
             }
         } onCancel: {
             task.cancel()
         }
         switch head {
         case .success(let (status, headers)):
-            return TransportStream(status: status, headers: headers, body: delegate.body) { task.cancel() }
+            return TransportStream(status: status, headers: headers, body: receiver.body) { task.cancel() }
         case .failure(let error):
             throw error
         }

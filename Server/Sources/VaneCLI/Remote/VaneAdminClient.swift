@@ -201,6 +201,8 @@ struct VaneAdminClient: Sendable {
             case .timedOut: throw Failure.timedOut(server: server, seconds: timeout)
             case .cannotConnect(let reason), .connectionLost(let reason):
                 throw Failure.cannotConnect(server: server, reason: reason)
+            case .responseTooLarge:
+                throw Failure.malformedResponse(server: server, reason: error.description)
             }
         }
         let reply = Reply(status: response.status, body: response.body, etag: response.header("ETag"))

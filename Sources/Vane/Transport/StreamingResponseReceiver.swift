@@ -5,15 +5,18 @@ import FoundationNetworking
 #endif
 
 /// Receives one streaming response for ``URLSessionTransport/openStream(_:)``: the head resumes
-/// the caller, each chunk goes into ``body``, and silence longer than the timeout cancels the task.
-final class StreamingDataDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+/// the caller, each chunk goes into ``body``, and silence longer than the timeout, or more bytes
+/// than the request's limit, cancels the task.
+final class StreamingResponseReceiver: ResponseReceiver {
     typealias Head = Result<(status: Int, headers: [String: String]), TransportError>
 
     private struct State {
         var head: CheckedContinuation<Head, Never>?
         var completion: TransportError??
         var lastActivity = Date()
-        var timedOut = false
+        var receivedBytes = 0
+        /// Why this receiver cancelled the task: silence, or too many bytes.
+        var refusal: TransportError?
     }
 
     /// The body's chunks.
@@ -21,9 +24,11 @@ final class StreamingDataDelegate: NSObject, URLSessionDataDelegate, @unchecked 
     private let continuation: AsyncThrowingStream<Data, any Error>.Continuation
     private let state = LockedValue(State())
     private let timeout: TimeInterval
+    private let limit: ResponseBodyLimit?
 
-    init(timeout: TimeInterval) {
+    init(timeout: TimeInterval, limit: ResponseBodyLimit?) {
         self.timeout = timeout
+        self.limit = limit
         // Unbounded: dropping a chunk would corrupt the stream, and the reader is a parser that keeps up.
         (body, continuation) = AsyncThrowingStream.makeStream(of: Data.self, throwing: (any Error).self)
     }
@@ -53,7 +58,7 @@ final class StreamingDataDelegate: NSObject, URLSessionDataDelegate, @unchecked 
             let silent: Bool? = state.withLockedValue { state in
                 guard state.completion == nil else { return nil }
                 guard Date().timeIntervalSince(state.lastActivity) >= timeout else { return false }
-                state.timedOut = true
+                state.refusal = state.refusal ?? .timedOut(seconds: timeout)
                 return true
             }
             switch silent {
@@ -64,44 +69,44 @@ final class StreamingDataDelegate: NSObject, URLSessionDataDelegate, @unchecked 
         }
     }
 
-    func urlSession(
-        _ session: URLSession,
-        dataTask: URLSessionDataTask,
-        didReceive response: URLResponse,
-        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
-    ) {
+    func received(_ response: URLResponse, task: URLSessionTask) {
+        let tooLarge = limit.flatMap { $0.isExceeded(byHeadOf: response) ? $0.bytes : nil }
         let head = state.withLockedValue { state in
             defer { state.head = nil }
             state.lastActivity = Date()
+            if let tooLarge { state.refusal = .responseTooLarge(limit: tooLarge) }
             return state.head
         }
-        if let http = response as? HTTPURLResponse {
+        if let tooLarge {
+            head?.resume(returning: .failure(.responseTooLarge(limit: tooLarge)))
+            task.cancel()
+        } else if let http = response as? HTTPURLResponse {
             head?.resume(returning: .success((http.statusCode, URLSessionTransport.headers(of: http))))
         } else {
             head?.resume(returning: .failure(.connectionLost(reason: "the answer is not an HTTP response")))
         }
-        completionHandler(.allow)
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        state.withLockedValue { $0.lastActivity = Date() }
-        continuation.yield(data)
+    func received(_ data: Data, task: URLSessionTask) {
+        let refused = state.withLockedValue { state in
+            guard state.refusal == nil else { return true }
+            state.lastActivity = Date()
+            state.receivedBytes += data.count
+            guard let limit, limit.isExceeded(byReceived: state.receivedBytes) else { return false }
+            state.refusal = .responseTooLarge(limit: limit.bytes)
+            return true
+        }
+        if refused { task.cancel() } else { continuation.yield(data) }
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+    func completed(error: (any Error)?, task: URLSessionTask) {
         let (head, failure): (CheckedContinuation<Head, Never>?, TransportError?) = state.withLockedValue { state in
-            let failure = error.map {
-                state.timedOut
-                    ? TransportError.timedOut(seconds: timeout)
-                    : URLSessionTransport.transportError($0, timeout: timeout)
-            }
+            let failure = state.refusal ?? error.map { URLSessionTransport.transportError($0, timeout: timeout) }
             state.completion = .some(failure)
             defer { state.head = nil }
             return (state.head, failure)
         }
         head?.resume(returning: .failure(failure ?? .connectionLost(reason: "the server sent no response")))
         if let failure { continuation.finish(throwing: failure) } else { continuation.finish() }
-        // A session keeps its delegate until it is invalidated.
-        session.finishTasksAndInvalidate()
     }
 }

@@ -1,0 +1,1 @@
+// Declarations only (include/CLibFuzzer.h); SwiftPM needs a source file for a C target.
