@@ -134,6 +134,31 @@ import VaneCore
         }
     }
 
+    @Test func aStoreOpensWhileAnotherProcessHoldsTheWriteLockForLong() async throws {
+        let location = try await TestDatabase.sqlite.freshLocation()
+        guard case .sqlite(let path) = location else { return }
+        try FileManager.default.createDirectory(
+            at: URL(fileURLWithPath: path).deletingLastPathComponent(),
+            withIntermediateDirectories: true
+        )
+        let holder = try await DatabaseEngine.open(location, logger: Logger(label: "holder"))
+        let locked = AsyncStream.makeStream(of: Void.self)
+        // Longer than SQLite's 5 s busy timeout: the first migration attempt gives up.
+        let holding = Task {
+            try await holder.transaction { _ in
+                locked.continuation.yield()
+                try await Task.sleep(nanoseconds: 6_000_000_000)
+            }
+        }
+        for await _ in locked.stream { break }
+        let engine = try await DatabaseEngine.open(location, logger: Logger(label: "opening"))
+        let store = try await ConfigStore(engine: engine)
+        #expect(try await Migrations.appliedVersions(store.engine) == Set(Migrations.all.map(\.version)))
+        try await holding.value
+        try await engine.shutdown()
+        try await holder.shutdown()
+    }
+
     @Test func metricsCanRequireAKey() async throws {
         let keyed: (inout ServerConfiguration) -> Void = { $0.metricsRequireKey = true }
         try await TestServer.run(.sqlite, configure: keyed) { server in

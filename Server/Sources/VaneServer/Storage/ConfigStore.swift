@@ -24,8 +24,21 @@ final class ConfigStore: Sendable {
     init(engine: DatabaseEngine, retainedVersions: Int? = nil) async throws {
         self.engine = engine
         self.retainedVersions = retainedVersions
-        try await Migrations.run(on: engine)
+        // Another process migrating the same SQLite file can hold its write lock past the busy
+        // timeout (a slow disk, a sanitizer run); each migration step checks inside its own
+        // transaction whether it is still needed, so running again is safe.
+        for attempt in 1...Self.migrationAttempts {
+            do {
+                try await Migrations.run(on: engine)
+                return
+            } catch  where StoreErrors.isBusy(error) && attempt < Self.migrationAttempts {
+                continue
+            }
+        }
     }
+
+    /// How many times opening a store tries to migrate while SQLite reports the file busy.
+    static let migrationAttempts = 4
 
     // MARK: Projects and environments
 
