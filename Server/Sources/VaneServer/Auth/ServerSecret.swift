@@ -21,13 +21,8 @@ struct ServerSecret: Sendable {
     static let fileName = "server-secret"
 
     /// A secret from its text.
-    init(_ text: String) {
+    init(_ text: String, generated: Bool = false) {
         key = SymmetricKey(data: Array(SHA256.hash(data: Array(("vane-server-secret\n" + text).utf8))))
-        generated = false
-    }
-
-    private init(key: SymmetricKey, generated: Bool) {
-        self.key = key
         self.generated = generated
     }
 
@@ -43,11 +38,9 @@ struct ServerSecret: Sendable {
             return ServerSecret(text)
         }
         try PrivateFiles.createDirectory(URL(fileURLWithPath: dataDirectory))
-        let text = SymmetricKey(size: .bits256).withUnsafeBytes { bytes in
-            bytes.map { String(format: "%02x", $0) }.joined()
-        }
+        let text = SymmetricKey(size: .bits256).withUnsafeBytes(Hex.encode)
         try PrivateFiles.write(text + "\n", to: file)
-        return ServerSecret(key: ServerSecret(text).key, generated: true)
+        return ServerSecret(text, generated: true)
     }
 }
 

@@ -63,8 +63,8 @@ struct OFREPEvaluation: Sendable {
     static func variant(_ value: JSONValue) -> String? {
         let text: String
         switch value {
-        case .bool(let bool): text = bool ? "true" : "false"
-        case .number, .string: text = value.stringValue ?? value.serialized()
+        case .string(let string): text = string
+        case .bool, .number: text = value.serialized()
         default: return nil
         }
         return text.utf8.count <= maximumVariantBytes ? text : nil

@@ -55,15 +55,6 @@ enum OFREPRequest {
         return target
     }
 
-    /// The evaluation context of a body `{"context": {...}}`.
-    ///
-    /// Lenient as OFREP providers need: no body, no `context` (or `null`) and no `targetingKey`
-    /// all mean an empty context. Invalid JSON → 400 `PARSE_ERROR`; a body or context that is not
-    /// an object, or a member Vane cannot use → 400 `INVALID_CONTEXT` naming the member.
-    static func context(_ request: Request, flagKey: String?) async throws -> EvaluationContext {
-        try context(bytes: await body(request, flagKey: flagKey), flagKey: flagKey)
-    }
-
     /// The request body, at most ``ServerLimits/maximumContextBytes``.
     static func body(_ request: Request, flagKey: String?) async throws -> [UInt8] {
         do {
@@ -78,7 +69,11 @@ enum OFREPRequest {
         }
     }
 
-    /// The evaluation context of a body's bytes. See ``context(_:flagKey:)``.
+    /// The evaluation context of a body `{"context": {...}}`.
+    ///
+    /// Lenient as OFREP providers need: no body, no `context` (or `null`) and no `targetingKey`
+    /// all mean an empty context. Invalid JSON → 400 `PARSE_ERROR`; a body or context that is not
+    /// an object, or a member Vane cannot use → 400 `INVALID_CONTEXT` naming the member.
     static func context(bytes: [UInt8], flagKey: String?) throws(OFREPError) -> EvaluationContext {
         guard bytes.contains(where: { !isJSONWhitespace($0) }) else { return EvaluationContext() }
         let json: JSONValue

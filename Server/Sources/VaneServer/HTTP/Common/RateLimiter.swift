@@ -71,13 +71,16 @@ final class RateLimiter: Sendable {
     ///     apart (their contexts differ).
     /// - Returns: nil when allowed, else the refusal.
     func acquire(keyId: String, address: String, body: Digest128, now: Int64 = Clock.nowMilliseconds()) -> Refusal? {
-        let wanted: [(Scope, BucketKey)] = [
-            (.client, BucketKey(scope: .client, id: address, digest: body)),
-            (.address, BucketKey(scope: .address, id: address, digest: .zero)),
-            (.key, BucketKey(scope: .key, id: keyId, digest: .zero)),
-        ]
-        let limited = wanted.compactMap { scope, key in requestsPerSecond[scope].map { (scope, key, $0) } }
-        guard !limited.isEmpty else { return nil }
+        // Runs on every fetch: with no limit set, nothing is built.
+        guard !requestsPerSecond.isEmpty else { return nil }
+        let limited = Scope.allCases.compactMap { scope -> (Scope, BucketKey, Double)? in
+            guard let rate = requestsPerSecond[scope] else { return nil }
+            switch scope {
+            case .client: return (scope, BucketKey(scope: scope, id: address, digest: body), rate)
+            case .address: return (scope, BucketKey(scope: scope, id: address, digest: .zero), rate)
+            case .key: return (scope, BucketKey(scope: scope, id: keyId, digest: .zero), rate)
+            }
+        }
         return state.withLockedValue { state in
             var refilled: [(BucketKey, Bucket)] = []
             for (scope, key, rate) in limited {
