@@ -43,6 +43,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
         .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
     ],
     targets: [
         .target(
@@ -62,8 +64,24 @@ let package = Package(
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             ],
-            swiftSettings: serverSettings
+            // The console's templates, styles and scripts: compiled into the binary by the
+            // ConsoleAssets plugin, so `vane` stays one file that works air-gapped.
+            exclude: ["Console/Assets"],
+            swiftSettings: serverSettings,
+            plugins: ["ConsoleAssets"]
+        ),
+        .executableTarget(
+            name: "vane-embed-assets",
+            path: "Plugins/EmbedAssetsTool"
+        ),
+        .plugin(
+            name: "ConsoleAssets",
+            capability: .buildTool(),
+            dependencies: ["vane-embed-assets"],
+            path: "Plugins/ConsoleAssets"
         ),
         .executableTarget(
             name: "VaneCLI",

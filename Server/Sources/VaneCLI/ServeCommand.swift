@@ -129,6 +129,27 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-demo"), help: "Do not create the demo project on the first start.")
     var noDemo = false
 
+    @Flag(name: .customLong("no-console"), help: "Do not serve the web console at /.")
+    var noConsole = false
+
+    @Option(
+        name: .customLong("session-idle-minutes"),
+        help: "Minutes without a request before a console session ends (default 720)."
+    )
+    var sessionIdleMinutes: Int?
+
+    @Option(
+        name: .customLong("session-lifetime-hours"),
+        help: "Hours after sign-in before a console session ends (default 168)."
+    )
+    var sessionLifetimeHours: Int?
+
+    @Option(
+        name: .customLong("password-hash-cost"),
+        help: "bcrypt cost for console passwords, 4 to 16 (default 12)."
+    )
+    var passwordHashCost: Int?
+
     func run() async throws {
         let (configuration, level) = try Self.merge(self, environment: ProcessInfo.processInfo.environment)
         LoggingSystem.bootstrap { label in ServerLogHandler(label: label, level: level) }
@@ -148,8 +169,16 @@ struct ServeCommand: AsyncParsableCommand {
         let report = server.firstStart
         let host = configuration.host
         let scheme = configuration.tlsCertificatePath == nil ? "http" : "https"
+        let console = configuration.consoleEnabled
         try await server.run { port in
-            Self.printBanner(scheme: scheme, host: host, port: port, database: location, report: report)
+            Self.printBanner(
+                scheme: scheme,
+                host: host,
+                port: port,
+                database: location,
+                report: report,
+                console: console
+            )
         }
     }
 
@@ -253,6 +282,27 @@ struct ServeCommand: AsyncParsableCommand {
                 Int($0)
             } ?? configuration.maximumConnections
         configuration.createsDemoProject = !options.noDemo
+        configuration.consoleEnabled = !options.noConsole
+        configuration.sessionIdleMinutes =
+            try pick(
+                options.sessionIdleMinutes,
+                "--session-idle-minutes",
+                "VANE_SESSION_IDLE_MINUTES",
+                .sessionIdleMinutes
+            ) {
+                Int($0)
+            } ?? configuration.sessionIdleMinutes
+        configuration.sessionLifetimeHours =
+            try pick(
+                options.sessionLifetimeHours,
+                "--session-lifetime-hours",
+                "VANE_SESSION_LIFETIME_HOURS",
+                .sessionLifetimeHours
+            ) { Int($0) } ?? configuration.sessionLifetimeHours
+        configuration.passwordHashCost =
+            try pick(options.passwordHashCost, "--password-hash-cost", "VANE_PASSWORD_HASH_COST", .passwordHashCost) {
+                Int($0)
+            } ?? configuration.passwordHashCost
         var level = Logger.Level.info
         if let text = environment["VANE_LOG_LEVEL"] {
             guard let chosen = Logger.Level(rawValue: text) else {
@@ -294,10 +344,22 @@ struct ServeCommand: AsyncParsableCommand {
         host: String,
         port: Int,
         database: String,
-        report: VaneServerApplication.FirstStartReport
+        report: VaneServerApplication.FirstStartReport,
+        console: Bool = true
     ) {
         let url = "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)"
         var lines = ["Vane is serving at \(url) (data: \(database))"]
+        if console { lines.append("Console: \(url)/") }
+        if let password = report.consoleAdminPassword, console {
+            if let file = report.consoleAdminPasswordFile {
+                lines.append(
+                    "Console sign-in: email \(VaneServerApplication.firstAdminEmail), one-time password in \(file) (readable only by this user)"
+                )
+            }
+            if isatty(STDOUT_FILENO) == 1 || report.consoleAdminPasswordFile == nil {
+                lines.append("Console one-time password (shown once): \(password)")
+            }
+        }
         if let adminKey = report.adminKey {
             // Container platforms keep standard output in their logs: the key itself is shown
             // only on a terminal; its file (0600) is there either way.

@@ -62,6 +62,15 @@ public struct ServerConfiguration: Sendable {
     /// until one closes.
     public var maximumConnections: Int = 4096
 
+    /// Whether `/` serves the web console (sign-in, flags, history, keys, people).
+    public var consoleEnabled = true
+    /// A console session ends after this many minutes without a request.
+    public var sessionIdleMinutes = 720
+    /// A console session ends this many hours after sign-in, however active.
+    public var sessionLifetimeHours = 168
+    /// bcrypt's cost for console passwords (2^cost rounds; 12 takes about a quarter of a second).
+    public var passwordHashCost = 12
+
     /// The default configuration: 127.0.0.1:8080, SQLite under `./.vane/`.
     public init() {}
 
@@ -77,6 +86,7 @@ public struct ServerConfiguration: Sendable {
         case pollIntervalMilliseconds, idleTimeoutSeconds, maximumConnections
         case adminKey, addressRateLimit, keyRateLimit, trustedProxies, maximumStreamsPerKey
         case maximumStreamsPerAddress, secret, tlsCertificatePath, tlsKeyPath, healthPort
+        case sessionIdleMinutes, sessionLifetimeHours, passwordHashCost
     }
 
     /// The shortest admin key ``validate()`` accepts: generated keys are 40 or more characters.
@@ -156,6 +166,15 @@ public struct ServerConfiguration: Sendable {
         }
         if !(16...1_000_000).contains(maximumConnections) {
             refuse(.maximumConnections, "must be from 16 to 1000000, found \(maximumConnections)")
+        }
+        if !(5...43_200).contains(sessionIdleMinutes) {
+            refuse(.sessionIdleMinutes, "must be from 5 to 43200 minutes (30 days), found \(sessionIdleMinutes)")
+        }
+        if !(1...8_760).contains(sessionLifetimeHours) {
+            refuse(.sessionLifetimeHours, "must be from 1 to 8760 hours (a year), found \(sessionLifetimeHours)")
+        }
+        if !(4...16).contains(passwordHashCost) {
+            refuse(.passwordHashCost, "must be from 4 to 16, found \(passwordHashCost)")
         }
         if !problems.isEmpty { throw ServerConfigurationError(problems: problems) }
     }

@@ -31,7 +31,14 @@ public final class VaneServerApplication: Sendable {
         public var revokedAdminKeyIds: [String] = []
         /// Whether this start generated the server secret (`server-secret` in the data directory).
         public var generatedSecretFile: String?
+        /// The one-time password of the console's first account (`admin`), if this start created it.
+        public var consoleAdminPassword: String?
+        /// The file (mode 0600, in the data directory) that holds ``consoleAdminPassword``.
+        public var consoleAdminPasswordFile: String?
     }
+
+    /// The email of the console account the first start creates.
+    public static let firstAdminEmail = "admin"
 
     /// The name of the key `--admin-key` creates.
     static let bootstrapKeyName = "admin (--admin-key)"
@@ -52,6 +59,10 @@ public final class VaneServerApplication: Sendable {
     let registry: PrometheusCollectorRegistry
     /// Signs OFREP stream tokens.
     let secret: ServerSecret
+    /// The console's people and sessions.
+    let accounts: Accounts
+    /// The console's templates and static files.
+    let consoleAssets: ConsoleAssets
     private let boundPort = NIOLockedValueBox<Int?>(nil)
     private let boundHealthPort = NIOLockedValueBox<Int?>(nil)
 
@@ -62,9 +73,13 @@ public final class VaneServerApplication: Sendable {
         publisher: TemplatePublisher,
         firstStart: FirstStartReport,
         secret: ServerSecret,
+        accounts: Accounts,
+        consoleAssets: ConsoleAssets,
         logger: Logger
     ) {
         self.secret = secret
+        self.accounts = accounts
+        self.consoleAssets = consoleAssets
         self.configuration = configuration
         self.store = store
         self.cache = publisher.cache
@@ -118,12 +133,32 @@ public final class VaneServerApplication: Sendable {
         let keys = KeyIndex(store: store)
         try await keys.refresh()
         let publisher = TemplatePublisher(store: store, cache: ServingCache(), events: PublishEvents(), logger: logger)
+        let accounts = Accounts(
+            store: AccountStore(engine: engine),
+            hasher: PasswordHasher(cost: UInt8(configuration.passwordHashCost)),
+            idleTimeoutMinutes: configuration.sessionIdleMinutes,
+            lifetimeHours: configuration.sessionLifetimeHours
+        )
         var report = try await firstStartSetup(
             store: store,
             keys: keys,
             publisher: publisher,
             configuration: configuration
         )
+        if try await accounts.store.users().isEmpty {
+            // Like the first admin key: the file first, so the password is never lost.
+            let password = Accounts.oneTimePassword()
+            let file = URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent(
+                "console-admin-password"
+            )
+            try PrivateFiles.write(
+                "email: \(firstAdminEmail)\npassword: \(password)\n(one use: the console asks for a new password)\n",
+                to: file
+            )
+            try await accounts.createFirstAdmin(email: firstAdminEmail, password: password)
+            report.consoleAdminPassword = password
+            report.consoleAdminPasswordFile = file.path
+        }
         if secret.generated {
             report.generatedSecretFile =
                 URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent(ServerSecret.fileName).path
@@ -141,6 +176,8 @@ public final class VaneServerApplication: Sendable {
             publisher: publisher,
             firstStart: report,
             secret: secret,
+            accounts: accounts,
+            consoleAssets: try ConsoleAssets(),
             logger: logger
         )
         application.readiness.set(true)
@@ -215,8 +252,21 @@ public final class VaneServerApplication: Sendable {
         // Before AuthenticationMiddleware: OFREP authenticates itself (its 401/403 have no body).
         OFREPRoutes(keys: keys, cache: cache, limiter: limiter, eventStreams: ofrepStreams).register(on: router)
         ofrepStreams.register(on: router)
+        if configuration.consoleEnabled {
+            // Before AuthenticationMiddleware: the console authenticates people by session.
+            ConsoleRoutes(
+                store: store,
+                accounts: accounts,
+                keys: keys,
+                streamHub: streamHub,
+                publisher: publisher,
+                renderer: ConsolePageRenderer(assets: consoleAssets),
+                secureCookies: configuration.tlsCertificatePath != nil
+            ).register(on: router)
+        }
         router.add(middleware: AuthenticationMiddleware(keys: keys))
         AdminRoutes(store: store, keys: keys, streamHub: streamHub).register(on: router)
+        UserRoutes(accounts: accounts).register(on: router)
         let environment = router.group(RouterPath(EnvironmentAddress.routePattern))
         TemplateRoutes(store: store, cache: cache, publisher: publisher).register(on: environment)
         FetchRoutes(cache: cache, limiter: limiter).register(on: environment)

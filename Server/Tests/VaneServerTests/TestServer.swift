@@ -53,6 +53,8 @@ enum TestDatabase: String, CaseIterable, Sendable, CustomStringConvertible {
         var configuration = ServerConfiguration()
         configuration.port = 0
         configuration.adminKey = TestServer.adminKey
+        // bcrypt's lowest cost: the first start hashes the console admin's password.
+        configuration.passwordHashCost = 4
         switch try await freshLocation() {
         case .sqlite(let path):
             configuration.dataDirectory = URL(fileURLWithPath: path).deletingLastPathComponent().path

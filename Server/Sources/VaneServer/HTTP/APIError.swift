@@ -151,14 +151,17 @@ extension APIError {
             )
         case .storage(let error):
             self = APIError(error)
+        case .invalidRollback(let message):
+            self = .invalidArgument(message)
         }
     }
 
     /// Maps a storage error to its HTTP answer.
     init(_ error: StorageError) {
         switch error {
-        case .projectExists, .environmentExists: self = .alreadyExists(error.description)
-        case .projectNotFound, .environmentNotFound, .versionNotFound, .keyNotFound: self = .notFound(error.description)
+        case .projectExists, .environmentExists, .userExists: self = .alreadyExists(error.description)
+        case .projectNotFound, .environmentNotFound, .versionNotFound, .keyNotFound, .userNotFound:
+            self = .notFound(error.description)
         case .versionConflict: self = .failedPrecondition(error.description)
         case .invalidPageToken: self = .invalidArgument(error.description)
         case .cannotOpen, .schemaTooNew: self = APIError(.serviceUnavailable, "UNAVAILABLE", error.description)

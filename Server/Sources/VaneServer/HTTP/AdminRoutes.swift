@@ -7,6 +7,8 @@ struct AdminRoutes {
     let keys: KeyIndex
     let streamHub: StreamHub
 
+    var administration: KeyAdministration { KeyAdministration(store: store, keys: keys, streamHub: streamHub) }
+
     /// Ids: lower-case letters, digits and dashes, starting with a letter or digit.
     static func isValidIdentifier(_ id: String) -> Bool {
         guard let first = id.utf8.first, id.utf8.count <= 63 else { return false }
@@ -51,7 +53,7 @@ struct AdminRoutes {
 
     @Sendable func createProject(_ request: Request, context: VaneRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
-        try principal.requireAdmin()
+        try principal.require(.administer)
         let body = try await RequestReading.object(request)
         let id = try identifier(body, kind: "project")
         let name = try RequestReading.optionalString(body, "name") ?? id
@@ -64,14 +66,14 @@ struct AdminRoutes {
     }
 
     @Sendable func listProjects(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        try context.requirePrincipal().requireAdmin()
+        try context.requirePrincipal().require(.administer)
         var projects: [JSONValue] = []
         for project in try await store.projects() { projects.append(try await projectJSON(project)) }
         return JSONResponse.make(["projects": .array(projects)])
     }
 
     @Sendable func getProject(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        try context.requirePrincipal().requireAdmin()
+        try context.requirePrincipal().require(.administer)
         let id = context.parameters.get("project") ?? ""
         guard let project = try await store.project(id: id) else { throw APIError(StorageError.projectNotFound(id)) }
         return JSONResponse.make(try await projectJSON(project))
@@ -96,7 +98,7 @@ struct AdminRoutes {
 
     @Sendable func createEnvironment(_ request: Request, context: VaneRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
-        try principal.requireAdmin()
+        try principal.require(.administer)
         let projectId = context.parameters.get("project") ?? ""
         let body = try await RequestReading.object(request)
         let id = try identifier(body, kind: "environment")
@@ -115,7 +117,7 @@ struct AdminRoutes {
     }
 
     @Sendable func listEnvironments(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        try context.requirePrincipal().requireAdmin()
+        try context.requirePrincipal().require(.administer)
         let projectId = context.parameters.get("project") ?? ""
         guard try await store.project(id: projectId) != nil else {
             throw APIError(StorageError.projectNotFound(projectId))
@@ -126,7 +128,7 @@ struct AdminRoutes {
 
     @Sendable func createKey(_ request: Request, context: VaneRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
-        try principal.requireAdmin()
+        try principal.require(.administer)
         let body = try await RequestReading.object(request)
         let name = try RequestReading.string(body, "name")
         let roleName = try RequestReading.string(body, "role")
@@ -135,27 +137,20 @@ struct AdminRoutes {
         }
         let projectId = try RequestReading.optionalString(body, "project")
         let environmentId = try RequestReading.optionalString(body, "environment")
-        if role == .admin {
-            guard projectId == nil, environmentId == nil else {
-                throw APIError.invalidArgument("admin keys work on every project; leave out project and environment")
-            }
-        } else {
-            guard let projectId, let environmentId else {
-                throw APIError.invalidArgument(
-                    "\(role.rawValue) keys belong to one environment: give project and environment"
-                )
-            }
-            guard try await store.environment(projectId: projectId, id: environmentId) != nil else {
-                throw APIError(StorageError.environmentNotFound(project: projectId, environment: environmentId))
-            }
+        let (key, secret): (StoredKey, String)
+        do {
+            (key, secret) = try await administration.create(
+                name: name,
+                role: role,
+                projectId: projectId,
+                environmentId: environmentId,
+                actor: principal.actor
+            )
+        } catch let refusal as KeyAdministration.Refusal {
+            throw APIError.invalidArgument(refusal.message)
+        } catch let error as StorageError {
+            throw APIError(error)
         }
-        let (key, secret) = try await keys.createKey(
-            name: name,
-            role: role,
-            projectId: projectId,
-            environmentId: environmentId,
-            actor: principal.actor
-        )
         guard case .object(var object) = Self.keyJSON(key) else {
             return JSONResponse.make(Self.keyJSON(key), status: .created)
         }
@@ -164,23 +159,19 @@ struct AdminRoutes {
     }
 
     @Sendable func listKeys(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        try context.requirePrincipal().requireAdmin()
+        try context.requirePrincipal().require(.administer)
         return JSONResponse.make(["keys": .array(try await store.keys().map(Self.keyJSON))])
     }
 
     @Sendable func revokeKey(_ request: Request, context: VaneRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
-        try principal.requireAdmin()
+        try principal.require(.administer)
         let id = context.parameters.get("id") ?? ""
         do {
-            try await store.revokeKey(id: id, actor: principal.actor)
+            try await administration.revoke(id: id, actor: principal.actor)
         } catch let error as StorageError {
             throw APIError(error)
         }
-        keys.revoke(id: id)
-        // Its open event streams end now on this node; other nodes end theirs at their next
-        // heartbeat after their key index hears of it.
-        streamHub.closeStreams(ofKey: id)
         return Response(status: .noContent)
     }
 
@@ -196,13 +187,13 @@ struct AdminRoutes {
     }
 
     @Sendable func environmentAudit(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        try context.requirePrincipal().requireAdmin()
+        try context.requirePrincipal().require(.readAudit)
         let environment = try RequestReading.environment(context)
         return try await auditPage(request, projectId: environment.projectId, environmentId: environment.environmentId)
     }
 
     @Sendable func instanceAudit(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        try context.requirePrincipal().requireAdmin()
+        try context.requirePrincipal().require(.readAudit)
         return try await auditPage(request, projectId: nil, environmentId: nil)
     }
 
@@ -222,6 +213,7 @@ struct AdminRoutes {
         let entries: [JSONValue] = page.items.map { entry in
             var actor: JSONObject = ["name": .string(entry.actor.name)]
             if let keyId = entry.actor.keyId { actor["keyId"] = .string(keyId) }
+            if let userId = entry.actor.userId { actor["userId"] = .string(userId) }
             var object: JSONObject = [
                 "id": .string(entry.id), "time": .string(Clock.rfc3339(milliseconds: entry.time)),
                 "actor": .object(actor),

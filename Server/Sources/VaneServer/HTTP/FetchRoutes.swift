@@ -18,11 +18,11 @@ struct FetchRoutes {
     @Sendable func fetch(_ request: Request, context: VaneRequestContext) async throws -> Response {
         let environment = try RequestReading.environment(context)
         let principal = try context.requirePrincipal()
-        try principal.require([.client, .server], on: environment)
+        try principal.require(.fetch(environment))
         let body = try await RequestReading.body(request, limit: ServerLimits.maximumContextBytes)
         // Hashed once: the digest tells installations apart for the limit and proves ETags.
         let bodyDigest = Digest128(hashing: body)
-        if let refusal = limiter.acquire(keyId: principal.key.id, address: context.clientAddress, body: bodyDigest) {
+        if let refusal = limiter.acquire(keyId: principal.id, address: context.clientAddress, body: bodyDigest) {
             throw APIError.rateLimited(refusal)
         }
         let outcome: FetchOutcome

@@ -27,14 +27,14 @@ struct StreamRoutes {
     @Sendable func stream(_ request: Request, context: VaneRequestContext) async throws -> Response {
         let environment = try RequestReading.environment(context)
         let principal = try context.requirePrincipal()
-        try principal.require([.client, .server], on: environment)
-        if let refusal = streams.hub.admits(keyId: principal.key.id, address: context.clientAddress) {
+        try principal.require(.fetch(environment))
+        if let refusal = streams.hub.admits(keyId: principal.id, address: context.clientAddress) {
             throw APIError.tooManyStreams(refusal)
         }
         let known = EventStreamResponse.lastEventId(request) ?? -1
         return streams.response(
             for: environment,
-            credential: StreamHub.Credential(keyId: principal.key.id, expiry: nil),
+            credential: StreamHub.Credential(keyId: principal.id, expiry: nil),
             address: context.clientAddress,
             after: known,
             event: Self.event(version:)

@@ -36,7 +36,7 @@ struct TemplateRoutes {
 
     @Sendable func getTemplate(_ request: Request, context: VaneRequestContext) async throws -> Response {
         let environment = try RequestReading.environment(context)
-        try context.requirePrincipal().require([.server], on: environment)
+        try context.requirePrincipal().require(.readTemplate(environment))
         _ = try await existingEnvironment(context)
         if let number = try RequestReading.queryInteger(request, "versionNumber", in: 1...Int64.max) {
             return templateResponse(
@@ -57,7 +57,7 @@ struct TemplateRoutes {
 
     @Sendable func publishTemplate(_ request: Request, context: VaneRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
-        try principal.requireAdmin()
+        try principal.require(.publish(try RequestReading.environment(context)))
         let environment = try await existingEnvironment(context)
         let bytes = try await RequestReading.body(request, limit: ServerLimits.maximumTemplateBytes)
         let template: ConfigTemplate
@@ -103,7 +103,7 @@ struct TemplateRoutes {
         context.logger.info(
             "published",
             metadata: [
-                "environment": "\(environment)", "version": "\(served.versionNumber)", "key": "\(principal.key.id)",
+                "environment": "\(environment)", "version": "\(served.versionNumber)", "by": "\(principal.id)",
             ]
         )
         return JSONResponse.make(text: served.templateJSON, headers: [.eTag: served.etag])
@@ -150,7 +150,7 @@ struct TemplateRoutes {
 
     @Sendable func getCompiledTemplate(_ request: Request, context: VaneRequestContext) async throws -> Response {
         let environment = try RequestReading.environment(context)
-        try context.requirePrincipal().require([.server], on: environment)
+        try context.requirePrincipal().require(.readTemplate(environment))
         guard let served = cache.template(for: environment) else {
             _ = try await existingEnvironment(context)
             return templateResponse(ConfigTemplate(), etag: ServedTemplate.etag(environment, version: 0))
@@ -162,7 +162,7 @@ struct TemplateRoutes {
     }
 
     @Sendable func listVersions(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        try context.requirePrincipal().requireAdmin()
+        try context.requirePrincipal().require(.readHistory(try RequestReading.environment(context)))
         let environment = try await existingEnvironment(context)
         var query = VersionQuery()
         if let size = try RequestReading.queryInteger(request, "pageSize", in: 1...300) { query.pageSize = Int(size) }
@@ -184,7 +184,7 @@ struct TemplateRoutes {
 
     @Sendable func rollback(_ request: Request, context: VaneRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
-        try principal.requireAdmin()
+        try principal.require(.publish(try RequestReading.environment(context)))
         let environment = try await existingEnvironment(context)
         let body = try await RequestReading.object(request)
         guard
@@ -195,36 +195,17 @@ struct TemplateRoutes {
         else {
             throw APIError.invalidArgument("\"versionNumber\" is required: the version to roll back to")
         }
-        let current = try await store.currentVersionNumber(
-            projectId: environment.projectId,
-            environmentId: environment.environmentId
-        )
-        guard number >= 1, number < current else {
-            throw APIError.invalidArgument(
-                "can only roll back to a version before the current one (\(current)), not \(number)"
-            )
-        }
-        var template = try await template(environment, number: number)
-        template.version = TemplateVersion(description: "Rollback to version \(number)")
-        // Published once already: parsed and compiled, not judged again by today's rules.
-        let checked: CheckedTemplate
+        let served: ServedTemplate
         do {
-            checked = try publisher.check(template, validating: false)
-        } catch {
+            served = try await publisher.rollback(environment, to: number, expectedVersion: nil, actor: principal.actor)
+        } catch let error as PublishError {
             throw APIError(error)
         }
-        let served = try await publish(
-            checked,
-            to: environment,
-            expectedVersion: nil,
-            actor: principal.actor,
-            rollbackSource: number
-        )
         return JSONResponse.make(text: served.templateJSON, headers: [.eTag: served.etag])
     }
 
     @Sendable func diff(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        try context.requirePrincipal().requireAdmin()
+        try context.requirePrincipal().require(.readHistory(try RequestReading.environment(context)))
         let environment = try await existingEnvironment(context)
         guard let from = try RequestReading.queryInteger(request, "from", in: 0...Int64.max),
             let to = try RequestReading.queryInteger(request, "to", in: 0...Int64.max)
@@ -258,7 +239,7 @@ struct TemplateRoutes {
 
     @Sendable func defaults(_ request: Request, context: VaneRequestContext) async throws -> Response {
         let environment = try RequestReading.environment(context)
-        try context.requirePrincipal().require([.server], on: environment)
+        try context.requirePrincipal().require(.readTemplate(environment))
         _ = try await existingEnvironment(context)
         let template = try await store.latestVersion(
             projectId: environment.projectId,

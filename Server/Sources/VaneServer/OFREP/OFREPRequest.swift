@@ -31,7 +31,7 @@ enum OFREPRequest {
     ) throws(OFREPError) -> EnvironmentKey {
         let project = header(request, projectHeader)
         let environment = header(request, environmentHeader)
-        let key = principal.key
+        guard case .key(let key) = principal.identity else { throw OFREPError.forbidden }
         if key.role == .admin {
             guard let project, let environment else {
                 throw OFREPError.badRequest(
@@ -48,7 +48,7 @@ enum OFREPRequest {
         }
         let target = EnvironmentKey(projectId: project ?? ownProject, environmentId: environment ?? ownEnvironment)
         do {
-            try principal.require([.client, .server], on: target)
+            try principal.require(.fetch(target))
         } catch {
             throw OFREPError.forbidden
         }

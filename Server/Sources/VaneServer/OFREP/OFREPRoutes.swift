@@ -71,7 +71,7 @@ struct OFREPRoutes {
             }
             var text = #"{"flags":"# + flagsText + #","metadata":{"templateVersion":"\#(version)"}"#
             if let streams = eventStreams.advertisement(
-                keyId: principal.key.id,
+                keyId: principal.id,
                 environment: environment,
                 version: version
             ) {
@@ -106,7 +106,7 @@ struct OFREPRoutes {
         let environment = try OFREPRequest.environment(request, principal: principal, flagKey: flagKey)
         let body = try await OFREPRequest.body(request, flagKey: flagKey)
         if let refusal = limiter.acquire(
-            keyId: principal.key.id,
+            keyId: principal.id,
             address: context.clientAddress,
             body: Digest128(hashing: body)
         ) {

@@ -20,6 +20,8 @@ enum PublishError: Error, Sendable, Equatable {
     case doesNotCompile(TemplateCompilationError)
     /// The store refused it: a version conflict, a missing environment.
     case storage(StorageError)
+    /// A rollback to a version that is not before the current one.
+    case invalidRollback(String)
 }
 
 /// The one way a template version goes live on this node: parse once → validate → compile →
@@ -51,6 +53,47 @@ final class TemplatePublisher: Sendable {
         let issues = parsed.validate()
         if issues.contains(where: { $0.severity == .error }) { throw .invalid(issues) }
         return CheckedTemplate(parsed: parsed, issues: issues)
+    }
+
+    /// Publishes an earlier version's template again as the next version.
+    ///
+    /// The copy is parsed and compiled but not validated again: it was published once, and
+    /// today's rules must not stand between an operator and the last version that worked.
+    /// - Parameters:
+    ///   - number: The version to copy, before the current one.
+    ///   - expectedVersion: The version the caller saw as current; nil rolls back whatever is live.
+    /// - Throws: ``PublishError``; database failures as they come.
+    @discardableResult
+    func rollback(
+        _ environment: EnvironmentKey,
+        to number: Int64,
+        expectedVersion: Int64?,
+        actor: Actor
+    ) async throws -> ServedTemplate {
+        let current = try await store.currentVersionNumber(
+            projectId: environment.projectId,
+            environmentId: environment.environmentId
+        )
+        guard number >= 1, number < current else {
+            throw PublishError.invalidRollback(
+                "can only roll back to a version before the current one (\(current)), not \(number)"
+            )
+        }
+        guard
+            var template = try await store.version(
+                projectId: environment.projectId,
+                environmentId: environment.environmentId,
+                number: number
+            )?.template
+        else { throw PublishError.storage(.versionNotFound(number)) }
+        template.version = TemplateVersion(description: "Rollback to version \(number)")
+        return try await publish(
+            try check(template, validating: false),
+            to: environment,
+            expectedVersion: expectedVersion,
+            actor: actor,
+            rollbackSource: number
+        )
     }
 
     /// Compiles a checked template, stores it as the environment's next version, serves it on

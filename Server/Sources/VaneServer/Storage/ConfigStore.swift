@@ -493,6 +493,7 @@ final class ConfigStore: Sendable {
     func audit(
         projectId: String?,
         environmentId: String?,
+        filter: AuditFilter = AuditFilter(),
         pageSize: Int,
         pageToken: String?
     ) async throws -> Page<AuditEntry> {
@@ -501,7 +502,7 @@ final class ConfigStore: Sendable {
         // Two nodes can write the same sequence number in the same millisecond: the id breaks the
         // tie, so paging never skips or repeats an entry.
         var query: SQLQueryString = """
-            SELECT id, time, sequence, actor_key_id, actor_name, action, project_id, environment_id, summary, details \
+            SELECT id, time, sequence, actor_key_id, actor_user_id, actor_name, action, project_id, environment_id, summary, details \
             FROM audit_log WHERE (sequence < \(bind: cursor.sequence) \
             OR (sequence = \(bind: cursor.sequence) AND id < \(bind: cursor.id)))
             """
@@ -513,6 +514,27 @@ final class ConfigStore: Sendable {
         if let environmentId {
             query.appendInterpolation(unsafeRaw: " AND environment_id = ")
             query.appendInterpolation(bind: environmentId)
+        }
+        if let actor = filter.actor {
+            query.appendInterpolation(unsafeRaw: " AND (actor_key_id = ")
+            query.appendInterpolation(bind: actor)
+            query.appendInterpolation(unsafeRaw: " OR actor_user_id = ")
+            query.appendInterpolation(bind: actor)
+            query.appendInterpolation(unsafeRaw: " OR LOWER(actor_name) = ")
+            query.appendInterpolation(bind: actor.lowercased())
+            query.appendInterpolation(unsafeRaw: ")")
+        }
+        if let action = filter.action {
+            query.appendInterpolation(unsafeRaw: " AND action = ")
+            query.appendInterpolation(bind: action)
+        }
+        if let startTime = filter.startTime {
+            query.appendInterpolation(unsafeRaw: " AND time >= ")
+            query.appendInterpolation(bind: startTime)
+        }
+        if let endTime = filter.endTime {
+            query.appendInterpolation(unsafeRaw: " AND time < ")
+            query.appendInterpolation(bind: endTime)
         }
         query.appendInterpolation(unsafeRaw: " ORDER BY sequence DESC, id DESC LIMIT ")
         query.appendInterpolation(bind: size + 1)
@@ -531,6 +553,7 @@ final class ConfigStore: Sendable {
                     time: try row.decode(column: "time", as: Int64.self),
                     actor: Actor(
                         keyId: try row.decode(column: "actor_key_id", as: String?.self),
+                        userId: try row.decode(column: "actor_user_id", as: String?.self),
                         name: try row.decode(column: "actor_name", as: String.self)
                     ),
                     action: try row.decode(column: "action", as: String.self),
@@ -556,9 +579,9 @@ final class ConfigStore: Sendable {
         let now = Clock.nowMilliseconds()
         try await database.raw(
             """
-            INSERT INTO audit_log (id, time, sequence, actor_key_id, actor_name, action, project_id, environment_id, summary, details) \
+            INSERT INTO audit_log (id, time, sequence, actor_key_id, actor_user_id, actor_name, action, project_id, environment_id, summary, details) \
             VALUES (\(bind: UUID().uuidString.lowercased()), \(bind: now), \(bind: AuditSequence.next(now: now)), \(bind: actor.keyId), \
-            \(bind: actor.name), \(bind: action), \(bind: projectId), \(bind: environmentId), \(bind: summary), \
+            \(bind: actor.userId), \(bind: actor.name), \(bind: action), \(bind: projectId), \(bind: environmentId), \(bind: summary), \
             \(bind: details.serialized(.compact)))
             """
         ).run()

@@ -77,7 +77,45 @@ enum Migrations {
                 "CREATE INDEX audit_log_scope ON audit_log (project_id, environment_id, time)",
                 "CREATE INDEX template_versions_time ON template_versions (project_id, environment_id, update_time)",
             ]
-        )
+        ),
+        Migration(
+            version: 2,
+            description: "console users and sessions; audit entries name the person",
+            statements: [
+                // `environments`: the environments an editor may change, as a JSON array of
+                // "project/environment", "project/*" or "*". `must_change_password` is 0 or 1
+                // (BOOLEAN is spelled differently by the two engines' drivers).
+                """
+                CREATE TABLE users (
+                    id TEXT PRIMARY KEY,
+                    email TEXT NOT NULL UNIQUE,
+                    name TEXT NOT NULL,
+                    role TEXT NOT NULL,
+                    environments TEXT NOT NULL,
+                    password_hash TEXT NOT NULL,
+                    must_change_password BIGINT NOT NULL,
+                    create_time BIGINT NOT NULL,
+                    password_time BIGINT NOT NULL,
+                    disable_time BIGINT
+                )
+                """,
+                // Only the SHA-256 of a session cookie is stored: a reader of the database cannot
+                // sign in as anyone.
+                """
+                CREATE TABLE sessions (
+                    token_hash TEXT PRIMARY KEY,
+                    user_id TEXT NOT NULL REFERENCES users(id),
+                    csrf_token TEXT NOT NULL,
+                    create_time BIGINT NOT NULL,
+                    last_seen_time BIGINT NOT NULL,
+                    address TEXT NOT NULL,
+                    user_agent TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX sessions_user ON sessions (user_id)",
+                "ALTER TABLE audit_log ADD COLUMN actor_user_id TEXT",
+            ]
+        ),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

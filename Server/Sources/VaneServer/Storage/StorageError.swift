@@ -20,6 +20,10 @@ enum StorageError: Error, Sendable, CustomStringConvertible, Equatable {
     case keyNotFound(String)
     /// A page token this server did not hand out.
     case invalidPageToken(String)
+    /// A person with this email already has an account.
+    case userExists(String)
+    /// No such person.
+    case userNotFound(String)
     /// SQLite's write lock stayed taken by another process past the busy timeout; nothing was
     /// written, and the same request can be sent again.
     case busy
@@ -47,6 +51,9 @@ enum StorageError: Error, Sendable, CustomStringConvertible, Equatable {
             return "the template changed: you read version \(expected), the current version is \(current). "
                 + "GET the template again, reapply your change and send its ETag, or send If-Match: * to overwrite"
         case .keyNotFound(let id): return "no API key with id \"\(id)\""
+        case .userExists(let email):
+            return "\(email) already has an account; change its role or reset its password instead"
+        case .userNotFound(let id): return "no user \"\(id)\"; list them with GET /v1/users"
         case .invalidPageToken(let token):
             return "the page token \"\(token.prefix(64))\" is not one this server returned; "
                 + "start again without pageToken and pass the nextPageToken of each page"

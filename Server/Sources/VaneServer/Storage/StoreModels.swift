@@ -70,17 +70,20 @@ struct StoredKey: Sendable, Hashable {
 
 /// Who did something, for the audit log.
 struct Actor: Sendable, Hashable {
-    /// The API key used, if any (nil for the server itself).
+    /// The API key used, if any (nil for a person and for the server itself).
     var keyId: String?
-    /// The key's name, or `vane` for the server itself.
+    /// The person, when the change came from the console.
+    var userId: String?
+    /// The key's name, the person's email, or `vane` for the server itself.
     var name: String
 
     /// The server acting on its own (start-up, demo data).
     static let system = Actor(keyId: nil, name: "vane")
 
     /// Creates an actor.
-    init(keyId: String?, name: String) {
+    init(keyId: String?, userId: String? = nil, name: String) {
         self.keyId = keyId
+        self.userId = userId
         self.name = name
     }
 }
@@ -111,4 +114,16 @@ struct Page<Element: Sendable>: Sendable {
     var items: [Element]
     /// Pass this to get the next page; nil on the last page.
     var nextPageToken: String?
+}
+
+/// Which audit entries to read, besides the project and environment.
+struct AuditFilter: Sendable, Hashable {
+    /// A key id, a person's id, or a key name or email (any case).
+    var actor: String?
+    /// An exact action, such as `template.publish`.
+    var action: String?
+    /// Entries at or after this time (milliseconds since 1970).
+    var startTime: Int64?
+    /// Entries before this time.
+    var endTime: Int64?
 }

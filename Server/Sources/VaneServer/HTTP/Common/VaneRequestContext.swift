@@ -5,8 +5,11 @@ import NIOCore
 struct VaneRequestContext: RequestContext, RemoteAddressRequestContext {
     /// Hummingbird's per-request storage.
     var coreContext: CoreRequestContextStorage
-    /// The authenticated caller, set by ``AuthenticationMiddleware``.
+    /// The authenticated caller, set by ``AuthenticationMiddleware`` (an API key) or by the
+    /// console's session middleware (a person).
     var principal: Principal?
+    /// The console session of a signed-in person.
+    var consoleSession: UserSession?
     /// The connection's peer.
     let remoteAddress: SocketAddress?
     /// The client's address, set by ``ClientAddressMiddleware`` (the peer, or behind a trusted

@@ -1,0 +1,24 @@
+/// Session cookies and CSRF tokens: 256 random bits each, base64url. Only the SHA-256 of a
+/// session token is stored, like API keys.
+enum SessionToken {
+    /// A new random token.
+    static func generate() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return Base64URL.encode((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    }
+
+    /// The stored form of a token: lower-case hex SHA-256.
+    static func hash(_ token: String) -> String {
+        APIKeySecret.hash(token)
+    }
+
+    /// Compares two tokens in time that depends only on their lengths.
+    static func equal(_ a: String, _ b: String) -> Bool {
+        let left = Array(a.utf8)
+        let right = Array(b.utf8)
+        guard left.count == right.count else { return false }
+        var difference: UInt8 = 0
+        for index in left.indices { difference |= left[index] ^ right[index] }
+        return difference == 0
+    }
+}

@@ -1,0 +1,59 @@
+// Vane console: progressive enhancement only. Every flow works without this file.
+"use strict";
+
+document.addEventListener("DOMContentLoaded", () => {
+  // Copy buttons: <button data-copy="#input-id">.
+  for (const button of document.querySelectorAll("button[data-copy]")) {
+    button.addEventListener("click", async () => {
+      const input = document.querySelector(button.dataset.copy);
+      if (!input) return;
+      input.select();
+      try {
+        await navigator.clipboard.writeText(input.value);
+        button.textContent = "Copied";
+      } catch {
+        document.execCommand("copy");
+        button.textContent = "Copied";
+      }
+    });
+  }
+
+  // Forms that ask first: <form data-confirm="question">.
+  for (const form of document.querySelectorAll("form[data-confirm]")) {
+    form.addEventListener("submit", (event) => {
+      if (!window.confirm(form.dataset.confirm)) event.preventDefault();
+    });
+  }
+
+  // Live filtering of table rows: <input data-filter-rows="#tbody"> over rows with data-search.
+  for (const input of document.querySelectorAll("input[data-filter-rows]")) {
+    const body = document.querySelector(input.dataset.filterRows);
+    const count = document.getElementById("flag-count");
+    if (!body) continue;
+    const rows = Array.from(body.rows);
+    const total = rows.length;
+    input.addEventListener("input", () => {
+      const words = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+      let shown = 0;
+      for (const row of rows) {
+        const text = row.dataset.search || "";
+        const match = words.every((word) => text.includes(word));
+        row.hidden = !match;
+        if (match) shown += 1;
+      }
+      if (count) count.textContent = `Showing ${shown} of ${total}.`;
+    });
+  }
+
+  // "/" focuses the first filter box, as in most consoles.
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "/" || event.ctrlKey || event.metaKey || event.altKey) return;
+    const target = event.target;
+    if (target instanceof HTMLElement && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) return;
+    const filter = document.querySelector("input[data-filter-rows]");
+    if (filter) {
+      event.preventDefault();
+      filter.focus();
+    }
+  });
+});

@@ -1,0 +1,107 @@
+import HTTPTypes
+import Hummingbird
+import Mustache
+import NIOCore
+
+/// What every console page shows around its content: the title, the signed-in person, the
+/// navigation, the environment being worked on and a message from the last action.
+struct ConsoleChrome: Sendable {
+    struct NavItem: Sendable {
+        var href: String
+        var label: String
+        var current: Bool
+    }
+
+    struct SignedIn: Sendable {
+        var email: String
+        var role: String
+        var isAdmin: Bool
+    }
+
+    struct EnvironmentBar: Sendable {
+        var projectName: String
+        var environmentName: String
+        var version: Int64
+        var tabs: [NavItem]
+    }
+
+    struct Flash: Sendable {
+        var message: String
+        var kind: String
+        var role: String
+
+        static func ok(_ message: String) -> Flash { Flash(message: message, kind: "ok", role: "status") }
+        static func error(_ message: String) -> Flash { Flash(message: message, kind: "error", role: "alert") }
+    }
+
+    var title: String
+    var css: String = ""
+    var js: String = ""
+    var csrf: String = ""
+    var user: SignedIn?
+    var nav: [NavItem] = []
+    var environment: EnvironmentBar?
+    var flash: Flash?
+}
+
+/// Renders console pages and sets the headers every console response carries.
+struct ConsolePageRenderer: Sendable {
+    let assets: ConsoleAssets
+
+    /// Scripts and styles only from this server, no inline script, no framing, forms post only
+    /// here: an injected `<script>` in a flag description would not run even if it were not
+    /// escaped.
+    static let contentSecurityPolicy =
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+        + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+    /// The headers of every console response.
+    static let securityHeaders: HTTPFields = {
+        var headers = HTTPFields()
+        headers[.contentSecurityPolicy] = contentSecurityPolicy
+        headers[.xContentTypeOptions] = "nosniff"
+        headers[.cacheControl] = "no-store"
+        let more = [
+            ("X-Frame-Options", "DENY"), ("Referrer-Policy", "same-origin"),
+            ("Cross-Origin-Opener-Policy", "same-origin"),
+        ]
+        for (name, value) in more {
+            if let field = HTTPField.Name(name) { headers[field] = value }
+        }
+        return headers
+    }()
+
+    /// A page: `template` rendered with the chrome and the page's own data.
+    func render(
+        _ template: String,
+        chrome: ConsoleChrome,
+        page: some Sendable,
+        context: VaneRequestContext,
+        status: HTTPResponse.Status = .ok
+    ) -> Response {
+        var chrome = chrome
+        chrome.css = assets.urls["console.css"] ?? ""
+        chrome.js = assets.urls["console.js"] ?? ""
+        if let session = context.consoleSession { chrome.csrf = session.csrfToken }
+        if case .user(let user)? = context.principal?.identity {
+            chrome.user = ConsoleChrome.SignedIn(
+                email: user.email,
+                role: user.role.rawValue,
+                isAdmin: user.role == .admin
+            )
+            if chrome.nav.isEmpty { chrome.nav = Self.navigation(for: user, current: nil) }
+        }
+        let object: [String: Any] = ["chrome": chrome, "page": page]
+        let html = assets.library.render(object, withTemplate: template) ?? "missing console template \(template)"
+        var headers = Self.securityHeaders
+        headers[.contentType] = "text/html; charset=utf-8"
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    /// The main navigation for a person, with `current` marked.
+    static func navigation(for user: UserAccount, current: String?) -> [ConsoleChrome.NavItem] {
+        var items: [(String, String)] = [("/", "Projects"), ("/audit", "Audit log")]
+        if user.role == .admin { items += [("/keys", "API keys"), ("/users", "People")] }
+        return items.map { ConsoleChrome.NavItem(href: $0.0, label: $0.1, current: $0.0 == current) }
+    }
+}

@@ -1,0 +1,22 @@
+import VaneCore
+
+/// Small, pure changes to a template, for the console's one-click actions.
+enum TemplateEdits {
+    /// The template with the parameter of the same key replaced where it lives (at the top level
+    /// or in its group); nil when the template has no such key.
+    static func replacing(_ parameter: TemplateParameter, in template: ConfigTemplate) -> ConfigTemplate? {
+        var template = template
+        if let index = template.parameters.firstIndex(where: { $0.key == parameter.key }) {
+            template.parameters[index] = parameter
+            return template
+        }
+        for groupIndex in template.parameterGroups.indices {
+            if let index = template.parameterGroups[groupIndex].parameters.firstIndex(where: { $0.key == parameter.key }
+            ) {
+                template.parameterGroups[groupIndex].parameters[index] = parameter
+                return template
+            }
+        }
+        return nil
+    }
+}
