@@ -183,6 +183,40 @@ import VaneCore
         }
     }
 
+    @Test func createListUpdateAndResetUsers() async throws {
+        try await withServer { server in
+            let created = try await server.run([
+                "users", "create", "--email", "Pat@Example.com", "--role", "editor", "--environments",
+                "demo/staging, demo/production",
+            ])
+            #expect(created.status == 0, "\(created.stderr)")
+            let lines = created.stdout.split(separator: "\n").map(String.init)
+            #expect(lines.count == 2)
+            #expect(lines[0].hasPrefix("Created editor account pat@example.com (id u_"))
+            #expect(lines[1].count == 20)
+            #expect(created.stderr.contains("shown only now"))
+            let id = String(lines[0].split(separator: "(id ")[1].prefix { $0 != ")" })
+
+            let list = try await server.run(["users", "list"])
+            let row = try #require(list.stdout.split(separator: "\n").first { $0.hasPrefix(id) })
+            #expect(row.contains("pat@example.com") && row.contains("demo/staging,demo/production"))
+            #expect(row.hasSuffix("active"))
+            #expect(!list.stdout.contains(lines[1]))
+
+            let updated = try await server.run(["users", "update", id, "--role", "viewer", "--disable-account"])
+            #expect(updated.stdout == "Updated account \(id).\n", "\(updated.stderr)")
+            let after = try await server.run(["users", "list", "--json"])
+            let user = try JSONValue.parse(after.stdout).objectValue?["users"]?.arrayValue?
+                .first { $0.objectValue?["id"]?.stringValue == id }?.objectValue
+            #expect(user?["role"] == "viewer")
+            #expect(user?["disableTime"] != nil)
+            #expect(try await server.run(["users", "update", id]).status == 2)
+            let reset = try await server.run(["users", "reset-password", id])
+            #expect(reset.stdout.trimmingCharacters(in: .newlines).count == 20)
+            #expect(try await server.run(["users", "reset-password", "u_nobody"]).status == 1)
+        }
+    }
+
     @Test func importsAFirebaseServerTemplate() async throws {
         try await withServer { server in
             let file = try CLIRunner.temporaryFile(

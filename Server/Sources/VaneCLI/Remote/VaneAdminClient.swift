@@ -164,6 +164,34 @@ struct VaneAdminClient: Sendable {
         try await send("DELETE", "/v1/keys/\(EnvironmentAddress.pathSegment(id))")
     }
 
+    /// `POST /v1/users`.
+    func createUser(email: String, name: String?, role: String, environments: [String]) async throws(Failure) -> Reply {
+        var body: JSONObject = [
+            "email": .string(email), "role": .string(role), "environments": .array(environments.map { .string($0) }),
+        ]
+        if let name { body["name"] = .string(name) }
+        return try await send("POST", "/v1/users", body: Data(JSONValue.object(body).serialized(.compact).utf8))
+    }
+
+    /// `GET /v1/users`.
+    func listUsers() async throws(Failure) -> Reply {
+        try await send("GET", "/v1/users")
+    }
+
+    /// `PATCH /v1/users/{id}`.
+    func updateUser(id: String, changes: JSONObject) async throws(Failure) -> Reply {
+        try await send(
+            "PATCH",
+            "/v1/users/\(EnvironmentAddress.pathSegment(id))",
+            body: Data(JSONValue.object(changes).serialized(.compact).utf8)
+        )
+    }
+
+    /// `POST /v1/users/{id}/password`.
+    func resetUserPassword(id: String) async throws(Failure) -> Reply {
+        try await send("POST", "/v1/users/\(EnvironmentAddress.pathSegment(id))/password")
+    }
+
     // MARK: - Transport
 
     /// Sends a request; a status of 400 or more becomes ``Failure/server(status:canonicalStatus:message:details:)``.

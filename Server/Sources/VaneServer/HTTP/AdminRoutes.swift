@@ -201,9 +201,15 @@ struct AdminRoutes {
         let size = try RequestReading.queryInteger(request, "pageSize", in: 1...300) ?? 100
         let page: Page<AuditEntry>
         do {
+            var filter = AuditFilter()
+            filter.actor = request.uri.queryParameters.get("actor").map { String($0.prefix(254)) }
+            filter.action = request.uri.queryParameters.get("action").map { String($0.prefix(100)) }
+            filter.startTime = try RequestReading.queryTime(request, "startTime")
+            filter.endTime = try RequestReading.queryTime(request, "endTime")
             page = try await store.audit(
                 projectId: projectId,
                 environmentId: environmentId,
+                filter: filter,
                 pageSize: Int(size),
                 pageToken: request.uri.queryParameters.get("pageToken").map { String($0) }
             )

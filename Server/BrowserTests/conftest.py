@@ -1,0 +1,193 @@
+"""Fixtures for the console's browser tests: a real `vane serve`, Debian's Chromium, and helpers
+to sign in, scan pages with axe-core and take screenshots at phone and desktop widths."""
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Page, sync_playwright
+
+SCREENSHOTS = Path(os.environ.get("VANE_SCREENSHOTS", tempfile.mkdtemp()))
+NEW_ADMIN_PASSWORD = "correct horse battery staple 42"
+
+
+@dataclass
+class Server:
+    """A running `vane serve` and what its first start printed."""
+
+    url: str
+    data: Path
+    process: subprocess.Popen
+    admin_key: str
+    client_key: str
+    first_password: str
+    state: dict = field(default_factory=dict)
+
+    def api(self, method: str, path: str, body=None, key=None, headers=None):
+        """Calls the JSON API; returns (status, parsed body or text, headers)."""
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.url + path, data=data, method=method)
+        request.add_header("Authorization", "Bearer " + (key or self.admin_key))
+        request.add_header("Content-Type", "application/json")
+        for name, value in (headers or {}).items():
+            request.add_header(name, value)
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                text = response.read().decode()
+                return response.status, (json.loads(text) if text else None), response.headers
+        except urllib.error.HTTPError as error:
+            text = error.read().decode()
+            try:
+                return error.code, json.loads(text), error.headers
+            except ValueError:
+                return error.code, text, error.headers
+
+    def fetch(self, context: dict) -> dict:
+        """What an app with the demo production client key receives for a context."""
+        status, body, _ = self.api(
+            "POST",
+            "/v1/projects/demo/environments/production/fetch",
+            {"context": context},
+            key=self.client_key,
+        )
+        assert status == 200, body
+        return body["entries"]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_server(extra=()) -> Server:
+    binary = os.environ.get("VANE_BIN", "vane")
+    data = Path(tempfile.mkdtemp(prefix="vane-console-")) / "data"
+    port = free_port()
+    log = open(data.parent / "stdout", "w")
+    process = subprocess.Popen(
+        [binary, "serve", "--port", str(port), "--data-dir", str(data), *extra],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    banner = ""
+    for _ in range(300):
+        banner = (data.parent / "stdout").read_text()
+        if "Client key" in banner:
+            break
+        if process.poll() is not None:
+            raise RuntimeError("vane serve exited:\n" + banner)
+        time.sleep(0.1)
+    url = re.search(r"Vane is serving at (\S+)", banner).group(1)
+    client_key = re.search(r"(vane_client_\S+)", banner).group(1)
+    admin_key = (data / "admin-key").read_text().strip()
+    password = re.search(r"password: (\S+)", (data / "console-admin-password").read_text()).group(1)
+    return Server(url, data, process, admin_key, client_key, password)
+
+
+@pytest.fixture(scope="session")
+def server():
+    running = start_server()
+    yield running
+    running.process.send_signal(signal.SIGTERM)
+    try:
+        running.process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        running.process.kill()
+    shutil.rmtree(running.data.parent, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=shutil.which("chromium"), headless=True, args=["--no-sandbox"]
+        )
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh browser context (no cookies) at desktop width; fails the test on any dialog that
+    page scripts did not ask for and on any script error."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page
+    context.close()
+    assert not errors, f"script errors on the page: {errors}"
+
+
+def sign_in(page: Page, server: Server, email: str, password: str):
+    page.goto(server.url + "/sign-in")
+    page.get_by_label("Email").fill(email)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Sign in").click()
+
+
+def change_password(page: Page, current: str, new: str):
+    page.get_by_label("Current password").fill(current)
+    page.get_by_label("New password", exact=True).fill(new)
+    page.get_by_label("New password again").fill(new)
+    page.get_by_role("button", name="Change password").click()
+
+
+@pytest.fixture
+def admin(page, server):
+    """A page signed in as the first admin (who changed the one-time password in the first test)."""
+    assert server.state.get("admin_password"), "test_first_sign_in runs first and sets the password"
+    sign_in(page, server, "admin", server.state["admin_password"])
+    page.wait_for_url(server.url + "/")
+    return page
+
+
+def axe_check(page: Page, name: str):
+    """No serious or critical axe-core violation on the page as it is now."""
+    result = Axe().run(page)
+    bad = [
+        f"{violation['id']} ({violation['impact']}): {violation['help']} — "
+        + "; ".join(node["target"][0] if node["target"] else "?" for node in violation["nodes"][:3])
+        for violation in result.response["violations"]
+        if violation["impact"] in ("serious", "critical")
+    ]
+    assert not bad, f"axe on {name}: " + " | ".join(bad)
+
+
+def shoot(page: Page, name: str):
+    """Screenshots at 375 px and 1280 px; at 375 px the page itself must not scroll sideways."""
+    for width in (375, 1280):
+        page.set_viewport_size({"width": width, "height": 900})
+        if width == 375:
+            overflow = page.evaluate(
+                "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+            )
+            if overflow > 0:
+                wide = page.evaluate(
+                    """() => Array.from(document.querySelectorAll('body *'))
+                        .filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth)
+                        .slice(0, 5).map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))"""
+                )
+                raise AssertionError(f"{name} scrolls sideways by {overflow} px at 375 px: {wide}")
+        page.screenshot(path=str(SCREENSHOTS / f"{name}-{width}.png"), full_page=True)
+    page.set_viewport_size({"width": 1280, "height": 900})
+
+
+def check_page(page: Page, name: str):
+    """The checks every console page gets: axe at both widths, screenshots, no sideways scroll."""
+    axe_check(page, name)
+    page.set_viewport_size({"width": 375, "height": 900})
+    axe_check(page, name + " at 375 px")
+    shoot(page, name)
