@@ -108,6 +108,78 @@ import Testing
     }
 }
 
+@Suite struct JSONWriterTests {
+    @Test func escapesExactlyWhatRFC8259Requires() throws {
+        let text = "\u{00}\u{01}\u{1F} \" \\ \n \r \t \u{08} \u{0C} / \u{7F} é – 😊 \u{2028}"
+        let expected = #""\u0000\u0001\u001F \" \\ \n \r \t \b \f / "# + "\u{7F} é – 😊 \u{2028}\""
+        #expect(JSONValue.string(text).serialized() == expected)
+        #expect(JSONValue.string(text).serializedData() == Array(expected.utf8))
+        var legacy = ""
+        JSONValue.writeString(text, to: &legacy)
+        #expect(legacy == expected)
+        #expect(try JSONValue.parse(expected) == .string(text))
+    }
+
+    @Test func laysOutPrettyDocumentsWithTwoSpaces() {
+        let document: JSONValue = ["a": [1, [], [:], ["b": "c"]], "d": [:], "e": ["f": .null, "g": true]]
+        let pretty = """
+            {
+              "a": [
+                1,
+                [],
+                {},
+                {
+                  "b": "c"
+                }
+              ],
+              "d": {},
+              "e": {
+                "f": null,
+                "g": true
+              }
+            }
+
+            """
+        #expect(document.serialized(.pretty) == pretty)
+        #expect(document.serialized() == #"{"a":[1,[],{},{"b":"c"}],"d":{},"e":{"f":null,"g":true}}"#)
+        #expect(JSONValue.array([]).serialized(.pretty) == "[]\n")
+    }
+
+    @Test func encodedMembersMatchWritingThemInPlace() {
+        let value: JSONValue = ["value": "x \"y\"", "list": ["a", 2.50]]
+        for formatting in [JSONFormatting.compact, .pretty] {
+            var direct = JSONWriter(formatting: formatting)
+            direct.beginArray()
+            direct.beginObject()
+            direct.key("first")
+            direct.value(value)
+            direct.key("second")
+            direct.string("z")
+            direct.endObject()
+            direct.endArray()
+
+            var assembled = JSONWriter(formatting: formatting)
+            assembled.beginArray()
+            assembled.beginObject()
+            assembled.encoded(JSONWriter.encodedMember(key: "first", value: value, formatting: formatting, depth: 2))
+            assembled.encoded(JSONWriter.encodedMember(key: "second", value: "z", formatting: formatting, depth: 2))
+            assembled.endObject()
+            assembled.endArray()
+            #expect(assembled.bytes == direct.bytes)
+            #expect(direct.bytes == JSONValue.array([["first": value, "second": "z"]]).serializedData(formatting))
+        }
+    }
+
+    @Test func writesDocumentsEndToEndAtTheTopLevel() {
+        var writer = JSONWriter(formatting: .pretty, depth: 1)
+        writer.value(["a": 1])
+        let first = writer.bytes.count
+        writer.value(["b": 2])
+        #expect(String(decoding: writer.bytes[..<first], as: UTF8.self) == "{\n    \"a\": 1\n  }")
+        #expect(String(decoding: writer.bytes[first...], as: UTF8.self) == "{\n    \"b\": 2\n  }")
+    }
+}
+
 @Suite struct JSONObjectTests {
     @Test func setsReplacesAndRemovesMembersInOrder() {
         var object: JSONObject = ["a": 1, "b": 2, "c": 3]

@@ -54,21 +54,108 @@ struct EvalCommand: AsyncParsableCommand {
             }
         }
         let contextJSON = try InputFiles.json(context)
-        let output: JSONValue
+        // One instant for every context, so a dateTime rule treats them all alike.
+        let now = Date()
+        // The output goes out a megabyte at a time, from a buffer that stays that size.
+        let flushSize = 1 << 20
+        var writer = JSONWriter(formatting: .pretty, reservingCapacity: flushSize + (1 << 16))
         if case .array(let elements) = contextJSON {
-            var results: [JSONValue] = []
+            // Every context is read before anything is printed: an invalid one prints nothing.
+            var contexts: [EvaluationContext] = []
+            contexts.reserveCapacity(elements.count)
             for (index, element) in elements.enumerated() {
-                let context = try Self.context(element, at: JSONPath.root.appending(index), file: self.context)
-                results.append(render(compiled.evaluate(context), defaults: inAppDefaults))
+                contexts.append(try Self.context(element, at: JSONPath.root.appending(index), file: context))
             }
-            output = .array(results)
+            let output = EvalOutput(compiled: compiled, defaults: inAppDefaults, explain: explain, depth: 1)
+            writer.beginArray()
+            try await Self.evaluate(contexts, compiled: compiled, output: output, at: now) { batch in
+                try batch.forEachResult { result in
+                    writer.encoded(result)
+                    if writer.bytes.count >= flushSize { try writer.flush(StandardOutput.write) }
+                }
+            }
+            writer.endArray()
         } else {
-            output = render(
-                compiled.evaluate(try Self.context(contextJSON, at: .root, file: context)),
-                defaults: inAppDefaults
-            )
+            let output = EvalOutput(compiled: compiled, defaults: inAppDefaults, explain: explain, depth: 0)
+            let context = try Self.context(contextJSON, at: .root, file: context)
+            output.write(compiled.evaluate(context, at: now), to: &writer)
         }
-        print(output.serialized(.pretty), terminator: "")
+        writer.newline()
+        try writer.flush(StandardOutput.write)
+    }
+
+    /// The encoded results of consecutive contexts, end to end: elements of the output array.
+    struct EvaluatedBatch: Sendable {
+        var bytes: [UInt8]
+        /// Where each result ends in ``bytes``.
+        var ends: [Int]
+
+        func forEachResult(_ body: (UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+            try bytes.withUnsafeBufferPointer { bytes in
+                var start = 0
+                for end in ends {
+                    try body(UnsafeBufferPointer(rebasing: bytes[start..<end]))
+                    start = end
+                }
+            }
+        }
+    }
+
+    /// How many contexts one task evaluates at a time.
+    static let batchSize = 64
+
+    /// Evaluates contexts in batches on every core and hands the batches to `write` in order,
+    /// while later ones are evaluated. At most a few batches are held at once, so memory does not
+    /// grow with the number of contexts.
+    static func evaluate(
+        _ contexts: [EvaluationContext],
+        compiled: CompiledTemplate,
+        output: EvalOutput,
+        at now: Date,
+        write: (EvaluatedBatch) throws -> Void
+    ) async throws {
+        let batchCount = (contexts.count + batchSize - 1) / batchSize
+        // One batch more than cores, so a core that finishes finds the next one waiting.
+        let inFlight = ProcessInfo.processInfo.activeProcessorCount + 1
+        try await withThrowingTaskGroup(of: (Int, EvaluatedBatch).self) { group in
+            var submitted = 0
+            var written = 0
+            var finished: [Int: EvaluatedBatch] = [:]
+            while written < batchCount {
+                while submitted < batchCount && submitted - written < inFlight {
+                    let batch = submitted
+                    let range = batch * batchSize..<min(contexts.count, (batch + 1) * batchSize)
+                    group.addTask {
+                        (batch, evaluateBatch(contexts[range], compiled: compiled, output: output, at: now))
+                    }
+                    submitted += 1
+                }
+                guard let (batch, result) = try await group.next() else { break }
+                finished[batch] = result
+                while let next = finished.removeValue(forKey: written) {
+                    try write(next)
+                    written += 1
+                }
+            }
+        }
+    }
+
+    private static func evaluateBatch(
+        _ contexts: ArraySlice<EvaluationContext>,
+        compiled: CompiledTemplate,
+        output: EvalOutput,
+        at now: Date
+    ) -> EvaluatedBatch {
+        var writer = JSONWriter(formatting: .pretty, depth: 1)
+        var ends: [Int] = []
+        ends.reserveCapacity(contexts.count)
+        for context in contexts {
+            output.write(compiled.evaluate(context, at: now), to: &writer)
+            ends.append(writer.bytes.count)
+            // Results are about the size of the first: reserve for the rest at once.
+            if ends.count == 1 { writer.reserveCapacity(writer.bytes.count * (contexts.count + 1)) }
+        }
+        return EvaluatedBatch(bytes: writer.bytes, ends: ends)
     }
 
     static func context(_ json: JSONValue, at path: JSONPath, file: String) throws(InputError) -> EvaluationContext {
@@ -77,52 +164,5 @@ struct EvalCommand: AsyncParsableCommand {
         } catch {
             throw InputError(file: InputFiles.displayName(file), issues: error.issues)
         }
-    }
-
-    /// Remote values over in-app defaults, as an app would see them.
-    func render(_ result: EvaluationResult, defaults: InAppDefaults) -> JSONValue {
-        var object = JSONObject()
-        for resolution in result.resolutions {
-            let inAppDefault = defaults[resolution.key]
-            guard explain else {
-                if let value = resolution.value ?? inAppDefault { object[resolution.key] = .string(value.stringValue) }
-                continue
-            }
-            object[resolution.key] = .object(Self.explanation(resolution, inAppDefault: inAppDefault))
-        }
-        for entry in defaults.entries where !result.template.containsKey(entry.key) {
-            object[entry.key] =
-                explain
-                ? .object([
-                    "value": .string(entry.value.stringValue), "source": "inAppDefault", "reason": "notInTemplate",
-                ])
-                : .string(entry.value.stringValue)
-        }
-        return .object(object)
-    }
-
-    static func explanation(_ resolution: ParameterResolution, inAppDefault: CoercedValue?) -> JSONObject {
-        var object = JSONObject()
-        let reason: String
-        switch resolution.outcome {
-        case .value: reason = resolution.matchedCondition == nil ? "defaultValue" : "conditionalValue"
-        case .useInAppDefault: reason = "useInAppDefault"
-        case .managed: reason = "managedValue"
-        case .noDefaultValue: reason = "noDefaultValue"
-        }
-        if let value = resolution.value {
-            object["value"] = .string(value.stringValue)
-            object["source"] = "remote"
-        } else if let inAppDefault {
-            object["value"] = .string(inAppDefault.stringValue)
-            object["source"] = "inAppDefault"
-        } else {
-            object["value"] = .null
-            object["source"] = "none"
-        }
-        object["reason"] = .string(reason)
-        if let condition = resolution.matchedCondition { object["condition"] = .string(condition) }
-        if case .managed(let kind) = resolution.outcome { object["managed"] = .string(kind) }
-        return object
     }
 }

@@ -27,3 +27,13 @@ enum StandardError {
         FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
     }
 }
+
+/// Writes bytes to standard output.
+enum StandardOutput {
+    static func write(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        // No copy: the Data borrows the bytes for the duration of the write.
+        let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none)
+        try FileHandle.standardOutput.write(contentsOf: data)
+    }
+}

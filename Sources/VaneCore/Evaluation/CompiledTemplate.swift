@@ -136,6 +136,23 @@ public final class CompiledTemplate: Sendable {
         return [parameter.defaultOutcome] + parameter.conditionals.map(\.outcome)
     }
 
+    /// Every way a parameter can be decided, in the order of ``outcomes(ofParameterAt:)``: its
+    /// default value (no deciding condition), then each conditional value with its condition.
+    /// Branch `n` of ``EvaluationResult/forEachBranch(_:)`` resolves as element `n`, so a caller
+    /// can prepare what it writes for each branch once, not once per result.
+    public func resolutions(ofParameterAt index: Int) -> [ParameterResolution] {
+        let parameter = parameters[index]
+        let conditionals = parameter.conditionals.map { conditional in
+            ParameterResolution(
+                key: parameter.key,
+                outcome: conditional.outcome,
+                matchedCondition: conditional.conditionName
+            )
+        }
+        return [ParameterResolution(key: parameter.key, outcome: parameter.defaultOutcome, matchedCondition: nil)]
+            + conditionals
+    }
+
     /// Whether the template has a parameter with this key.
     public func containsKey(_ key: String) -> Bool { parameterIndex[key] != nil }
 

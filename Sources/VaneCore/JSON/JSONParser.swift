@@ -181,15 +181,12 @@ private struct JSONParser {
     mutating func parseString() throws(JSONParseError) -> String {
         let start = position
         position += 1
-        var scalars = String.UnicodeScalarView()
+        // Runs of plain bytes are copied whole; escapes are decoded one by one into `decoded`.
+        // Without escapes (most strings) the string is made from the input in one step.
         var runStart = position
-        // Copies runs of plain bytes at once; escapes are decoded one by one.
-        func flush(_ end: Int, into scalars: inout String.UnicodeScalarView) -> Bool {
-            guard end > runStart else { return true }
-            guard let run = String(bytes: bytes[runStart..<end], encoding: .utf8) else { return false }
-            scalars.append(contentsOf: run.unicodeScalars)
-            return true
-        }
+        var runIsASCII = true
+        var decoded: [UInt8] = []
+        var hasEscapes = false
         while true {
             guard position < bytes.count else {
                 position = start
@@ -197,11 +194,21 @@ private struct JSONParser {
             }
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
-                guard flush(position, into: &scalars) else {
+                let run = bytes[runStart..<position]
+                if !hasEscapes {
+                    guard let string = Self.string(utf8: run, isASCII: runIsASCII) else {
+                        throw error("a string contains bytes that are not valid UTF-8")
+                    }
+                    position += 1
+                    return string
+                }
+                guard runIsASCII || Self.string(utf8: run, isASCII: false) != nil else {
                     throw error("a string contains bytes that are not valid UTF-8")
                 }
+                decoded.append(contentsOf: run)
                 position += 1
-                return String(scalars)
+                // Every run was checked and escapes decode to whole scalars: valid UTF-8.
+                return String(decoding: decoded, as: UTF8.self)
             }
             if byte < 0x20 {
                 throw error(
@@ -209,23 +216,26 @@ private struct JSONParser {
                 )
             }
             if byte == UInt8(ascii: "\\") {
-                guard flush(position, into: &scalars) else {
+                let run = bytes[runStart..<position]
+                guard runIsASCII || Self.string(utf8: run, isASCII: false) != nil else {
                     throw error("a string contains bytes that are not valid UTF-8")
                 }
+                decoded.append(contentsOf: run)
+                hasEscapes = true
                 position += 1
                 guard position < bytes.count else { throw error("the document ends inside an escape sequence") }
                 let escape = bytes[position]
                 position += 1
                 switch escape {
-                case UInt8(ascii: "\""): scalars.append("\"")
-                case UInt8(ascii: "\\"): scalars.append("\\")
-                case UInt8(ascii: "/"): scalars.append("/")
-                case UInt8(ascii: "b"): scalars.append("\u{08}")
-                case UInt8(ascii: "f"): scalars.append("\u{0C}")
-                case UInt8(ascii: "n"): scalars.append("\n")
-                case UInt8(ascii: "r"): scalars.append("\r")
-                case UInt8(ascii: "t"): scalars.append("\t")
-                case UInt8(ascii: "u"): scalars.append(try parseUnicodeEscape())
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): decoded.append(escape)
+                case UInt8(ascii: "b"): decoded.append(0x08)
+                case UInt8(ascii: "f"): decoded.append(0x0C)
+                case UInt8(ascii: "n"): decoded.append(UInt8(ascii: "\n"))
+                case UInt8(ascii: "r"): decoded.append(UInt8(ascii: "\r"))
+                case UInt8(ascii: "t"): decoded.append(UInt8(ascii: "\t"))
+                case UInt8(ascii: "u"):
+                    let scalar = try parseUnicodeEscape()
+                    UTF8.encode(scalar) { decoded.append($0) }
                 default:
                     position -= 2
                     throw error(
@@ -233,10 +243,21 @@ private struct JSONParser {
                     )
                 }
                 runStart = position
+                runIsASCII = true
                 continue
             }
+            if byte >= 0x80 { runIsASCII = false }
             position += 1
         }
+    }
+
+    /// The string whose UTF-8 these bytes are, or nil when they are not well-formed UTF-8.
+    static func string(utf8 bytes: ArraySlice<UInt8>, isASCII: Bool) -> String? {
+        let string = String(decoding: bytes, as: UTF8.self)
+        // Decoding replaces ill-formed sequences, and its result is well-formed: the input was
+        // well-formed exactly when nothing was replaced. ASCII always is.
+        guard isASCII || string.utf8.elementsEqual(bytes) else { return nil }
+        return string
     }
 
     mutating func parseUnicodeEscape() throws(JSONParseError) -> Unicode.Scalar {
