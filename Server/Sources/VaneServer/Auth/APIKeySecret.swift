@@ -6,9 +6,7 @@ import Crypto
 /// SHA-256 is stored; the secret is shown once, when it is created.
 enum APIKeySecret {
     static func generate(role: KeyRole) -> String {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return "vane_\(role.rawValue)_" + Base64URL.encode(bytes)
+        "vane_\(role.rawValue)_" + Base64URL.encode(RandomBytes.make(32))
     }
 
     /// The stored form of a secret: lower-case hex SHA-256.
@@ -18,8 +16,6 @@ enum APIKeySecret {
 
     /// A short public id for a key (`k_` + 12 hex characters).
     static func newIdentifier() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<6).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return "k_" + bytes.withUnsafeBytes { Hex.encode($0) }
+        RandomBytes.identifier(prefix: "k_")
     }
 }

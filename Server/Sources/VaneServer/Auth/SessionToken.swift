@@ -3,8 +3,7 @@
 enum SessionToken {
     /// A new random token.
     static func generate() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return Base64URL.encode((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        Base64URL.encode(RandomBytes.make(32))
     }
 
     /// The stored form of a token: lower-case hex SHA-256.

@@ -70,12 +70,8 @@ extension ConsoleRoutes {
                 environmentId: String(environmentText[environmentText.index(after: slash)...])
             )
         }
-        var options: [AuditPage.Option] = []
-        for project in try await store.projects() {
-            for environment in try await store.environments(projectId: project.id) {
-                let text = "\(project.id)/\(environment.id)"
-                options.append(AuditPage.Option(value: text, label: text, selected: text == environmentText))
-            }
+        let options = try await environmentNames().map {
+            AuditPage.Option(value: $0, label: $0, selected: $0 == environmentText)
         }
         let token = parameters.get("page").map { String($0) }
         let page: Page<AuditEntry>

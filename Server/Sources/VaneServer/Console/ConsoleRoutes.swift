@@ -101,6 +101,17 @@ struct ConsoleRoutes {
         return (EnvironmentKey(projectId: projectId, environmentId: environmentId), project, environment)
     }
 
+    /// Every environment as `project/environment`, for choosers.
+    func environmentNames() async throws -> [String] {
+        var names: [String] = []
+        for project in try await store.projects() {
+            for environment in try await store.environments(projectId: project.id) {
+                names.append("\(project.id)/\(environment.id)")
+            }
+        }
+        return names
+    }
+
     /// The chrome of an environment's pages, with its tabs.
     func environmentChrome(
         title: String,

@@ -175,14 +175,21 @@ extension ConsoleRoutes {
         var error: String?
     }
 
-    /// The flag, its switched form and the page that asks for confirmation.
-    func switchPlan(
-        _ request: Request,
-        context: VaneRequestContext,
-        to: String
-    ) async throws -> (page: SwitchPage, template: ConfigTemplate, switched: TemplateParameter, key: EnvironmentKey) {
-        let (_, session, principal) = try requireUser(request, context)
-        let (key, _, environment) = try await self.environment(context)
+    /// What a kill switch would publish, and the page that asks for confirmation.
+    struct SwitchPlan {
+        var page: SwitchPage
+        var template: ConfigTemplate
+        var switched: TemplateParameter
+        var key: EnvironmentKey
+        var chrome: ConsoleChrome
+        var principal: Principal
+    }
+
+    /// The flag, its switched form and the page that asks for confirmation; the person, the
+    /// environment and the template are read once here for both the page and the publish.
+    func switchPlan(_ request: Request, context: VaneRequestContext, to: String) async throws -> SwitchPlan {
+        let (user, session, principal) = try requireUser(request, context)
+        let (key, project, environment) = try await self.environment(context)
         try principal.require(.publish(key))
         guard let flagKey = context.parameters.get("key") else { throw ConsolePageError.notFound("no flag named") }
         let latest = try await store.latestVersion(projectId: key.projectId, environmentId: key.environmentId)
@@ -242,7 +249,21 @@ extension ConsoleRoutes {
             message: "",
             error: nil
         )
-        return (page, template, switched, key)
+        let chrome = environmentChrome(
+            title: page.verb,
+            user: user,
+            project: project,
+            environment: environment,
+            tab: "flags"
+        )
+        return SwitchPlan(
+            page: page,
+            template: template,
+            switched: switched,
+            key: key,
+            chrome: chrome,
+            principal: principal
+        )
     }
 
     /// The flag's forms in the versions before `number`, newest first (at most 50 versions).
@@ -272,39 +293,19 @@ extension ConsoleRoutes {
     @Sendable func switchPage(_ request: Request, context: VaneRequestContext) async throws -> Response {
         let to = request.uri.queryParameters.get("to").map { String($0) } ?? ""
         let plan = try await switchPlan(request, context: context, to: to)
-        let (user, _, _) = try requireUser(request, context)
-        let (_, project, environment) = try await self.environment(context)
-        return renderer.render(
-            "flag-switch",
-            chrome: environmentChrome(
-                title: plan.page.verb,
-                user: user,
-                project: project,
-                environment: environment,
-                tab: "flags"
-            ),
-            page: plan.page,
-            context: context
-        )
+        return renderer.render("flag-switch", chrome: plan.chrome, page: plan.page, context: context)
     }
 
     @Sendable func switchFlag(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        let (user, _, principal) = try requireUser(request, context)
+        _ = try requireUser(request, context)  // signed out: to the sign-in page, not a token error
         let form = try await ConsoleForm.read(request, context: context)
         var plan = try await switchPlan(request, context: context, to: form.text("to") ?? "")
-        let (_, project, environment) = try await self.environment(context)
         func again(_ error: String) -> Response {
             plan.page.error = error
             plan.page.message = form.text("message") ?? ""
             return renderer.render(
                 "flag-switch",
-                chrome: environmentChrome(
-                    title: plan.page.verb,
-                    user: user,
-                    project: project,
-                    environment: environment,
-                    tab: "flags"
-                ),
+                chrome: plan.chrome,
                 page: plan.page,
                 context: context,
                 status: .badRequest
@@ -325,7 +326,7 @@ extension ConsoleRoutes {
                 try publisher.check(template),
                 to: plan.key,
                 expectedVersion: seen,
-                actor: principal.actor
+                actor: plan.principal.actor
             )
             context.logger.info(
                 "kill switch",

@@ -43,13 +43,7 @@ extension ConsoleRoutes {
         flash: ConsoleChrome.Flash? = nil
     ) async throws -> Response {
         var options = [KeysPage.Option(value: "", label: "every project (admin keys)")]
-        for project in try await store.projects() {
-            for environment in try await store.environments(projectId: project.id) {
-                options.append(
-                    KeysPage.Option(value: "\(project.id)/\(environment.id)", label: "\(project.id)/\(environment.id)")
-                )
-            }
-        }
+        options += try await environmentNames().map { KeysPage.Option(value: $0, label: $0) }
         let rows = try await store.keys().map { key in
             KeysPage.Row(
                 id: key.id,

@@ -325,8 +325,6 @@ final class AccountStore: Sendable {
 
     /// A short public id for an account (`u_` + 12 hex characters).
     static func newIdentifier() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<6).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return "u_" + bytes.withUnsafeBytes { Hex.encode($0) }
+        RandomBytes.identifier(prefix: "u_")
     }
 }
