@@ -257,6 +257,7 @@ public final class VaneServerApplication: Sendable {
             ConsoleRoutes(
                 store: store,
                 accounts: accounts,
+                drafts: DraftStore(engine: store.engine),
                 keys: keys,
                 streamHub: streamHub,
                 publisher: publisher,

@@ -23,6 +23,16 @@ struct ConsoleChrome: Sendable {
         var environmentName: String
         var version: Int64
         var tabs: [NavItem]
+        var drafts: DraftStatus?
+    }
+
+    /// Whether the person has a draft of the environment, and who else has one.
+    struct DraftStatus: Sendable {
+        var changes: Int
+        var hasDraft: Bool
+        var reviewHref: String
+        /// Everyone else with a draft of the environment, for "also editing".
+        var others: String?
     }
 
     struct Flash: Sendable {

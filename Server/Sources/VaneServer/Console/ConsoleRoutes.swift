@@ -11,6 +11,7 @@ import VaneCore
 struct ConsoleRoutes {
     let store: ConfigStore
     let accounts: Accounts
+    let drafts: DraftStore
     let keys: KeyIndex
     let streamHub: StreamHub
     let publisher: TemplatePublisher
@@ -41,6 +42,10 @@ struct ConsoleRoutes {
         environment.get("diff", use: diffPage)
         environment.get("rollback", use: rollbackPage)
         environment.post("rollback", use: rollback)
+        registerReviewPages(on: environment)
+        registerFlagEditor(on: environment)
+        registerConditionPages(on: environment)
+        registerEvaluatePages(on: environment)
         console.get("audit", use: audit)
         console.get("keys", use: keysPage)
         console.post("keys", use: createKey)
@@ -112,16 +117,22 @@ struct ConsoleRoutes {
         return names
     }
 
-    /// The chrome of an environment's pages, with its tabs.
+    /// The chrome of an environment's pages: its tabs and who has drafts of it.
     func environmentChrome(
         title: String,
         user: UserAccount,
         project: Project,
         environment: Environment,
         tab: String
-    ) -> ConsoleChrome {
-        let base = ConsolePaths.environment(EnvironmentKey(projectId: project.id, environmentId: environment.id))
-        let tabs = [("flags", "Flags"), ("history", "History")].map {
+    ) async throws -> ConsoleChrome {
+        let key = EnvironmentKey(projectId: project.id, environmentId: environment.id)
+        let base = ConsolePaths.environment(key)
+        let drafts = try await draftStatus(key, user: user)
+        let review = drafts.hasDraft ? "Review (\(drafts.changes))" : "Review"
+        let tabs = [
+            ("flags", "Flags"), ("conditions", "Conditions"), ("evaluate", "Who gets what"), ("review", review),
+            ("history", "History"),
+        ].map {
             ConsoleChrome.NavItem(href: "\(base)/\($0.0)", label: $0.1, current: $0.0 == tab)
         }
         return ConsoleChrome(
@@ -131,7 +142,8 @@ struct ConsoleRoutes {
                 projectName: project.name,
                 environmentName: environment.name,
                 version: environment.templateVersion,
-                tabs: tabs
+                tabs: tabs,
+                drafts: drafts.hasDraft || drafts.others != nil ? drafts : nil
             )
         )
     }

@@ -107,7 +107,7 @@ extension ConsoleRoutes {
             total: template.allParameters.count,
             version: environment.templateVersion
         )
-        var chrome = environmentChrome(
+        var chrome = try await environmentChrome(
             title: "Flags",
             user: user,
             project: project,
@@ -249,7 +249,7 @@ extension ConsoleRoutes {
             message: "",
             error: nil
         )
-        let chrome = environmentChrome(
+        let chrome = try await environmentChrome(
             title: page.verb,
             user: user,
             project: project,

@@ -53,7 +53,7 @@ extension ConsoleRoutes {
         }
         return renderer.render(
             "history",
-            chrome: environmentChrome(
+            chrome: try await environmentChrome(
                 title: "History",
                 user: user,
                 project: project,
@@ -167,7 +167,7 @@ extension ConsoleRoutes {
         )
         return renderer.render(
             "diff",
-            chrome: environmentChrome(
+            chrome: try await environmentChrome(
                 title: "Diff",
                 user: user,
                 project: project,
@@ -211,7 +211,7 @@ extension ConsoleRoutes {
         )
         return renderer.render(
             "rollback",
-            chrome: environmentChrome(
+            chrome: try await environmentChrome(
                 title: "Roll back",
                 user: user,
                 project: project,

@@ -116,6 +116,38 @@ enum Migrations {
                 "ALTER TABLE audit_log ADD COLUMN actor_user_id TEXT",
             ]
         ),
+        Migration(
+            version: 3,
+            description: "console drafts and saved evaluation contexts",
+            statements: [
+                // One draft per person per environment: the whole template as the person left it
+                // and the live version it started from (the base of a three-way merge).
+                """
+                CREATE TABLE drafts (
+                    project_id TEXT NOT NULL,
+                    environment_id TEXT NOT NULL,
+                    user_id TEXT NOT NULL REFERENCES users(id),
+                    base_version BIGINT NOT NULL,
+                    template TEXT NOT NULL,
+                    change_count BIGINT NOT NULL,
+                    create_time BIGINT NOT NULL,
+                    update_time BIGINT NOT NULL,
+                    PRIMARY KEY (project_id, environment_id, user_id)
+                )
+                """,
+                // Named contexts ("German iOS user on 2.1") shared by a project's people.
+                """
+                CREATE TABLE saved_contexts (
+                    project_id TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    context TEXT NOT NULL,
+                    create_user_id TEXT,
+                    create_time BIGINT NOT NULL,
+                    PRIMARY KEY (project_id, name)
+                )
+                """,
+            ]
+        ),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

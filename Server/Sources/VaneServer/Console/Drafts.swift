@@ -1,0 +1,101 @@
+import VaneCore
+
+/// Drafts: what editors change collects in a draft of the environment's template kept on the
+/// server, one per person per environment, until it is reviewed and published.
+extension ConsoleRoutes {
+    /// What a person works on in an environment: their draft, or the live template when they
+    /// have none yet (the first edit starts a draft from it).
+    struct WorkingCopy: Sendable {
+        /// The template being edited: the draft's, or the live one.
+        var template: ConfigTemplate
+        /// The live version the edits started from.
+        var baseVersion: Int64
+        /// The live template now.
+        var live: ConfigTemplate
+        /// The live version now; differs from ``baseVersion`` when someone published since the
+        /// draft was started.
+        var liveVersion: Int64
+        /// The stored draft, if there is one.
+        var draft: Draft?
+    }
+
+    /// The person's draft of an environment, or the live template to start one from.
+    func workingCopy(_ key: EnvironmentKey, user: UserAccount) async throws -> WorkingCopy {
+        let latest = try await store.latestVersion(projectId: key.projectId, environmentId: key.environmentId)
+        let live = latest?.template ?? ConfigTemplate()
+        let liveVersion = latest?.number ?? 0
+        if let draft = try await drafts.draft(key, userId: user.id) {
+            return WorkingCopy(
+                template: draft.template,
+                baseVersion: draft.baseVersion,
+                live: live,
+                liveVersion: liveVersion,
+                draft: draft
+            )
+        }
+        return WorkingCopy(template: live, baseVersion: liveVersion, live: live, liveVersion: liveVersion, draft: nil)
+    }
+
+    /// Saves an edited template as the person's draft, on top of the version `copy` started
+    /// from. A draft that no longer differs from that version is thrown away.
+    /// - Parameter base: The template of the base version, to count changes against; the live
+    ///   template of `copy` when it is the base.
+    func saveDraft(
+        _ key: EnvironmentKey,
+        user: UserAccount,
+        template: ConfigTemplate,
+        copy: WorkingCopy,
+        base: ConfigTemplate? = nil
+    ) async throws {
+        let reference: ConfigTemplate
+        if let base {
+            reference = base
+        } else if copy.baseVersion == copy.liveVersion {
+            reference = copy.live
+        } else {
+            reference = try await self.template(key, number: copy.baseVersion)
+        }
+        let diff = TemplateDiff(from: reference, to: template)
+        if diff.isEmpty {
+            try await drafts.discard(key, userId: user.id)
+            return
+        }
+        let now = Clock.nowMilliseconds()
+        try await drafts.save(
+            Draft(
+                environment: key,
+                userId: user.id,
+                baseVersion: copy.baseVersion,
+                template: template,
+                changeCount: diff.changeCount,
+                createTime: copy.draft?.createTime ?? now,
+                updateTime: now
+            )
+        )
+    }
+
+    /// The environment bar's line about drafts: the person's own and everyone else's.
+    func draftStatus(_ key: EnvironmentKey, user: UserAccount) async throws -> ConsoleChrome.DraftStatus {
+        let all = try await drafts.drafts(key)
+        let own = all.first { $0.userId == user.id }
+        let others = all.filter { $0.userId != user.id }.map { summary in
+            let name = summary.userName.isEmpty ? summary.email : summary.userName
+            return
+                "\(name) (\(summary.changeCount) change\(summary.changeCount == 1 ? "" : "s"), saved \(Self.displayTime(summary.updateTime)))"
+        }
+        return ConsoleChrome.DraftStatus(
+            changes: own?.changeCount ?? 0,
+            hasDraft: own != nil,
+            reviewHref: ConsolePaths.environment(key) + "/review",
+            others: others.isEmpty ? nil : others.joined(separator: ", ")
+        )
+    }
+}
+
+extension TemplateDiff {
+    /// Parameters and conditions added, removed or changed.
+    var changeCount: Int {
+        addedParameters.count + removedParameters.count + changedParameters.count + addedConditions.count
+            + removedConditions.count + changedConditions.count
+    }
+}
