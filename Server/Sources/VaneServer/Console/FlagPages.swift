@@ -28,6 +28,14 @@ extension ConsoleRoutes {
             var switchLabel: String
             var switchHref: String
             var canPublish: Bool
+            var editHref: String
+            /// "changed" or "removed" when the person's draft does that to the flag.
+            var draftMark: String?
+        }
+
+        struct AddedFlag: Sendable {
+            var key: String
+            var editHref: String
         }
 
         var action: String
@@ -38,6 +46,9 @@ extension ConsoleRoutes {
         var shown: Int
         var total: Int
         var version: Int64
+        var canPublish: Bool
+        var newHref: String
+        var draftAdded: [AddedFlag]
     }
 
     @Sendable func flags(_ request: Request, context: VaneRequestContext) async throws -> Response {
@@ -53,6 +64,12 @@ extension ConsoleRoutes {
         let canPublish = principal.permits(.publish(key))
         let changes = try await lastChanges(key)
         let base = ConsolePaths.environment(key)
+        // What the person's draft does to these flags, marked beside the live values.
+        let draftDiff = try await drafts.draft(key, userId: user.id).map {
+            TemplateDiff(from: template, to: $0.template)
+        }
+        let draftChanged = Set(draftDiff?.changedParameters ?? [])
+        let draftRemoved = Set(draftDiff?.removedParameters ?? [])
         var rows: [FlagsPage.Row] = []
         var categories = Set<String>()
         let words = query.lowercased().split(whereSeparator: { $0.isWhitespace })
@@ -84,7 +101,10 @@ extension ConsoleRoutes {
                     switchLabel: trues == 0 ? "Turn on" : "Turn off",
                     switchHref:
                         "\(base)/flags/\(ConsolePaths.encode(parameter.key))/switch?to=\(trues == 0 ? "on" : "off")",
-                    canPublish: canPublish
+                    canPublish: canPublish,
+                    editHref: "\(base)/flags/\(ConsolePaths.encode(parameter.key))/edit",
+                    draftMark: draftChanged.contains(parameter.key)
+                        ? "changed" : (draftRemoved.contains(parameter.key) ? "removed" : nil)
                 )
             )
         }
@@ -105,7 +125,12 @@ extension ConsoleRoutes {
             flags: rows,
             shown: rows.count,
             total: template.allParameters.count,
-            version: environment.templateVersion
+            version: environment.templateVersion,
+            canPublish: canPublish,
+            newHref: "\(base)/flags/new",
+            draftAdded: (draftDiff?.addedParameters ?? []).map {
+                FlagsPage.AddedFlag(key: $0, editHref: "\(base)/flags/\(ConsolePaths.encode($0))/edit")
+            }
         )
         var chrome = try await environmentChrome(
             title: "Flags",

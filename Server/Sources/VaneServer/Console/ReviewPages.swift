@@ -1,9 +1,311 @@
 import Hummingbird
 import VaneCore
 
-/// Reviewing and publishing a draft.
+/// Reviewing and publishing a draft: the structured diff against what is live, every validation
+/// problem, and — when someone published since the draft was started — their change, with the
+/// draft re-applied on top of it or the conflicts shown field by field.
 extension ConsoleRoutes {
     /// Registers the review pages under an environment's path.
     func registerReviewPages(on environment: RouterGroup<VaneRequestContext>) {
+        environment.get("review", use: review)
+        environment.post("review/publish", use: publishDraft)
+        environment.post("review/discard", use: discardDraft)
+        environment.post("review/resolve", use: resolveConflicts)
+    }
+
+    struct ReviewPage: Sendable {
+        struct OtherDraft: Sendable {
+            var name: String
+            var changes: Int
+            var saved: String
+        }
+
+        struct TheirChange: Sendable {
+            var fromVersion: Int64
+            var toVersion: Int64
+            var author: String
+            var message: String
+            var time: String
+            var diff: DiffView
+        }
+
+        struct ConflictField: Sendable {
+            var field: String
+            var base: String
+            var theirs: String
+            var ours: String
+        }
+
+        struct Conflict: Sendable {
+            var index: Int
+            var title: String
+            var fields: [ConflictField]
+        }
+
+        struct Problem: Sendable {
+            var severity: String
+            var path: String
+            var message: String
+            var href: String?
+        }
+
+        var hasDraft: Bool
+        var others: [OtherDraft]
+        var baseVersion: Int64
+        var liveVersion: Int64
+        var theirChange: TheirChange?
+        var merged: Bool
+        var conflicts: [Conflict]
+        var hasConflicts: Bool
+        var diff: DiffView
+        var problems: [Problem]
+        var hasProblems: Bool
+        var errorCount: Int
+        var warningCount: Int
+        var canPublish: Bool
+        var mayPublish: Bool
+        var blockedReason: String?
+        var publishAction: String
+        var discardAction: String
+        var resolveAction: String
+        var csrf: String
+        var flagsHref: String
+    }
+
+    /// Where a draft stands against what is live now.
+    struct Rebase: Sendable {
+        /// The template publishing would make live; nil while conflicts remain.
+        var result: ConfigTemplate?
+        /// The merge, when someone published since the draft was started.
+        var merge: TemplateMerge?
+        /// The version the draft started from (empty when it was pruned).
+        var base: ConfigTemplate
+    }
+
+    /// The draft against the live version: itself when nobody published since it was started,
+    /// else the three-way merge.
+    func rebase(_ copy: WorkingCopy, key: EnvironmentKey) async throws -> Rebase {
+        guard copy.baseVersion != copy.liveVersion else {
+            return Rebase(result: copy.template, merge: nil, base: copy.live)
+        }
+        // A pruned base leaves nothing to compare with: an empty base makes every item both
+        // sides have a conflict, rather than silently undoing someone's change.
+        let base =
+            try await store.version(
+                projectId: key.projectId,
+                environmentId: key.environmentId,
+                number: copy.baseVersion
+            )?
+            .template ?? ConfigTemplate()
+        let merge = TemplateMerge(base: base, theirs: copy.live, ours: copy.template)
+        return Rebase(result: merge.merged, merge: merge, base: base)
+    }
+
+    @Sendable func review(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let (user, session, principal) = try requireUser(request, context)
+        let (key, project, environment) = try await self.environment(context)
+        try principal.require(.readTemplate(key))
+        let copy = try await workingCopy(key, user: user)
+        let base = ConsolePaths.environment(key)
+        let others = try await drafts.drafts(key).filter { $0.userId != user.id }.map {
+            ReviewPage.OtherDraft(
+                name: $0.userName.isEmpty ? $0.email : "\($0.userName) (\($0.email))",
+                changes: $0.changeCount,
+                saved: Self.displayTime($0.updateTime)
+            )
+        }
+        let rebase = try await self.rebase(copy, key: key)
+        var theirChange: ReviewPage.TheirChange?
+        if copy.draft != nil, copy.baseVersion != copy.liveVersion {
+            let live = try await store.version(
+                projectId: key.projectId,
+                environmentId: key.environmentId,
+                number: copy.liveVersion
+            )
+            theirChange = ReviewPage.TheirChange(
+                fromVersion: copy.baseVersion,
+                toVersion: copy.liveVersion,
+                author: live?.template.version?.updateUser?.name ?? "someone",
+                message: live?.template.version?.description ?? "",
+                time: live.map { Self.displayTime($0.updateTime) } ?? "",
+                diff: DiffView(from: rebase.base, to: copy.live)
+            )
+        }
+        let conflicts = (rebase.merge?.conflicts ?? []).enumerated().map { index, conflict in
+            ReviewPage.Conflict(
+                index: index,
+                title: Self.title(of: conflict.subject),
+                fields: conflict.fields.map {
+                    ReviewPage.ConflictField(
+                        field: $0.field,
+                        base: $0.base ?? "(none)",
+                        theirs: $0.theirs ?? "(none)",
+                        ours: $0.ours ?? "(none)"
+                    )
+                }
+            )
+        }
+        let result = rebase.result ?? copy.template
+        let issues = copy.draft == nil ? [] : ParsedTemplate(result).validate().sorted { $0.severity < $1.severity }
+        let problems = issues.map { issue in
+            ReviewPage.Problem(
+                severity: issue.severity.rawValue,
+                path: issue.path.description,
+                message: issue.message,
+                href: Self.parameterKey(in: issue.path).map { "\(base)/flags/\(ConsolePaths.encode($0))/edit" }
+            )
+        }
+        let errorCount = issues.filter { $0.severity == .error }.count
+        let diff = DiffView(from: copy.live, to: result)
+        let mayPublish = principal.permits(.publish(key))
+        var blocked: String?
+        if !conflicts.isEmpty {
+            blocked = "Settle the conflicts above first."
+        } else if errorCount > 0 {
+            blocked = "Fix the \(errorCount) error\(errorCount == 1 ? "" : "s") above first; warnings do not block."
+        } else if diff.empty {
+            blocked = "The draft makes no change to the live version."
+        }
+        let page = ReviewPage(
+            hasDraft: copy.draft != nil,
+            others: others,
+            baseVersion: copy.baseVersion,
+            liveVersion: copy.liveVersion,
+            theirChange: theirChange,
+            merged: rebase.merge != nil && conflicts.isEmpty,
+            conflicts: conflicts,
+            hasConflicts: !conflicts.isEmpty,
+            diff: diff,
+            problems: problems,
+            hasProblems: !problems.isEmpty,
+            errorCount: errorCount,
+            warningCount: issues.count - errorCount,
+            canPublish: mayPublish && blocked == nil,
+            mayPublish: mayPublish,
+            blockedReason: blocked,
+            publishAction: "\(base)/review/publish",
+            discardAction: "\(base)/review/discard",
+            resolveAction: "\(base)/review/resolve",
+            csrf: session.csrfToken,
+            flagsHref: "\(base)/flags"
+        )
+        var chrome = try await environmentChrome(
+            title: "Review",
+            user: user,
+            project: project,
+            environment: environment,
+            tab: "review"
+        )
+        if request.uri.queryParameters.get("moved") != nil {
+            chrome.flash = .error(
+                "Someone published while you were reviewing, so nothing was published. Their change is shown below; review again."
+            )
+        } else if request.uri.queryParameters.get("resolved") != nil {
+            chrome.flash = .ok(
+                "Conflicts settled; your draft now starts from version \(copy.liveVersion). Review it again."
+            )
+        }
+        return renderer.render("review", chrome: chrome, page: page, context: context)
+    }
+
+    @Sendable func publishDraft(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let (user, _, principal) = try requireUser(request, context)
+        let form = try await ConsoleForm.read(request, context: context)
+        let (key, _, _) = try await self.environment(context)
+        try principal.require(.publish(key))
+        let message = try form.required("message", label: "A message saying why")
+        guard let reviewed = form.text("live").flatMap(Int64.init) else {
+            throw ConsolePageError.badRequest("the form does not say which live version was reviewed")
+        }
+        let reviewPath = ConsolePaths.environment(key) + "/review"
+        let copy = try await workingCopy(key, user: user)
+        guard copy.draft != nil else { throw ConsoleRedirect(location: reviewPath) }
+        // Publish only what was reviewed: if the live version moved, review again.
+        guard copy.liveVersion == reviewed else { throw ConsoleRedirect(location: reviewPath + "?moved=1") }
+        guard var template = try await rebase(copy, key: key).result else {
+            throw ConsoleRedirect(location: reviewPath)
+        }
+        template.version = TemplateVersion(description: message)
+        let published: ServedTemplate
+        do {
+            published = try await publisher.publish(
+                try publisher.check(template),
+                to: key,
+                expectedVersion: reviewed,
+                actor: principal.actor
+            )
+        } catch let error as PublishError {
+            if case .storage(.versionConflict) = error { throw ConsoleRedirect(location: reviewPath + "?moved=1") }
+            throw ConsolePageError.badRequest(ConsolePublishing.message(error))
+        }
+        try await drafts.discard(key, userId: user.id)
+        throw ConsoleRedirect(location: ConsolePaths.environment(key) + "/flags?published=\(published.versionNumber)")
+    }
+
+    @Sendable func discardDraft(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let (user, _, principal) = try requireUser(request, context)
+        _ = try await ConsoleForm.read(request, context: context)
+        let (key, _, _) = try await self.environment(context)
+        try principal.require(.publish(key))
+        try await drafts.discard(key, userId: user.id)
+        throw ConsoleRedirect(location: ConsolePaths.environment(key) + "/flags")
+    }
+
+    @Sendable func resolveConflicts(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let (user, _, principal) = try requireUser(request, context)
+        let form = try await ConsoleForm.read(request, context: context)
+        let (key, _, _) = try await self.environment(context)
+        try principal.require(.publish(key))
+        let reviewPath = ConsolePaths.environment(key) + "/review"
+        let copy = try await workingCopy(key, user: user)
+        guard copy.draft != nil, let reviewed = form.text("live").flatMap(Int64.init) else {
+            throw ConsoleRedirect(location: reviewPath)
+        }
+        guard copy.liveVersion == reviewed else { throw ConsoleRedirect(location: reviewPath + "?moved=1") }
+        let rebase = try await self.rebase(copy, key: key)
+        guard let merge = rebase.merge, !merge.conflicts.isEmpty else { throw ConsoleRedirect(location: reviewPath) }
+        var choices: [TemplateMerge.Conflict.Subject: ConflictResolution.Choice] = [:]
+        for (index, conflict) in merge.conflicts.enumerated() {
+            guard let choice = form.text("choice\(index)").flatMap(ConflictResolution.Choice.init(rawValue:)) else {
+                throw ConsolePageError.badRequest(
+                    "choose mine or theirs for every conflict; \(Self.title(of: conflict.subject)) has no choice"
+                )
+            }
+            choices[conflict.subject] = choice
+        }
+        let settled = ConflictResolution.merge(
+            base: rebase.base,
+            theirs: copy.live,
+            ours: copy.template,
+            choices: choices
+        )
+        guard let merged = settled.merged else {
+            throw ConsolePageError.badRequest("the conflicts could not all be settled; open the review page again")
+        }
+        var rebased = copy
+        rebased.baseVersion = copy.liveVersion
+        try await saveDraft(key, user: user, template: merged, copy: rebased, base: copy.live)
+        throw ConsoleRedirect(location: reviewPath + "?resolved=1")
+    }
+
+    static func title(of subject: TemplateMerge.Conflict.Subject) -> String {
+        switch subject {
+        case .parameter(let key): "Flag \(key)"
+        case .condition(let name): "Condition \(name)"
+        case .conditionOrder: "The order of the conditions"
+        case .settings: "Template settings"
+        }
+    }
+
+    /// The parameter a validation path is about, if any.
+    static func parameterKey(in path: JSONPath) -> String? {
+        let components = path.components
+        if components.count >= 2, components[0] == .key("parameters"), case .key(let key) = components[1] {
+            return key
+        }
+        if components.count >= 4, components[0] == .key("parameterGroups"), case .key(let key) = components[3] {
+            return key
+        }
+        return nil
     }
 }

@@ -19,4 +19,21 @@ enum TemplateEdits {
         }
         return nil
     }
+
+    /// The template without the parameter `key` (at the top level or in its group); nil when the
+    /// template has no such key.
+    static func removing(_ key: String, from template: ConfigTemplate) -> ConfigTemplate? {
+        var template = template
+        if let index = template.parameters.firstIndex(where: { $0.key == key }) {
+            template.parameters.remove(at: index)
+            return template
+        }
+        for groupIndex in template.parameterGroups.indices {
+            if let index = template.parameterGroups[groupIndex].parameters.firstIndex(where: { $0.key == key }) {
+                template.parameterGroups[groupIndex].parameters.remove(at: index)
+                return template
+            }
+        }
+        return nil
+    }
 }

@@ -25,6 +25,41 @@ document.addEventListener("DOMContentLoaded", () => {
     });
   }
 
+  // Flag values checked as you type, by the type chosen above them: the same rules as the
+  // server's validator (which still decides on save).
+  const typeSelect = document.querySelector("select[data-value-type]");
+  const checkValue = (area) => {
+    const message = document.getElementById(area.dataset.checkValue);
+    const mode = document.getElementById(area.id.replace(/-value$/, "-mode"));
+    if (!message) return;
+    let problem = "";
+    const text = area.value;
+    if (!mode || mode.value === "value") {
+      const type = typeSelect ? typeSelect.value : "STRING";
+      if (type === "BOOLEAN" && !/^(true|false)$/i.test(text)) {
+        problem = `"${text}" is not a BOOLEAN; write true or false`;
+      } else if (type === "NUMBER" && !/^-?(\d*\.)?\d+$/.test(text)) {
+        problem = `"${text}" is not a NUMBER; write a decimal such as 42 or -0.5`;
+      } else if (type === "JSON") {
+        try {
+          JSON.parse(text);
+        } catch (error) {
+          problem = `Not valid JSON: ${error.message}`;
+        }
+      }
+    }
+    message.textContent = problem;
+    message.classList.toggle("check-error", problem !== "");
+    area.setAttribute("aria-invalid", problem === "" ? "false" : "true");
+  };
+  const valueAreas = Array.from(document.querySelectorAll("textarea[data-check-value]"));
+  for (const area of valueAreas) {
+    area.addEventListener("input", () => checkValue(area));
+    const mode = document.getElementById(area.id.replace(/-value$/, "-mode"));
+    if (mode) mode.addEventListener("change", () => checkValue(area));
+  }
+  if (typeSelect) typeSelect.addEventListener("change", () => valueAreas.forEach(checkValue));
+
   // Live filtering of table rows: <input data-filter-rows="#tbody"> over rows with data-search.
   for (const input of document.querySelectorAll("input[data-filter-rows]")) {
     const body = document.querySelector(input.dataset.filterRows);
