@@ -105,10 +105,11 @@ extension ConsoleRoutes {
     }
 
     @Sendable func evaluatePage(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        let query = request.uri.queryParameters
-        let input = EvaluateInput { name in query.get(name).map { String($0) } }
+        // Read as a form reads its body: a GET form writes spaces as "+".
+        let query = ConsoleForm.parse(request.uri.query ?? "")
+        let input = EvaluateInput { query[$0] }
         var flash: ConsoleChrome.Flash?
-        switch query.get("note").map({ String($0) }) {
+        switch query["note"] {
         case "saved": flash = .ok("Saved the context \u{201C}\(input.saved)\u{201D}.")
         case "deleted": flash = .ok("Deleted the saved context.")
         default: flash = nil
@@ -514,7 +515,8 @@ struct EvaluationContextFields: Sendable, Hashable {
         var errors: [String: String] = [:]
         var object = JSONObject()
         var signalErrors: [String] = []
-        for (index, rawLine) in signals.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+        let lines = signals.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+        for (index, rawLine) in lines.enumerated() {
             let line = rawLine.trimmingCharacters(in: .whitespaces)
             if line.isEmpty { continue }
             let number = index + 1
