@@ -1,4 +1,5 @@
 import VaneCore
+import VaneServer
 
 /// What `vane eval` prints for one result: key → value, remote values over in-app defaults, as an
 /// app would see them; with `--explain`, each key's value, source, reason and deciding condition.
@@ -43,7 +44,7 @@ struct EvalOutput: Sendable {
         let trailingStart = starts.count - 1
         for entry in defaults.entries where !compiled.containsKey(entry.key) {
             let value = JSONValue.string(entry.value.stringValue)
-            add(entry.key, explain ? ["value": value, "source": "inAppDefault", "reason": "notInTemplate"] : value)
+            add(entry.key, explain ? .object(ResolutionExplanation(notInTemplate: entry.value).json) : value)
         }
         self.storage = storage
         self.starts = starts
@@ -70,29 +71,9 @@ struct EvalOutput: Sendable {
         writer.endObject()
     }
 
-    /// The `--explain` object of one key: its value and where it came from.
+    /// The `--explain` object of one key: its value and where it came from
+    /// (``ResolutionExplanation``, which the console's "Who gets what" page shows as well).
     static func explanation(_ resolution: ParameterResolution, inAppDefault: CoercedValue?) -> JSONObject {
-        var object = JSONObject()
-        let reason: String
-        switch resolution.outcome {
-        case .value: reason = resolution.matchedCondition == nil ? "defaultValue" : "conditionalValue"
-        case .useInAppDefault: reason = "useInAppDefault"
-        case .managed: reason = "managedValue"
-        case .noDefaultValue: reason = "noDefaultValue"
-        }
-        if let value = resolution.value {
-            object["value"] = .string(value.stringValue)
-            object["source"] = "remote"
-        } else if let inAppDefault {
-            object["value"] = .string(inAppDefault.stringValue)
-            object["source"] = "inAppDefault"
-        } else {
-            object["value"] = .null
-            object["source"] = "none"
-        }
-        object["reason"] = .string(reason)
-        if let condition = resolution.matchedCondition { object["condition"] = .string(condition) }
-        if case .managed(let kind) = resolution.outcome { object["managed"] = .string(kind) }
-        return object
+        ResolutionExplanation(resolution, inAppDefault: inAppDefault).json
     }
 }

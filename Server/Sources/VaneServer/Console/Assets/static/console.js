@@ -92,3 +92,33 @@ document.addEventListener("DOMContentLoaded", () => {
     }
   });
 });
+
+// Who gets what: live filtering by text and "only differences", over rows with data-search and
+// data-differs; the same filters work as a plain GET form without script.
+function whoGetsWhat() {
+  const input = document.querySelector("input[data-evaluate-filter]");
+  if (!input) return;
+  const body = document.querySelector(input.dataset.evaluateFilter);
+  const only = document.querySelector("input[data-evaluate-only]");
+  const count = document.getElementById("evaluate-count");
+  if (!body) return;
+  const rows = Array.from(body.rows);
+  const apply = () => {
+    const words = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+    const differencesOnly = only ? only.checked : false;
+    let shown = 0;
+    let differing = 0;
+    for (const row of rows) {
+      const text = row.dataset.search || "";
+      const differs = row.dataset.differs === "yes";
+      if (differs) differing += 1;
+      const match = words.every((word) => text.includes(word)) && (!differencesOnly || differs);
+      row.hidden = !match;
+      if (match) shown += 1;
+    }
+    if (count) count.textContent = `Showing ${shown} of ${rows.length} keys.` + (only ? ` ${differing} differ.` : "");
+  };
+  input.addEventListener("input", apply);
+  if (only) only.addEventListener("change", apply);
+}
+document.addEventListener("DOMContentLoaded", whoGetsWhat);
