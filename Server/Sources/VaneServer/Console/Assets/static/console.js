@@ -122,3 +122,155 @@ function whoGetsWhat() {
   if (only) only.addEventListener("change", apply);
 }
 document.addEventListener("DOMContentLoaded", whoGetsWhat);
+
+// Conditions page: live syntax checking and the instant rule builder in the condition editor,
+// drag-and-drop reordering in the list. Without script the editor's buttons post the form and
+// the list's Up and Down buttons move conditions.
+function conditionsPage() {
+  const editor = document.querySelector("form[data-condition-editor]");
+  if (editor) conditionEditor(editor);
+  const rows = document.querySelector("tbody[data-reorder]");
+  if (rows) conditionReordering(rows);
+}
+
+function conditionEditor(form) {
+  const textarea = form.querySelector("#expression");
+  const message = form.querySelector("#expression-message");
+  const where = form.querySelector("#expression-where");
+  const ruleStatus = form.querySelector("#rule-status");
+  const csrf = form.querySelector("input[name=_csrf]").value;
+  let timer = null;
+  let sequence = 0;
+
+  const post = async (url, fields) => {
+    const body = new URLSearchParams(fields);
+    body.set("_csrf", csrf);
+    const response = await fetch(url, { method: "POST", body, credentials: "same-origin" });
+    if (!response.ok) throw new Error(`the server answered ${response.status}`);
+    return response.json();
+  };
+
+  const show = (text, result) => {
+    where.replaceChildren();
+    if (!text.trim()) {
+      message.textContent = "";
+      message.className = "";
+      where.hidden = true;
+      textarea.removeAttribute("aria-invalid");
+      return;
+    }
+    if (result.ok) {
+      message.textContent = "No syntax problem.";
+      message.className = "field-ok";
+      where.hidden = true;
+      textarea.removeAttribute("aria-invalid");
+      return;
+    }
+    message.textContent = result.message;
+    message.className = "field-error";
+    textarea.setAttribute("aria-invalid", "true");
+    const characters = Array.from(text.trim());
+    const start = Math.max(0, Math.min(result.column - 1, characters.length));
+    const length = Math.min(result.length || 0, characters.length - start);
+    const mark = document.createElement("mark");
+    mark.textContent = length > 0 ? characters.slice(start, start + length).join("") : " ";
+    where.append(characters.slice(0, start).join(""), mark, characters.slice(start + length).join(""));
+    where.hidden = false;
+  };
+
+  const check = async () => {
+    const text = textarea.value;
+    const mine = ++sequence;
+    if (!text.trim()) {
+      show(text, { ok: true });
+      return;
+    }
+    try {
+      const result = await post(form.dataset.checkUrl, { expression: text });
+      if (mine === sequence) show(text, result);
+    } catch (error) {
+      if (mine === sequence) message.textContent = `Could not check the expression: ${error.message}`;
+    }
+  };
+
+  textarea.addEventListener("input", () => {
+    clearTimeout(timer);
+    timer = setTimeout(check, 300);
+  });
+
+  for (const button of form.querySelectorAll("button[name=add]")) {
+    button.addEventListener("click", async (event) => {
+      event.preventDefault();
+      const fields = Object.fromEntries(new FormData(form));
+      fields.add = button.value;
+      try {
+        const result = await post(form.dataset.buildUrl, fields);
+        ruleStatus.textContent = result.message;
+        ruleStatus.className = result.ok ? "" : "field-error";
+        if (result.ok) {
+          textarea.value = result.expression;
+          clearTimeout(timer);
+          check();
+        }
+      } catch (error) {
+        ruleStatus.textContent = `Could not add the rule: ${error.message}`;
+        ruleStatus.className = "field-error";
+      }
+    });
+  }
+}
+
+function conditionReordering(body) {
+  const form = document.querySelector(body.dataset.reorder);
+  if (!form) return;
+  let dragged = null;
+
+  const clearMarks = () => {
+    for (const row of body.rows) row.classList.remove("drop-before", "drop-after");
+  };
+  const placement = (row) => {
+    const rows = Array.from(body.rows);
+    return rows.indexOf(dragged) < rows.indexOf(row) ? "after" : "before";
+  };
+
+  for (const handle of body.querySelectorAll(".drag-handle")) {
+    handle.hidden = false;
+    handle.draggable = true;
+    handle.addEventListener("dragstart", (event) => {
+      dragged = handle.closest("tr");
+      dragged.classList.add("dragging");
+      event.dataTransfer.effectAllowed = "move";
+      event.dataTransfer.setData("text/plain", dragged.dataset.condition);
+    });
+    handle.addEventListener("dragend", () => {
+      if (dragged) dragged.classList.remove("dragging");
+      dragged = null;
+      clearMarks();
+    });
+  }
+
+  body.addEventListener("dragover", (event) => {
+    const row = event.target instanceof Element ? event.target.closest("tr") : null;
+    if (!dragged || !row || row === dragged) return;
+    event.preventDefault();
+    event.dataTransfer.dropEffect = "move";
+    clearMarks();
+    row.classList.add(placement(row) === "after" ? "drop-after" : "drop-before");
+  });
+
+  body.addEventListener("drop", (event) => {
+    const row = event.target instanceof Element ? event.target.closest("tr") : null;
+    if (!dragged || !row || row === dragged) return;
+    event.preventDefault();
+    if (placement(row) === "after") row.after(dragged);
+    else row.before(dragged);
+    clearMarks();
+    const names = Array.from(body.rows, (each) => each.dataset.condition);
+    const status = document.getElementById("reorder-status");
+    if (status) status.textContent = `Saving the new order: ${names.join(", ")}.`;
+    form.elements.order.value = names.join("\n");
+    form.submit();
+  });
+}
+
+document.addEventListener("DOMContentLoaded", conditionsPage);
