@@ -378,3 +378,120 @@ import VaneCore
         }
     }
 }
+
+/// The review's "who would see a different value" over the sample of users.
+@Suite(.timeLimit(.minutes(5))) struct ConsoleReviewSampleTests {
+    static let production = ConsoleDraftTests.production
+
+    @Test(arguments: TestDatabase.allCases)
+    func theReviewCountsSampledUsersWhoseValueChanges(database: TestDatabase) async throws {
+        try await TestServer.run(database) { server in
+            let ana = try await ConsoleTests.signIn(server, role: "editor", environments: ["demo/*"])
+            // Only users in Germany or Austria see the new German banner.
+            let banner = try await ConsoleTests.request(
+                server,
+                .post,
+                Self.production + "/flags/banner_text/edit",
+                form: ConsoleDraftTests.editorForm(
+                    ana,
+                    type: "STRING",
+                    defaultValue: "Welcome to Vane!",
+                    description: "The banner at the top of the home screen.",
+                    extra: [
+                        "c0_name": "germany_austria", "c0_mode": "value", "c0_value": "Hallo!",
+                        "c1_name": "new_app_versions", "c1_mode": "none",
+                        "c2_name": "checkout_test_b", "c2_mode": "none",
+                        "title": "Home banner", "category": "Home",
+                    ]
+                ),
+                cookie: ana.cookie
+            )
+            #expect(banner.status == .seeOther, "\(banner.text)")
+            // Everyone gets a new default for payments_enabled.
+            let payments = try await ConsoleTests.request(
+                server,
+                .post,
+                Self.production + "/flags/payments_enabled/edit",
+                form: ConsoleDraftTests.editorForm(
+                    ana,
+                    defaultValue: "false",
+                    description: "Kill switch: turn off to hide every payment screen at once.",
+                    extra: [
+                        "title": "Payments", "category": "Safety", "allowed_values": "true\nfalse", "realtime": "on",
+                    ]
+                ),
+                cookie: ana.cookie
+            )
+            #expect(payments.status == .seeOther, "\(payments.text)")
+            // A description alone changes nobody's value.
+            let layout = try await ConsoleTests.request(
+                server,
+                .post,
+                Self.production + "/flags/checkout_variant/edit",
+                form: ConsoleDraftTests.editorForm(
+                    ana,
+                    type: "STRING",
+                    defaultValue: "control",
+                    description: "A new description",
+                    extra: [
+                        "c2_name": "checkout_test_b", "c2_mode": "value", "c2_value": "one_page",
+                        "c0_name": "germany_austria", "c0_mode": "none",
+                        "c1_name": "new_app_versions", "c1_mode": "none",
+                        "title": "Checkout experiment", "category": "Checkout",
+                        "allowed_values": "control\none_page",
+                    ]
+                ),
+                cookie: ana.cookie
+            )
+            #expect(layout.status == .seeOther, "\(layout.text)")
+
+            let review = try await ConsoleTests.request(server, .get, Self.production + "/review", cookie: ana.cookie)
+            #expect(review.status == .ok)
+            // The oracle reads the sample's countries directly, not through evaluation.
+            let live = DemoProject.template
+            let contexts = ValueChangeSample.contexts(
+                savedContexts: [],
+                templates: [ValueChangeSample.restricted(live, to: ["banner_text", "payments_enabled"])],
+                count: ConsoleRoutes.reviewSampleSize,
+                seed: 1
+            )
+            let german = contexts.filter {
+                $0.attributes["device.country"] == .string("de") || $0.attributes["device.country"] == .string("at")
+            }.count
+            #expect(german > 500 && german < 800, "about two thirds of the sample is in DE or AT")
+            let total = ConsoleRoutes.reviewSampleSize
+            let share = ConsoleRoutes.percentText(Double(german) * 100 / Double(total))
+            #expect(review.text.contains("Who would see a different value"))
+            #expect(review.text.contains("\(german) of \(total) (\(share))"), "\(review.text)")
+            #expect(review.text.contains("\(total) of \(total) (100 %)"))
+            #expect(!review.text.contains(">checkout_variant</a></th><td data-label=\"Sampled"))
+        }
+    }
+
+    @Test func keysThatMayChangeFollowConditionsAndTheirOrder() throws {
+        let live = DemoProject.template
+        var draft = live
+        #expect(ValueChangeSample.keysThatMayChange(from: live, to: draft).isEmpty)
+        // A new expression for a condition changes every key that uses it.
+        draft.conditions[0].source = .expression("device.country in ['ch']")
+        #expect(ValueChangeSample.keysThatMayChange(from: live, to: draft) == ["banner_text"])
+        // Swapping two conditions no key uses together changes nothing.
+        draft = live
+        draft.conditions.swapAt(0, 1)
+        #expect(ValueChangeSample.keysThatMayChange(from: live, to: draft).isEmpty)
+        // A key with values under both swapped conditions may change.
+        draft.parameters[1].conditionalValues.append(
+            ConditionalValue(conditionName: "new_app_versions", value: .value("New!"))
+        )
+        var liveWithBoth = live
+        liveWithBoth.parameters[1].conditionalValues = draft.parameters[1].conditionalValues
+        #expect(ValueChangeSample.keysThatMayChange(from: liveWithBoth, to: draft) == ["banner_text"])
+        // Removing a key changes it; restricting keeps only the keys and conditions asked for.
+        draft = live
+        draft.parameters.removeLast()
+        #expect(ValueChangeSample.keysThatMayChange(from: live, to: draft) == ["checkout_variant"])
+        let restricted = ValueChangeSample.restricted(live, to: ["banner_text"])
+        #expect(restricted.allParameters.map(\.key) == ["banner_text"])
+        #expect(restricted.conditions.map(\.name) == ["germany_austria"])
+    }
+}

@@ -49,6 +49,14 @@ extension ConsoleRoutes {
             var href: String?
         }
 
+        /// How many sampled users get a different value for one key.
+        struct SampleRow: Sendable {
+            var key: String
+            var href: String?
+            var changed: String
+            var noneChange: Bool
+        }
+
         var hasDraft: Bool
         var others: [OtherDraft]
         var baseVersion: Int64
@@ -70,6 +78,9 @@ extension ConsoleRoutes {
         var resolveAction: String
         var csrf: String
         var flagsHref: String
+        var sampleRows: [SampleRow]
+        var hasSample: Bool
+        var sampleNote: String?
     }
 
     /// Where a draft stands against what is live now.
@@ -99,6 +110,65 @@ extension ConsoleRoutes {
             .template ?? ConfigTemplate()
         let merge = TemplateMerge(base: base, theirs: copy.live, ours: copy.template)
         return Rebase(result: merge.merged, merge: merge, base: base)
+    }
+
+    /// The synthetic users the review samples, besides the project's saved contexts.
+    static let reviewSampleSize = 1_000
+
+    /// The review's "what changes for a sample of users": rows per key and a note on the sample.
+    struct ReviewSample {
+        var rows: [ReviewPage.SampleRow]
+        var note: String?
+    }
+
+    /// Per key the draft may change, how many sampled users get a different value. Only those
+    /// keys and the conditions they use are evaluated (``ValueChangeSample/restricted(_:to:)``),
+    /// so the cost follows the size of the change, not of the template.
+    func sampleChanges(
+        live: ConfigTemplate,
+        draft: ConfigTemplate,
+        projectId: String,
+        flagsBase: String
+    ) async throws -> ReviewSample {
+        let keys = ValueChangeSample.keysThatMayChange(from: live, to: draft)
+        guard !keys.isEmpty else {
+            return ReviewSample(rows: [], note: "No user's value changes: the draft changes only descriptions, titles or unused conditions.")
+        }
+        let wanted = Set(keys)
+        let before = ValueChangeSample.restricted(live, to: wanted)
+        let after = ValueChangeSample.restricted(draft, to: wanted)
+        guard let compiledBefore = try? CompiledTemplate(before), let compiledAfter = try? CompiledTemplate(after) else {
+            return ReviewSample(rows: [], note: "Fix the errors below to see how many users' values change.")
+        }
+        let saved = try await drafts.savedContexts(projectId: projectId)
+        let contexts = ValueChangeSample.contexts(
+            savedContexts: saved,
+            templates: [before, after],
+            count: Self.reviewSampleSize,
+            seed: 1
+        )
+        let counts = ValueChangeSample.changes(from: compiledBefore, to: compiledAfter, contexts: contexts)
+        let rows = counts.map { count in
+            let share = count.of == 0 ? 0 : Double(count.changed) * 100 / Double(count.of)
+            return ReviewPage.SampleRow(
+                key: count.key,
+                href: after.parameter(forKey: count.key) == nil ? nil : "\(flagsBase)/\(ConsolePaths.encode(count.key))/edit",
+                changed: "\(count.changed) of \(count.of) (\(Self.percentText(share)))",
+                noneChange: count.changed == 0
+            )
+        }
+        let savedCount = contexts.count - Self.reviewSampleSize
+        let note =
+            "Sampled: \(savedCount) saved context\(savedCount == 1 ? "" : "s") and \(Self.reviewSampleSize) synthetic users made from the values the conditions test, with random ids for percent splits. A key added or removed changes for everyone."
+        return ReviewSample(rows: rows, note: note)
+    }
+
+    /// `21.2 %`, `0 %`, `< 0.1 %`.
+    static func percentText(_ share: Double) -> String {
+        if share == 0 { return "0 %" }
+        if share < 0.1 { return "< 0.1 %" }
+        let tenths = (share * 10).rounded() / 10
+        return tenths == tenths.rounded() ? "\(Int(tenths)) %" : "\(tenths) %"
     }
 
     @Sendable func review(_ request: Request, context: VaneRequestContext) async throws -> Response {
@@ -166,6 +236,15 @@ extension ConsoleRoutes {
         } else if diff.empty {
             blocked = "The draft makes no change to the live version."
         }
+        var sample = ReviewSample(rows: [], note: nil)
+        if copy.draft != nil, conflicts.isEmpty, !diff.empty {
+            sample = try await sampleChanges(
+                live: copy.live,
+                draft: result,
+                projectId: key.projectId,
+                flagsBase: "\(base)/flags"
+            )
+        }
         let page = ReviewPage(
             hasDraft: copy.draft != nil,
             others: others,
@@ -187,7 +266,10 @@ extension ConsoleRoutes {
             discardAction: "\(base)/review/discard",
             resolveAction: "\(base)/review/resolve",
             csrf: session.csrfToken,
-            flagsHref: "\(base)/flags"
+            flagsHref: "\(base)/flags",
+            sampleRows: sample.rows,
+            hasSample: !sample.rows.isEmpty,
+            sampleNote: sample.note
         )
         var chrome = try await environmentChrome(
             title: "Review",

@@ -73,6 +73,69 @@ enum ValueChangeSample {
         }
     }
 
+    /// The keys whose value could differ between the two templates for some user, in key order:
+    /// keys only one side has, and keys whose default, type, conditional values, or the
+    /// conditions those values use (their expressions and their relative order) differ. A change
+    /// to a title, description or an unused condition changes no key.
+    static func keysThatMayChange(from: ConfigTemplate, to: ConfigTemplate) -> [String] {
+        let before = resolutionInputs(from)
+        let after = resolutionInputs(to)
+        return Set(before.keys).union(after.keys).filter { before[$0] != after[$0] }.sorted()
+    }
+
+    /// `template` with only the parameters `keys` names and only the conditions they use, in
+    /// their order: every key left evaluates exactly as in `template`, and evaluating it costs
+    /// what those keys cost, not the whole template.
+    static func restricted(_ template: ConfigTemplate, to keys: Set<String>) -> ConfigTemplate {
+        var template = template
+        template.parameters = template.parameters.filter { keys.contains($0.key) }
+        for group in template.parameterGroups.indices {
+            template.parameterGroups[group].parameters = template.parameterGroups[group].parameters.filter {
+                keys.contains($0.key)
+            }
+        }
+        let used = Set(template.allParameters.flatMap { $0.conditionalValues.map(\.conditionName) })
+        template.conditions = template.conditions.filter { used.contains($0.name) }
+        return template
+    }
+
+    /// What one key's value depends on in a template.
+    private struct ResolutionInput: Hashable {
+        struct Branch: Hashable {
+            var condition: TemplateCondition.Source?
+            var value: ParameterValue
+        }
+        var defaultValue: ParameterValue?
+        var valueType: ParameterValueType?
+        /// The conditional values in the template's condition order (the first true one wins),
+        /// each with its condition; a value for a missing condition never applies but is kept.
+        var branches: [Branch]
+    }
+
+    private static func resolutionInputs(_ template: ConfigTemplate) -> [String: ResolutionInput] {
+        var position: [String: Int] = [:]
+        for (index, condition) in template.conditions.enumerated() where position[condition.name] == nil {
+            position[condition.name] = index
+        }
+        var inputs: [String: ResolutionInput] = [:]
+        for parameter in template.allParameters where inputs[parameter.key] == nil {
+            let ordered = parameter.conditionalValues.sorted {
+                (position[$0.conditionName] ?? Int.max) < (position[$1.conditionName] ?? Int.max)
+            }
+            inputs[parameter.key] = ResolutionInput(
+                defaultValue: parameter.defaultValue,
+                valueType: parameter.valueType,
+                branches: ordered.map {
+                    ResolutionInput.Branch(
+                        condition: position[$0.conditionName].map { template.conditions[$0].source },
+                        value: $0.value
+                    )
+                }
+            )
+        }
+        return inputs
+    }
+
     /// Every attribute the templates' conditions test, with the values worth trying, in the order
     /// they first appear and without repeats.
     static func attributeCandidates(_ templates: [ConfigTemplate]) -> [String: [AttributeValue]] {
