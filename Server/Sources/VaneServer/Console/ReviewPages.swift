@@ -132,12 +132,16 @@ extension ConsoleRoutes {
     ) async throws -> ReviewSample {
         let keys = ValueChangeSample.keysThatMayChange(from: live, to: draft)
         guard !keys.isEmpty else {
-            return ReviewSample(rows: [], note: "No user's value changes: the draft changes only descriptions, titles or unused conditions.")
+            return ReviewSample(
+                rows: [],
+                note: "No user's value changes: the draft changes only descriptions, titles or unused conditions."
+            )
         }
         let wanted = Set(keys)
         let before = ValueChangeSample.restricted(live, to: wanted)
         let after = ValueChangeSample.restricted(draft, to: wanted)
-        guard let compiledBefore = try? CompiledTemplate(before), let compiledAfter = try? CompiledTemplate(after) else {
+        guard let compiledBefore = try? CompiledTemplate(before), let compiledAfter = try? CompiledTemplate(after)
+        else {
             return ReviewSample(rows: [], note: "Fix the errors below to see how many users' values change.")
         }
         let saved = try await drafts.savedContexts(projectId: projectId)
@@ -152,7 +156,8 @@ extension ConsoleRoutes {
             let share = count.of == 0 ? 0 : Double(count.changed) * 100 / Double(count.of)
             return ReviewPage.SampleRow(
                 key: count.key,
-                href: after.parameter(forKey: count.key) == nil ? nil : "\(flagsBase)/\(ConsolePaths.encode(count.key))/edit",
+                href: after.parameter(forKey: count.key) == nil
+                    ? nil : "\(flagsBase)/\(ConsolePaths.encode(count.key))/edit",
                 changed: "\(count.changed) of \(count.of) (\(Self.percentText(share)))",
                 noneChange: count.changed == 0
             )
