@@ -173,4 +173,20 @@ import Testing
         #expect(stamped.template.parameters == compiled.template.parameters)
         #expect(Self.compiledDigest { stamped } == Self.compiledDigest { compiled })
     }
+
+    /// Reusing an earlier parse gives exactly what parsing afresh gives: the same conditions,
+    /// the same problems, whether a condition kept, changed, renamed, added or broke.
+    @Test func reusingAnEarlierParseGivesWhatAFreshParseGives() throws {
+        let earlier = try ConfigTemplate(json: Self.troubled)
+        var edited = earlier
+        edited.conditions[0].source = .expression("device.os == 'android'")  // changed
+        edited.conditions[3].name = "ios_split"  // renamed: a duplicate name no more
+        edited.conditions.append(TemplateCondition(name: "fresh", expression: "device.country in ['de'"))
+        edited.conditions.swapAt(1, 4)
+        let reused = ParsedTemplate(edited, reusing: ParsedTemplate(earlier))
+        let fresh = ParsedTemplate(edited)
+        #expect(reused.conditions == fresh.conditions)
+        #expect(reused.validate() == fresh.validate())
+        #expect(fresh.conditions.last?.syntaxError != nil)
+    }
 }

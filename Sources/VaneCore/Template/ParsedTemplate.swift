@@ -23,6 +23,23 @@ public struct ParsedTemplate: Sendable {
         conditions = template.conditions.map(ParsedCondition.init)
     }
 
+    /// Parses `template`'s conditions, taking `earlier`'s parse of every condition with the same
+    /// name and the same source instead of parsing it again: a draft's or a new version's
+    /// conditions are mostly those of the version before it.
+    public init(_ template: ConfigTemplate, reusing earlier: ParsedTemplate) {
+        self.template = template
+        var known: [String: Int] = [:]
+        for (index, condition) in earlier.template.conditions.enumerated() where known[condition.name] == nil {
+            known[condition.name] = index
+        }
+        conditions = template.conditions.map { condition in
+            if let index = known[condition.name], earlier.template.conditions[index].source == condition.source {
+                return earlier.conditions[index]
+            }
+            return ParsedCondition(condition)
+        }
+    }
+
     /// Checks the template; the same issues as ``ConfigTemplate/validate(options:)``, which calls
     /// this.
     public func validate(options: ValidationOptions = .default) -> [ValidationIssue] {

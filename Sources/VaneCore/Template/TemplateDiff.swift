@@ -18,12 +18,15 @@ public struct TemplateDiff: Sendable, Hashable {
 
     /// Compares two templates.
     public init(from old: ConfigTemplate, to new: ConfigTemplate) {
-        let oldParameters = Dictionary(old.allParameters.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
-        let newParameters = Dictionary(new.allParameters.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
-        addedParameters = new.allParameters.map(\.key).filter { oldParameters[$0] == nil }
-        removedParameters = old.allParameters.map(\.key).filter { newParameters[$0] == nil }
-        changedParameters = new.allParameters.compactMap { parameter in
-            guard let previous = oldParameters[parameter.key], previous != parameter else { return nil }
+        // `allParameters` concatenates; read each side once (a template may have thousands).
+        let oldAll = old.allParameters
+        let newAll = new.allParameters
+        let oldIndex = Dictionary(oldAll.indices.map { (oldAll[$0].key, $0) }, uniquingKeysWith: { first, _ in first })
+        let newKeys = Set(newAll.map(\.key))
+        addedParameters = newAll.map(\.key).filter { oldIndex[$0] == nil }
+        removedParameters = oldAll.map(\.key).filter { !newKeys.contains($0) }
+        changedParameters = newAll.compactMap { parameter in
+            guard let index = oldIndex[parameter.key], oldAll[index] != parameter else { return nil }
             return parameter.key
         }
         let oldConditions = Dictionary(old.conditions.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })

@@ -17,23 +17,46 @@ extension ConsoleRoutes {
         var liveVersion: Int64
         /// The stored draft, if there is one.
         var draft: Draft?
+        /// The live template with its conditions parsed, when this node's serving cache holds
+        /// the live version (to parse a draft's unchanged conditions only once).
+        var liveParsed: ParsedTemplate?
+    }
+
+    /// The live version of an environment: from this node's serving cache when it holds the
+    /// current version (decoded and parsed once, when it was published), otherwise read from the
+    /// database.
+    func liveVersion(
+        _ key: EnvironmentKey
+    ) async throws -> (template: ConfigTemplate, number: Int64, parsed: ParsedTemplate?) {
+        let number = try await store.currentVersionNumber(projectId: key.projectId, environmentId: key.environmentId)
+        if let served = publisher.cache.template(for: key), served.versionNumber == number {
+            return (served.compiled.template, number, served.parsed)
+        }
+        let latest = try await store.latestVersion(projectId: key.projectId, environmentId: key.environmentId)
+        return (latest?.template ?? ConfigTemplate(), latest?.number ?? 0, nil)
     }
 
     /// The person's draft of an environment, or the live template to start one from.
     func workingCopy(_ key: EnvironmentKey, user: UserAccount) async throws -> WorkingCopy {
-        let latest = try await store.latestVersion(projectId: key.projectId, environmentId: key.environmentId)
-        let live = latest?.template ?? ConfigTemplate()
-        let liveVersion = latest?.number ?? 0
+        let (live, liveVersion, parsed) = try await self.liveVersion(key)
         if let draft = try await drafts.draft(key, userId: user.id) {
             return WorkingCopy(
                 template: draft.template,
                 baseVersion: draft.baseVersion,
                 live: live,
                 liveVersion: liveVersion,
-                draft: draft
+                draft: draft,
+                liveParsed: parsed
             )
         }
-        return WorkingCopy(template: live, baseVersion: liveVersion, live: live, liveVersion: liveVersion, draft: nil)
+        return WorkingCopy(
+            template: live,
+            baseVersion: liveVersion,
+            live: live,
+            liveVersion: liveVersion,
+            draft: nil,
+            liveParsed: parsed
+        )
     }
 
     /// Saves an edited template as the person's draft, on top of the version `copy` started

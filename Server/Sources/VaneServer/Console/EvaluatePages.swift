@@ -209,10 +209,8 @@ extension ConsoleRoutes {
         let parsed = fields.parse()
 
         // The live template, and what to compare it with.
-        let live =
-            try await store.latestVersion(projectId: key.projectId, environmentId: key.environmentId)?.template
-            ?? ConfigTemplate()
         let copy = try await workingCopy(key, user: user)
+        let live = copy.live
         var compareOptions = [EvaluatePage.Option(value: "", label: "Nothing", selected: input.compare.isEmpty)]
         if copy.draft != nil {
             compareOptions.append(
@@ -232,9 +230,7 @@ extension ConsoleRoutes {
                 )
             )
             if input.compare == value {
-                let template =
-                    try await store.latestVersion(projectId: key.projectId, environmentId: other.id)?.template
-                    ?? ConfigTemplate()
+                let template = try await liveVersion(otherKey).template
                 otherTemplates[value] = (other.name, template)
             }
         }

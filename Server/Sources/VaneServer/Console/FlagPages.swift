@@ -42,7 +42,9 @@ extension ConsoleRoutes {
         var query: String
         var categories: [Option]
         var sorts: [Option]
-        var flags: [Row]
+        /// The table rows, written by ``FlagRowsHTML`` (thousands of them).
+        var rowsHTML: String
+        var hasRows: Bool
         var shown: Int
         var total: Int
         var version: Int64
@@ -55,9 +57,7 @@ extension ConsoleRoutes {
         let (user, _, principal) = try requireUser(request, context)
         let (key, project, environment) = try await self.environment(context)
         try principal.require(.readTemplate(key))
-        let template =
-            try await store.latestVersion(projectId: key.projectId, environmentId: key.environmentId)?.template
-            ?? ConfigTemplate()
+        let template = try await liveVersion(key).template
         let query = request.uri.queryParameters.get("q").map { String($0) } ?? ""
         let category = request.uri.queryParameters.get("category").map { String($0) } ?? ""
         let sort = request.uri.queryParameters.get("sort").map { String($0) } ?? "key"
@@ -73,7 +73,9 @@ extension ConsoleRoutes {
         var rows: [FlagsPage.Row] = []
         var categories = Set<String>()
         let words = query.lowercased().split(whereSeparator: { $0.isWhitespace })
-        for parameter in template.allParameters {
+        // `allParameters` concatenates: read it once.
+        let parameters = template.allParameters
+        for parameter in parameters {
             let metadata = parameter.keyMetadata
             if let category = metadata.category { categories.insert(category) }
             let search = [parameter.key, metadata.title ?? "", metadata.description ?? "", metadata.category ?? ""]
@@ -83,6 +85,7 @@ extension ConsoleRoutes {
             let switchable = KillSwitch.applies(to: parameter)
             let (trues, all) = KillSwitch.trueCount(parameter)
             let change = changes[parameter.key]
+            let flagPath = "\(base)/flags/\(ConsolePaths.encode(parameter.key))"
             rows.append(
                 FlagsPage.Row(
                     key: parameter.key,
@@ -99,10 +102,9 @@ extension ConsoleRoutes {
                     stateLabel: trues == 0 ? "Off" : (trues == all ? "On" : "On for some"),
                     stateClass: trues == 0 ? "off" : "on",
                     switchLabel: trues == 0 ? "Turn on" : "Turn off",
-                    switchHref:
-                        "\(base)/flags/\(ConsolePaths.encode(parameter.key))/switch?to=\(trues == 0 ? "on" : "off")",
+                    switchHref: "\(flagPath)/switch?to=\(trues == 0 ? "on" : "off")",
                     canPublish: canPublish,
-                    editHref: "\(base)/flags/\(ConsolePaths.encode(parameter.key))/edit",
+                    editHref: "\(flagPath)/edit",
                     draftMark: draftChanged.contains(parameter.key)
                         ? "changed" : (draftRemoved.contains(parameter.key) ? "removed" : nil)
                 )
@@ -122,9 +124,10 @@ extension ConsoleRoutes {
             query: query,
             categories: categories.sorted().map { FlagsPage.Option(value: $0, label: $0, selected: $0 == category) },
             sorts: sorts,
-            flags: rows,
+            rowsHTML: FlagRowsHTML.html(rows),
+            hasRows: !rows.isEmpty,
             shown: rows.count,
-            total: template.allParameters.count,
+            total: parameters.count,
             version: environment.templateVersion,
             canPublish: canPublish,
             newHref: "\(base)/flags/new",

@@ -90,11 +90,23 @@ extension ConsoleRoutes {
         var sections: [Section]
 
         init(from old: ConfigTemplate, to new: ConfigTemplate) {
-            let diff = TemplateDiff(from: old, to: new)
-            func parameterText(_ template: ConfigTemplate, _ key: String) -> String {
-                template.parameter(forKey: key).map { JSONValue.object($0.json()).serialized(.pretty) } ?? "—"
+            self.init(from: old, to: new, diff: TemplateDiff(from: old, to: new))
+        }
+
+        /// The view of a diff already computed between `old` and `new`.
+        init(from old: ConfigTemplate, to new: ConfigTemplate, diff: TemplateDiff) {
+            // Keyed once: `parameter(forKey:)` walks every parameter, for every changed one.
+            func keyed(_ template: ConfigTemplate) -> [String: TemplateParameter] {
+                Dictionary(template.allParameters.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
             }
-            func conditionText(_ template: ConfigTemplate, _ name: String) -> String {
+            let oldParameters = diff.isEmpty ? [:] : keyed(old)
+            let newParameters = diff.isEmpty ? [:] : keyed(new)
+            func parameterText(_ before: Bool, _ key: String) -> String {
+                let parameters = before ? oldParameters : newParameters
+                return parameters[key].map { JSONValue.object($0.json()).serialized(.pretty) } ?? "—"
+            }
+            func conditionText(_ before: Bool, _ name: String) -> String {
+                let template = before ? old : new
                 guard let index = template.conditions.firstIndex(where: { $0.name == name }) else { return "—" }
                 let condition = template.conditions[index]
                 var object = condition.json()
@@ -103,11 +115,11 @@ extension ConsoleRoutes {
             }
             func items(
                 _ lists: [(String, String, [String])],
-                text: (ConfigTemplate, String) -> String
+                text: (Bool, String) -> String
             ) -> [Item] {
                 lists.flatMap { kind, label, names in
                     names.map {
-                        Item(name: $0, kind: kind, kindLabel: label, before: text(old, $0), after: text(new, $0))
+                        Item(name: $0, kind: kind, kindLabel: label, before: text(true, $0), after: text(false, $0))
                     }
                 }
             }

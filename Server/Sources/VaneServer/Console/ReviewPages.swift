@@ -113,7 +113,7 @@ extension ConsoleRoutes {
     }
 
     /// The synthetic users the review samples, besides the project's saved contexts.
-    static let reviewSampleSize = 1_000
+    static let reviewSampleSize = 500
 
     /// The review's "what changes for a sample of users": rows per key and a note on the sample.
     struct ReviewSample {
@@ -127,10 +127,11 @@ extension ConsoleRoutes {
     func sampleChanges(
         live: ConfigTemplate,
         draft: ConfigTemplate,
+        diff: TemplateDiff,
         projectId: String,
         flagsBase: String
     ) async throws -> ReviewSample {
-        let keys = ValueChangeSample.keysThatMayChange(from: live, to: draft)
+        let keys = ValueChangeSample.keysThatMayChange(from: live, to: draft, diff: diff)
         guard !keys.isEmpty else {
             return ReviewSample(
                 rows: [],
@@ -221,7 +222,8 @@ extension ConsoleRoutes {
             )
         }
         let result = rebase.result ?? copy.template
-        let issues = copy.draft == nil ? [] : ParsedTemplate(result).validate().sorted { $0.severity < $1.severity }
+        let parsedResult = copy.liveParsed.map { ParsedTemplate(result, reusing: $0) } ?? ParsedTemplate(result)
+        let issues = copy.draft == nil ? [] : parsedResult.validate().sorted { $0.severity < $1.severity }
         let problems = issues.map { issue in
             ReviewPage.Problem(
                 severity: issue.severity.rawValue,
@@ -231,7 +233,8 @@ extension ConsoleRoutes {
             )
         }
         let errorCount = issues.filter { $0.severity == .error }.count
-        let diff = DiffView(from: copy.live, to: result)
+        let templateDiff = TemplateDiff(from: copy.live, to: result)
+        let diff = DiffView(from: copy.live, to: result, diff: templateDiff)
         let mayPublish = principal.permits(.publish(key))
         var blocked: String?
         if !conflicts.isEmpty {
@@ -246,6 +249,7 @@ extension ConsoleRoutes {
             sample = try await sampleChanges(
                 live: copy.live,
                 draft: result,
+                diff: templateDiff,
                 projectId: key.projectId,
                 flagsBase: "\(base)/flags"
             )

@@ -77,10 +77,24 @@ enum ValueChangeSample {
     /// keys only one side has, and keys whose default, type, conditional values, or the
     /// conditions those values use (their expressions and their relative order) differ. A change
     /// to a title, description or an unused condition changes no key.
-    static func keysThatMayChange(from: ConfigTemplate, to: ConfigTemplate) -> [String] {
-        let before = resolutionInputs(from)
-        let after = resolutionInputs(to)
-        return Set(before.keys).union(after.keys).filter { before[$0] != after[$0] }.sorted()
+    /// - Parameter diff: `TemplateDiff(from: from, to: to)`, when the caller has it already.
+    static func keysThatMayChange(from: ConfigTemplate, to: ConfigTemplate, diff: TemplateDiff? = nil) -> [String] {
+        let diff = diff ?? TemplateDiff(from: from, to: to)
+        // Only keys the diff names, or that use a condition it names, can change.
+        let conditions = Set(diff.changedConditions + diff.addedConditions + diff.removedConditions)
+        var candidates = Set(diff.addedParameters + diff.removedParameters + diff.changedParameters)
+        if !conditions.isEmpty {
+            for template in [from, to] {
+                for parameter in template.allParameters
+                where parameter.conditionalValues.contains(where: { conditions.contains($0.conditionName) }) {
+                    candidates.insert(parameter.key)
+                }
+            }
+        }
+        guard !candidates.isEmpty else { return [] }
+        let before = resolutionInputs(from, keys: candidates)
+        let after = resolutionInputs(to, keys: candidates)
+        return candidates.filter { before[$0] != after[$0] }.sorted()
     }
 
     /// `template` with only the parameters `keys` names and only the conditions they use, in
@@ -112,13 +126,13 @@ enum ValueChangeSample {
         var branches: [Branch]
     }
 
-    private static func resolutionInputs(_ template: ConfigTemplate) -> [String: ResolutionInput] {
+    private static func resolutionInputs(_ template: ConfigTemplate, keys: Set<String>) -> [String: ResolutionInput] {
         var position: [String: Int] = [:]
         for (index, condition) in template.conditions.enumerated() where position[condition.name] == nil {
             position[condition.name] = index
         }
         var inputs: [String: ResolutionInput] = [:]
-        for parameter in template.allParameters where inputs[parameter.key] == nil {
+        for parameter in template.allParameters where keys.contains(parameter.key) && inputs[parameter.key] == nil {
             let ordered = parameter.conditionalValues.sorted {
                 (position[$0.conditionName] ?? Int.max) < (position[$1.conditionName] ?? Int.max)
             }

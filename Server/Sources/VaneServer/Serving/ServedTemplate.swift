@@ -10,6 +10,9 @@ final class ServedTemplate: Sendable {
     let versionNumber: Int64
     /// The compiled template.
     let compiled: CompiledTemplate
+    /// The template with its conditions parsed, for the console to reuse (a draft's conditions
+    /// are mostly the live version's).
+    let parsed: ParsedTemplate
     /// The admin ETag, `etag-{project}-{environment}-{version}`.
     let etag: String
     /// The template JSON, for `template/compiled`.
@@ -66,6 +69,7 @@ final class ServedTemplate: Sendable {
         self.environment = environment
         versionNumber = number
         self.compiled = compiled
+        self.parsed = parsed
         etag = ServedTemplate.etag(environment, version: number)
         self.templateJSON = templateJSON
         proofScope =

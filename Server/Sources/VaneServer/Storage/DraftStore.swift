@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import SQLKit
 import VaneCore
 
@@ -10,6 +11,13 @@ import VaneCore
 final class DraftStore: Sendable {
     /// The database.
     let engine: DatabaseEngine
+    /// Drafts decoded on this node, by person and environment, with the stored text they were
+    /// decoded from: every console page of an environment reads the person's draft, and decoding
+    /// a large template costs more than the rest of the page. A draft whose text changed (saved
+    /// here or on another node) is decoded again.
+    private let decoded = NIOLockedValueBox<[String: (text: String, template: ConfigTemplate)]>([:])
+    /// How many decoded drafts a node keeps.
+    private static let decodedLimit = 64
 
     /// A store over an opened, migrated database (``ConfigStore`` migrates it).
     init(engine: DatabaseEngine) {
@@ -31,11 +39,22 @@ final class DraftStore: Sendable {
                 ).first()
             else { return nil }
             let text = try row.decode(column: "template", as: String.self)
+            let cacheKey = "\(environment.projectId)\u{0}\(environment.environmentId)\u{0}\(userId)"
+            let template: ConfigTemplate
+            if let cached = self.decoded.withLockedValue({ $0[cacheKey] }), cached.text == text {
+                template = cached.template
+            } else {
+                template = try ConfigTemplate(data: Array(text.utf8))
+                self.decoded.withLockedValue { entries in
+                    if entries.count >= Self.decodedLimit, entries[cacheKey] == nil { entries.removeAll() }
+                    entries[cacheKey] = (text, template)
+                }
+            }
             return Draft(
                 environment: environment,
                 userId: userId,
                 baseVersion: try row.decode(column: "base_version", as: Int64.self),
-                template: try ConfigTemplate(data: Array(text.utf8)),
+                template: template,
                 changeCount: try row.decode(column: "change_count", as: Int.self),
                 createTime: try row.decode(column: "create_time", as: Int64.self),
                 updateTime: try row.decode(column: "update_time", as: Int64.self)
