@@ -296,3 +296,10 @@ enum ConditionPrinter {
         }
     }
 }
+
+extension ConditionExpression {
+    /// `value` as a string literal of the expression language: single quotes, with `\'` and `\\`
+    /// escaped — how Vane writes every string in an expression, for tools (the console's rule
+    /// builder) that write expression text.
+    public static func literal(_ value: String) -> String { quoted(value) }
+}

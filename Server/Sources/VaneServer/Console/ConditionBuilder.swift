@@ -69,16 +69,9 @@ enum ConditionBuilder {
     /// The comparisons `app.version` accepts.
     static let comparisons = ["==", "!=", "<", "<=", ">", ">="]
 
-    /// `'value'` with `\` and `'` escaped, the only escapes the condition language knows.
-    static func quote(_ value: String) -> String {
-        var result = "'"
-        for character in value {
-            if character == "'" || character == "\\" { result.append("\\") }
-            result.append(character)
-        }
-        result.append("'")
-        return result
-    }
+    /// `'value'` with `\` and `'` escaped, the only escapes the condition language knows
+    /// (VaneCore's own quoting, so the builder writes what the printer writes).
+    static func quote(_ value: String) -> String { ConditionExpression.literal(value) }
 
     /// `['a', 'b']`.
     static func list(_ values: [String]) -> String {
