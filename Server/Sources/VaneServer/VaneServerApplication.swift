@@ -123,13 +123,23 @@ public final class VaneServerApplication: Sendable {
             )
         }
         let engine = try await DatabaseEngine.open(configuration.databaseLocation, logger: logger)
-        let store: ConfigStore
         do {
-            store = try await ConfigStore(engine: engine, retainedVersions: configuration.retainedVersions)
+            return try await start(configuration: configuration, logger: logger, secret: secret, engine: engine)
         } catch {
+            // Whatever failed after the database opened, its connections are closed.
             try? await engine.shutdown()
             throw error
         }
+    }
+
+    /// The rest of ``start(configuration:logger:)`` once the database is open.
+    private static func start(
+        configuration: ServerConfiguration,
+        logger: Logger,
+        secret: ServerSecret,
+        engine: DatabaseEngine
+    ) async throws -> VaneServerApplication {
+        let store = try await ConfigStore(engine: engine, retainedVersions: configuration.retainedVersions)
         let keys = KeyIndex(store: store)
         try await keys.refresh()
         let publisher = TemplatePublisher(store: store, cache: ServingCache(), events: PublishEvents(), logger: logger)
