@@ -53,11 +53,17 @@ final class DatabaseEngine: Sendable {
                 // The timeout comes first: it waits out a second process, also while this one
                 // switches to WAL (which needs the file to itself). WAL keeps readers and the writer
                 // apart; FULL syncs every commit, so an acknowledged publish survives a crash.
-                for pragma in [
-                    "PRAGMA busy_timeout = 5000", "PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL",
-                    "PRAGMA foreign_keys = ON",
-                ] {
-                    try await database.raw(SQLQueryString(pragma)).run()
+                do {
+                    for pragma in [
+                        "PRAGMA busy_timeout = 5000", "PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL",
+                        "PRAGMA foreign_keys = ON",
+                    ] {
+                        try await database.raw(SQLQueryString(pragma)).run()
+                    }
+                } catch {
+                    // An opened connection is closed on every way out (SQLiteNIO asserts otherwise).
+                    try? await connection.close()
+                    throw error
                 }
                 return DatabaseEngine(kind: .sqlite, database: database, sessionLock: AsyncLock()) {
                     try await connection.close()
