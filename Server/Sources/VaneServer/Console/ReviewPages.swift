@@ -389,14 +389,5 @@ extension ConsoleRoutes {
     }
 
     /// The parameter a validation path is about, if any.
-    static func parameterKey(in path: JSONPath) -> String? {
-        let components = path.components
-        if components.count >= 2, components[0] == .key("parameters"), case .key(let key) = components[1] {
-            return key
-        }
-        if components.count >= 4, components[0] == .key("parameterGroups"), case .key(let key) = components[3] {
-            return key
-        }
-        return nil
-    }
+    static func parameterKey(in path: JSONPath) -> String? { parameterLocation(of: path)?.key }
 }
