@@ -172,6 +172,22 @@ import Testing
             ]
         )
 
+        // Limits count characters, not UTF-8 bytes: each "é" is two bytes. 600,000 characters
+        // (1.2 MB) pass; 1,200,000 do not, and the message counts characters.
+        func twoValues(of count: Int) -> JSONValue {
+            let value = JSONValue.string(String(repeating: "é", count: count))
+            return ["parameters": ["a": ["defaultValue": ["value": value]], "b": ["defaultValue": ["value": value]]]]
+        }
+        #expect(try issues(twoValues(of: 300_000)).isEmpty)
+        let overByCharacters = try issues(twoValues(of: 600_000))
+        #expect(overByCharacters.map(\.rule) == ["limit"])
+        #expect(overByCharacters.first?.message.contains("1200000 characters") == true)
+        let longDescription = String(repeating: "é", count: 256)
+        #expect(
+            try issues(["parameters": ["p": ["defaultValue": ["value": "x"], "description": .string(longDescription)]]])
+                .isEmpty
+        )
+
         let relaxed = ValidationOptions(maximumParameters: 5000)
         #expect(try errors(["parameters": .object(parameters)], options: relaxed).isEmpty)
     }
@@ -202,6 +218,8 @@ import Testing
         "postgres://app:s3cr3t-pa55@10.0.0.5:5432/main",
         "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
         #"{"endpoint": "https://api.example.com", "client_secret": "abcd1234efgh5678"}"#,
+        // The field names match in any case.
+        "DB_PassWord=correct-horse-battery",
     ])
     func refusesValuesThatLookLikeCredentials(secret: String) throws {
         let json: JSONValue = ["parameters": ["config": ["defaultValue": ["value": .string(secret)]]]]

@@ -226,6 +226,21 @@ import VaneCore
         }
     }
 
+    /// A `GET` form writes spaces as "+": the flags filter reads "home+banner" as two words.
+    @Test func theFlagsFilterReadsWordsAsTheFormSendsThem() async throws {
+        try await TestServer.run(.sqlite) { server in
+            let viewer = try await Self.signIn(server, role: "viewer")
+            let flags = "/projects/demo/environments/production/flags"
+            let page = try await Self.request(server, .get, flags + "?q=home+banner&sort=key", cookie: viewer.cookie)
+            #expect(page.status == .ok)
+            #expect(page.text.contains(flags + "/banner_text/edit"))
+            #expect(!page.text.contains(flags + "/payments_enabled/edit"))
+            let category = try await Self.request(server, .get, flags + "?category=Safety", cookie: viewer.cookie)
+            #expect(category.text.contains(flags + "/payments_enabled/edit"))
+            #expect(!category.text.contains(flags + "/banner_text/edit"))
+        }
+    }
+
     @Test(arguments: TestDatabase.allCases)
     func usersThroughTheAPI(database: TestDatabase) async throws {
         try await TestServer.run(database) { server in

@@ -25,12 +25,21 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible, Comparable 
 
     /// The path one member further down.
     public func appending(_ key: String) -> JSONPath {
-        JSONPath(components: components + [.key(key)])
+        appending(component: .key(key))
     }
 
     /// The path one element further down.
     public func appending(_ index: Int) -> JSONPath {
-        JSONPath(components: components + [.index(index)])
+        appending(component: .index(index))
+    }
+
+    /// One allocation per step: validation builds a path for every value of large templates.
+    private func appending(component: Component) -> JSONPath {
+        var steps: [Component] = []
+        steps.reserveCapacity(components.count + 1)
+        steps += components
+        steps.append(component)
+        return JSONPath(components: steps)
     }
 
     /// The path followed by another path's steps.

@@ -41,13 +41,39 @@ public struct ConfigTemplate: Sendable, Hashable {
     }
 
     /// Every parameter, ungrouped first, then each group's, in document order.
+    ///
+    /// This copies every parameter; to look at a few, use ``parameter(forKey:)`` or
+    /// ``parameters(forKeys:)``, which walk the template in place.
     public var allParameters: [TemplateParameter] {
-        parameters + parameterGroups.flatMap(\.parameters)
+        var all: [TemplateParameter] = []
+        all.reserveCapacity(parameters.count + parameterGroups.reduce(0) { $0 + $1.parameters.count })
+        all += parameters
+        for group in parameterGroups { all += group.parameters }
+        return all
     }
 
-    /// The parameter with this key, wherever it is.
+    /// The parameter with this key, wherever it is (the first, if a key is repeated).
     public func parameter(forKey key: String) -> TemplateParameter? {
-        allParameters.first { $0.key == key }
+        if let found = parameters.first(where: { $0.key == key }) { return found }
+        for group in parameterGroups {
+            if let found = group.parameters.first(where: { $0.key == key }) { return found }
+        }
+        return nil
+    }
+
+    /// The parameters with these keys, wherever they are, keyed by key (the first of a repeated
+    /// key): one walk over the template that copies only the parameters asked for.
+    public func parameters(forKeys keys: Set<String>) -> [String: TemplateParameter] {
+        var found: [String: TemplateParameter] = [:]
+        guard !keys.isEmpty else { return found }
+        func take(_ list: [TemplateParameter]) {
+            for parameter in list where found[parameter.key] == nil && keys.contains(parameter.key) {
+                found[parameter.key] = parameter
+            }
+        }
+        take(parameters)
+        for group in parameterGroups { take(group.parameters) }
+        return found
     }
 
     /// The condition with this name.

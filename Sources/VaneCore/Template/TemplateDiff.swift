@@ -18,32 +18,45 @@ public struct TemplateDiff: Sendable, Hashable {
 
     /// Compares two templates.
     public init(from old: ConfigTemplate, to new: ConfigTemplate) {
-        // `allParameters` concatenates; read each side once (a template may have thousands).
-        let oldAll = old.allParameters
-        let newAll = new.allParameters
-        let oldIndex = Dictionary(oldAll.indices.map { (oldAll[$0].key, $0) }, uniquingKeysWith: { first, _ in first })
-        let newKeys = Set(newAll.map(\.key))
-        addedParameters = newAll.map(\.key).filter { oldIndex[$0] == nil }
-        removedParameters = oldAll.map(\.key).filter { !newKeys.contains($0) }
-        changedParameters = newAll.compactMap { parameter in
-            guard let index = oldIndex[parameter.key], oldAll[index] != parameter else { return nil }
-            return parameter.key
+        // Templates may hold thousands of parameters and conditions: compare them where they
+        // are, by position, rather than copying each into a keyed dictionary.
+        let oldParameters = ParameterPositions(old)
+        let newParameters = ParameterPositions(new)
+        let oldIndex = Self.firstIndex(of: oldParameters.keys)
+        let newIndex = Self.firstIndex(of: newParameters.keys)
+        addedParameters = newParameters.keys.filter { oldIndex[$0] == nil }
+        removedParameters = oldParameters.keys.filter { newIndex[$0] == nil }
+        changedParameters = newParameters.keys.indices.compactMap { position in
+            let key = newParameters.keys[position]
+            guard let index = oldIndex[key], !newParameters.same(position, as: index, in: oldParameters) else {
+                return nil
+            }
+            return key
         }
-        let oldConditions = Dictionary(old.conditions.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        let newNames = Set(new.conditions.map(\.name))
-        addedConditions = new.conditions.map(\.name).filter { oldConditions[$0] == nil }
-        removedConditions = old.conditions.map(\.name).filter { !newNames.contains($0) }
+        let oldNames = old.conditions.map(\.name)
+        let newNames = new.conditions.map(\.name)
+        let oldConditions = Self.firstIndex(of: oldNames)
+        let newConditions = Self.firstIndex(of: newNames)
+        addedConditions = newNames.filter { oldConditions[$0] == nil }
+        removedConditions = oldNames.filter { newConditions[$0] == nil }
         // Order decides which condition wins, so a condition that moved relative to the others
         // kept in both templates has changed; insertions and removals alone move nothing.
-        let oldOrder = old.conditions.map(\.name).filter { newNames.contains($0) }
-        let newOrder = new.conditions.map(\.name).filter { oldConditions[$0] != nil }
-        let oldRank = Dictionary(oldOrder.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        let newRank = Dictionary(newOrder.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        changedConditions = new.conditions.compactMap { condition in
-            guard let previous = oldConditions[condition.name] else { return nil }
-            let moved = oldRank[condition.name] != newRank[condition.name]
-            return previous != condition || moved ? condition.name : nil
+        let oldRank = Self.firstIndex(of: oldNames.filter { newConditions[$0] != nil })
+        let newRank = Self.firstIndex(of: newNames.filter { oldConditions[$0] != nil })
+        changedConditions = new.conditions.indices.compactMap { position in
+            let name = newNames[position]
+            guard let index = oldConditions[name] else { return nil }
+            let moved = oldRank[name] != newRank[name]
+            return moved || old.conditions[index] != new.conditions[position] ? name : nil
         }
+    }
+
+    /// Each name's first position.
+    private static func firstIndex(of names: [String]) -> [String: Int] {
+        var index: [String: Int] = [:]
+        index.reserveCapacity(names.count)
+        for (position, name) in names.enumerated() where index[name] == nil { index[name] = position }
+        return index
     }
 
     /// Whether nothing changed.
@@ -63,5 +76,34 @@ public struct TemplateDiff: Sendable, Hashable {
                 "added": list(addedConditions), "removed": list(removedConditions), "changed": list(changedConditions),
             ],
         ]
+    }
+}
+
+/// A template's parameters by flat position (ungrouped first, then each group's, as in
+/// ``ConfigTemplate/allParameters``), read in place.
+private struct ParameterPositions {
+    let lists: [[TemplateParameter]]
+    let keys: [String]
+    let places: [(list: Int, index: Int)]
+
+    init(_ template: ConfigTemplate) {
+        lists = [template.parameters] + template.parameterGroups.map(\.parameters)
+        var keys: [String] = []
+        var places: [(list: Int, index: Int)] = []
+        for (list, parameters) in lists.enumerated() {
+            for index in parameters.indices {
+                keys.append(parameters[index].key)
+                places.append((list, index))
+            }
+        }
+        self.keys = keys
+        self.places = places
+    }
+
+    /// Whether the parameter at `position` equals the one at `other`'s `otherPosition`.
+    func same(_ position: Int, as otherPosition: Int, in other: ParameterPositions) -> Bool {
+        let place = places[position]
+        let otherPlace = other.places[otherPosition]
+        return lists[place.list][place.index] == other.lists[otherPlace.list][otherPlace.index]
     }
 }

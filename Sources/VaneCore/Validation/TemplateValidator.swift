@@ -17,7 +17,7 @@ struct TemplateValidator {
     let options: ValidationOptions
     var issues: [ValidationIssue] = []
     var conditionNames: Set<String> = []
-    var valueCharacters = 0
+    var valueBytes = 0
 
     init(parsed: ParsedTemplate, options: ValidationOptions) {
         self.parsed = parsed
@@ -97,14 +97,14 @@ struct TemplateValidator {
         }
         for group in template.parameterGroups {
             let groupPath = JSONPath.root.appending("parameterGroups").appending(group.name)
-            if group.name.count > options.maximumDescription {
+            if Self.exceeds(group.name, options.maximumDescription) {
                 error(
                     groupPath,
                     "group-name",
                     "the group name has \(group.name.count) characters; the limit is \(options.maximumDescription)"
                 )
             }
-            if let description = group.description, description.count > options.maximumDescription {
+            if let description = group.description, Self.exceeds(description, options.maximumDescription) {
                 error(
                     groupPath.appending("description"),
                     "limit",
@@ -124,12 +124,17 @@ struct TemplateValidator {
         if count > options.maximumParameters {
             error(parametersPath, "limit", "\(count) parameters; the limit is \(options.maximumParameters)")
         }
-        if valueCharacters > options.maximumValueCharacters {
-            error(
-                parametersPath,
-                "limit",
-                "the values have \(valueCharacters) characters in all; the limit is \(options.maximumValueCharacters)"
-            )
+        // `valueBytes` is never less than the characters: count characters only
+        // when the bytes are over the limit.
+        if valueBytes > options.maximumValueCharacters {
+            let characters = valueCharacterCount()
+            if characters > options.maximumValueCharacters {
+                error(
+                    parametersPath,
+                    "limit",
+                    "the values have \(characters) characters in all; the limit is \(options.maximumValueCharacters)"
+                )
+            }
         }
     }
 
@@ -156,7 +161,7 @@ struct TemplateValidator {
                 "the key \"\(parameter.key)\" is also the name of a parameter group; rename one"
             )
         }
-        if let description = parameter.description, description.count > options.maximumDescription {
+        if let description = parameter.description, Self.exceeds(description, options.maximumDescription) {
             error(
                 path.appending("description"),
                 "limit",
@@ -164,8 +169,7 @@ struct TemplateValidator {
             )
         }
         let valueType = parameter.valueType ?? .string
-        let knownTypes: [ParameterValueType] = [.string, .boolean, .number, .json, .unspecified]
-        if !knownTypes.contains(valueType) {
+        if !Self.knownTypes.contains(valueType) {
             warning(
                 path.appending("valueType"),
                 "value-type",
@@ -198,22 +202,42 @@ struct TemplateValidator {
         }
     }
 
+    /// Whether `text` has more than `limit` characters; most text has far fewer bytes than any
+    /// limit, and counting bytes is cheaper than counting characters.
+    static func exceeds(_ text: String, _ limit: Int) -> Bool {
+        text.utf8.count > limit && text.count > limit
+    }
+
+    /// The characters of every static value, as the value limit counts them.
+    func valueCharacterCount() -> Int {
+        var count = 0
+        for parameter in template.allParameters {
+            for value in [parameter.defaultValue].compactMap({ $0 }) + parameter.conditionalValues.map(\.value) {
+                if case .value(let string) = value.kind { count += string.count }
+            }
+        }
+        return count
+    }
+
+    /// The value types whose values are checked.
+    static let knownTypes: Set<ParameterValueType> = [.string, .boolean, .number, .json, .unspecified]
+
     mutating func checkKey(_ key: String, at path: JSONPath) {
         if key.isEmpty {
             error(path, "key", "the parameter key is empty")
             return
         }
-        if key.count > options.maximumKeyLength {
+        if Self.exceeds(key, options.maximumKeyLength) {
             error(path, "key", "the key has \(key.count) characters; the limit is \(options.maximumKeyLength)")
         }
-        let utf8 = Array(key.utf8)
+        let utf8 = key.utf8
         let isLetter = { (byte: UInt8) in
             (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
                 || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
                 || byte == UInt8(ascii: "_")
         }
         let isDigit = { (byte: UInt8) in byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
-        if !isLetter(utf8[0]) || !utf8.allSatisfy({ isLetter($0) || isDigit($0) }) {
+        if let first = utf8.first, !isLetter(first) || !utf8.allSatisfy({ isLetter($0) || isDigit($0) }) {
             error(
                 path,
                 "key",
@@ -229,8 +253,9 @@ struct TemplateValidator {
         at path: JSONPath
     ) {
         guard case .value(let string) = value.kind else { return }
-        let valuePath = path.appending("value")
-        valueCharacters += string.count
+        // Built only for a problem: most values have none.
+        var valuePath: JSONPath { path.appending("value") }
+        valueBytes += string.utf8.count
         switch type {
         case .boolean:
             let lower = string.lowercased()

@@ -39,9 +39,9 @@ extension ConsoleRoutes {
     @Sendable func audit(_ request: Request, context: VaneRequestContext) async throws -> Response {
         let (user, _, principal) = try requireUser(request, context)
         try principal.require(.readAudit)
-        let parameters = request.uri.queryParameters
+        let parameters = ConsoleForm.query(request)
         func value(_ name: String) -> String {
-            (parameters.get(name).map { String($0) } ?? "").trimmingCharacters(in: .whitespaces)
+            (parameters[name] ?? "").trimmingCharacters(in: .whitespaces)
         }
         var filter = AuditFilter()
         var error: String?
@@ -73,7 +73,7 @@ extension ConsoleRoutes {
         let options = try await environmentNames().map {
             AuditPage.Option(value: $0, label: $0, selected: $0 == environmentText)
         }
-        let token = parameters.get("page").map { String($0) }
+        let token = parameters["page"]
         let page: Page<AuditEntry>
         do {
             page = try await store.audit(

@@ -190,7 +190,7 @@ extension ConsoleRoutes {
         let copy = try await workingCopy(key, user: user)
         let template = copy.template
         let base = ConsolePaths.environment(key) + "/conditions"
-        let parsed = ParsedTemplate(template)
+        let parsed = copy.parse(template)
         var rows: [ConditionsPage.Row] = []
         for (index, condition) in template.conditions.enumerated() {
             let encoded = ConsolePaths.encode(condition.name)

@@ -43,6 +43,12 @@ struct ConsoleForm: Sendable {
         return parse(String(buffer: buffer))
     }
 
+    /// The fields of a request's query, as a `GET` form sends them (`q=two+words` is "two
+    /// words"; Hummingbird's `queryParameters` keeps the `+`).
+    static func query(_ request: Request) -> [String: String] {
+        parse(request.uri.query ?? "")
+    }
+
     /// `a=1&b=two+words&c=%C3%A9` → fields. Malformed percent escapes keep their raw text.
     static func parse(_ text: String) -> [String: String] {
         var fields: [String: String] = [:]

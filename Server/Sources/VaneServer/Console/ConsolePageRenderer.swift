@@ -81,13 +81,23 @@ struct ConsolePageRenderer: Sendable {
         return headers
     }()
 
-    /// A page: `template` rendered with the chrome and the page's own data.
+    /// Markup written outside the templates (``FlagRowsHTML``), put into the response where the
+    /// page holds ``marker``: megabytes of rows are copied once, into the response, rather than
+    /// through the template's output and a `String`.
+    struct Spliced: Sendable {
+        static let marker = "<!--vane:spliced-->"
+        var bytes: [UInt8]
+    }
+
+    /// A page: `template` rendered with the chrome and the page's own data, and `spliced` put
+    /// where the page holds ``Spliced/marker``.
     func render(
         _ template: String,
         chrome: ConsoleChrome,
         page: some Sendable,
         context: VaneRequestContext,
-        status: HTTPResponse.Status = .ok
+        status: HTTPResponse.Status = .ok,
+        spliced: Spliced? = nil
     ) -> Response {
         var chrome = chrome
         chrome.css = assets.urls["console.css"] ?? ""
@@ -105,7 +115,17 @@ struct ConsolePageRenderer: Sendable {
         let html = assets.library.render(object, withTemplate: template) ?? "missing console template \(template)"
         var headers = Self.securityHeaders
         headers[.contentType] = "text/html; charset=utf-8"
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+        var body = ByteBuffer()
+        let utf8 = html.utf8
+        if let spliced, let place = utf8.firstRange(of: Spliced.marker.utf8) {
+            body.reserveCapacity(utf8.count + spliced.bytes.count)
+            body.writeBytes(utf8[..<place.lowerBound])
+            body.writeBytes(spliced.bytes)
+            body.writeBytes(utf8[place.upperBound...])
+        } else {
+            body.writeString(html)
+        }
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: body))
     }
 
     /// The main navigation for a person, with `current` marked.

@@ -18,6 +18,8 @@ struct ConsoleRoutes {
     let renderer: ConsolePageRenderer
     /// Whether session cookies get `Secure` (the server terminates TLS itself).
     let secureCookies: Bool
+    /// What drafts change, worked out once per draft and live version.
+    let analyses = DraftAnalysisCache()
 
     var assets: ConsoleAssets { renderer.assets }
 

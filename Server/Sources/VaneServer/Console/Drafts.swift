@@ -20,6 +20,12 @@ extension ConsoleRoutes {
         /// The live template with its conditions parsed, when this node's serving cache holds
         /// the live version (to parse a draft's unchanged conditions only once).
         var liveParsed: ParsedTemplate?
+
+        /// `template` with its conditions parsed, reusing the live version's parsed conditions
+        /// where they are unchanged (parsing thousands of conditions costs more than a page).
+        func parse(_ template: ConfigTemplate) -> ParsedTemplate {
+            liveParsed.map { ParsedTemplate(template, reusing: $0) } ?? ParsedTemplate(template)
+        }
     }
 
     /// The live version of an environment: from this node's serving cache when it holds the
@@ -84,17 +90,28 @@ extension ConsoleRoutes {
             return
         }
         let now = Clock.nowMilliseconds()
-        try await drafts.save(
-            Draft(
-                environment: key,
-                userId: user.id,
-                baseVersion: copy.baseVersion,
-                template: template,
-                changeCount: diff.changeCount,
-                createTime: copy.draft?.createTime ?? now,
-                updateTime: now
-            )
+        var draft = Draft(
+            environment: key,
+            userId: user.id,
+            baseVersion: copy.baseVersion,
+            template: template,
+            changeCount: diff.changeCount,
+            createTime: copy.draft?.createTime ?? now,
+            updateTime: now
         )
+        draft.revision = try await drafts.save(draft)
+        // Counted against the live version: the diff every page of the draft starts from.
+        if base == nil, copy.baseVersion == copy.liveVersion {
+            analyses.keep(
+                DraftAnalysisCache.Analysis(
+                    revision: draft.revision,
+                    baseVersion: draft.baseVersion,
+                    liveVersion: copy.liveVersion,
+                    diff: diff
+                ),
+                for: draft
+            )
+        }
     }
 
     /// The environment bar's line about drafts: the person's own and everyone else's.

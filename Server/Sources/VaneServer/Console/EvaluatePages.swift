@@ -105,8 +105,7 @@ extension ConsoleRoutes {
     }
 
     @Sendable func evaluatePage(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        // Read as a form reads its body: a GET form writes spaces as "+".
-        let query = ConsoleForm.parse(request.uri.query ?? "")
+        let query = ConsoleForm.query(request)
         let input = EvaluateInput { query[$0] }
         var flash: ConsoleChrome.Flash?
         switch query["note"] {

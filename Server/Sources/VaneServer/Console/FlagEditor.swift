@@ -119,7 +119,7 @@ extension ConsoleRoutes {
                     : "\(key) has no flag \"\(flagKey)\""
             )
         }
-        let issues = Self.issues(about: flagKey, in: ParsedTemplate(copy.template).validate())
+        let issues = Self.issues(about: flagKey, in: copy.parse(copy.template).validate())
         var chrome = try await environmentChrome(
             title: flagKey,
             user: user,
@@ -185,7 +185,7 @@ extension ConsoleRoutes {
         } else {
             template.parameters.append(parameter)
         }
-        issues += Self.issues(about: parameter.key, in: ParsedTemplate(template).validate())
+        issues += Self.issues(about: parameter.key, in: copy.parse(template).validate())
         if issues.contains(where: { $0.severity == .error }) {
             let page = editorPage(
                 parameter,

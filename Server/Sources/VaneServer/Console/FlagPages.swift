@@ -42,8 +42,8 @@ extension ConsoleRoutes {
         var query: String
         var categories: [Option]
         var sorts: [Option]
-        /// The table rows, written by ``FlagRowsHTML`` (thousands of them).
-        var rowsHTML: String
+        /// Where the table rows go: ``ConsolePageRenderer/Spliced/marker``.
+        var rowsHTML = ConsolePageRenderer.Spliced.marker
         var hasRows: Bool
         var shown: Int
         var total: Int
@@ -57,16 +57,18 @@ extension ConsoleRoutes {
         let (user, _, principal) = try requireUser(request, context)
         let (key, project, environment) = try await self.environment(context)
         try principal.require(.readTemplate(key))
-        let template = try await liveVersion(key).template
-        let query = request.uri.queryParameters.get("q").map { String($0) } ?? ""
-        let category = request.uri.queryParameters.get("category").map { String($0) } ?? ""
-        let sort = request.uri.queryParameters.get("sort").map { String($0) } ?? "key"
+        let live = try await liveVersion(key)
+        let template = live.template
+        let fields = ConsoleForm.query(request)
+        let query = fields["q"] ?? ""
+        let category = fields["category"] ?? ""
+        let sort = fields["sort"] ?? "key"
         let canPublish = principal.permits(.publish(key))
         let changes = try await lastChanges(key)
         let base = ConsolePaths.environment(key)
         // What the person's draft does to these flags, marked beside the live values.
         let draftDiff = try await drafts.draft(key, userId: user.id).map {
-            TemplateDiff(from: template, to: $0.template)
+            analyses.diff(of: $0, live: template, liveVersion: live.number)
         }
         let draftChanged = Set(draftDiff?.changedParameters ?? [])
         let draftRemoved = Set(draftDiff?.removedParameters ?? [])
@@ -83,7 +85,7 @@ extension ConsoleRoutes {
             guard words.allSatisfy({ search.contains($0) }) else { continue }
             guard category.isEmpty || metadata.category == category else { continue }
             let switchable = KillSwitch.applies(to: parameter)
-            let (trues, all) = KillSwitch.trueCount(parameter)
+            let (trues, all) = switchable ? KillSwitch.trueCount(parameter) : (0, 0)
             let change = changes[parameter.key]
             let flagPath = "\(base)/flags/\(ConsolePaths.encode(parameter.key))"
             rows.append(
@@ -124,7 +126,6 @@ extension ConsoleRoutes {
             query: query,
             categories: categories.sorted().map { FlagsPage.Option(value: $0, label: $0, selected: $0 == category) },
             sorts: sorts,
-            rowsHTML: FlagRowsHTML.html(rows),
             hasRows: !rows.isEmpty,
             shown: rows.count,
             total: parameters.count,
@@ -149,7 +150,8 @@ extension ConsoleRoutes {
             "flags",
             chrome: chrome,
             page: page,
-            context: context
+            context: context,
+            spliced: ConsolePageRenderer.Spliced(bytes: FlagRowsHTML.html(rows))
         )
     }
 
@@ -220,8 +222,9 @@ extension ConsoleRoutes {
         let (key, project, environment) = try await self.environment(context)
         try principal.require(.publish(key))
         guard let flagKey = context.parameters.get("key") else { throw ConsolePageError.notFound("no flag named") }
-        let latest = try await store.latestVersion(projectId: key.projectId, environmentId: key.environmentId)
-        let template = latest?.template ?? ConfigTemplate()
+        // From the serving cache when it holds the current version: no decode of a large template.
+        let live = try await liveVersion(key)
+        let template = live.template
         guard let parameter = template.parameter(forKey: flagKey) else {
             throw ConsolePageError.notFound("version \(environment.templateVersion) has no flag \"\(flagKey)\"")
         }
@@ -236,7 +239,7 @@ extension ConsoleRoutes {
         case "on":
             switched = KillSwitch.switchedOn(
                 parameter,
-                earlier: try await earlierForms(of: flagKey, in: key, before: latest?.number ?? 0),
+                earlier: try await earlierForms(of: flagKey, in: key, before: live.number),
                 in: template
             )
         default: throw ConsolePageError.badRequest("the switch goes \"on\" or \"off\", not \"\(to.prefix(20))\"")
@@ -266,8 +269,8 @@ extension ConsoleRoutes {
             verb: to == "off" ? "Turn off" : "Turn on",
             to: to,
             environment: "\(key)",
-            version: latest?.number ?? 0,
-            nextVersion: (latest?.number ?? 0) + 1,
+            version: live.number,
+            nextVersion: live.number + 1,
             realtime: parameter.keyMetadata.realtime,
             changes: changes,
             action: "\(base)/flags/\(ConsolePaths.encode(flagKey))/switch",

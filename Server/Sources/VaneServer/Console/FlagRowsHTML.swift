@@ -4,9 +4,10 @@
 /// is instant; through swift-mustache each row's tags cost a reflective lookup (`Mirror`) and a
 /// `Character`-wise escape, which made that page take over 300 ms. Written here, byte-wise, the
 /// rows cost a few milliseconds. The markup is the one `flags.mustache` had, and every value goes
-/// through ``MarkupEscaping``, as the templates escape theirs.
+/// through ``MarkupEscaping``, as the templates escape theirs. The bytes go into the response as
+/// they are (``ConsolePageRenderer/Spliced``).
 enum FlagRowsHTML {
-    static func html(_ rows: [ConsoleRoutes.FlagsPage.Row]) -> String {
+    static func html(_ rows: [ConsoleRoutes.FlagsPage.Row]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(rows.count * 700)
         func raw(_ text: String) { out.append(contentsOf: text.utf8) }
@@ -62,6 +63,6 @@ enum FlagRowsHTML {
             }
             raw("</td>\n</tr>\n")
         }
-        return String(decoding: out, as: UTF8.self)
+        return out
     }
 }

@@ -95,12 +95,10 @@ extension ConsoleRoutes {
 
         /// The view of a diff already computed between `old` and `new`.
         init(from old: ConfigTemplate, to new: ConfigTemplate, diff: TemplateDiff) {
-            // Keyed once: `parameter(forKey:)` walks every parameter, for every changed one.
-            func keyed(_ template: ConfigTemplate) -> [String: TemplateParameter] {
-                Dictionary(template.allParameters.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
-            }
-            let oldParameters = diff.isEmpty ? [:] : keyed(old)
-            let newParameters = diff.isEmpty ? [:] : keyed(new)
+            // Only the parameters the diff names, found in one walk over each template.
+            let named = Set(diff.addedParameters + diff.changedParameters + diff.removedParameters)
+            let oldParameters = old.parameters(forKeys: named)
+            let newParameters = new.parameters(forKeys: named)
             func parameterText(_ before: Bool, _ key: String) -> String {
                 let parameters = before ? oldParameters : newParameters
                 return parameters[key].map { JSONValue.object($0.json()).serialized(.pretty) } ?? "—"

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import VaneCore
 
@@ -116,7 +117,7 @@ extension ConsoleRoutes {
     static let reviewSampleSize = 500
 
     /// The review's "what changes for a sample of users": rows per key and a note on the sample.
-    struct ReviewSample {
+    struct ReviewSample: Sendable {
         var rows: [ReviewPage.SampleRow]
         var note: String?
     }
@@ -128,9 +129,10 @@ extension ConsoleRoutes {
         live: ConfigTemplate,
         draft: ConfigTemplate,
         diff: TemplateDiff,
-        projectId: String,
+        savedContexts saved: [SavedContext],
+        at now: Date,
         flagsBase: String
-    ) async throws -> ReviewSample {
+    ) -> ReviewSample {
         let keys = ValueChangeSample.keysThatMayChange(from: live, to: draft, diff: diff)
         guard !keys.isEmpty else {
             return ReviewSample(
@@ -145,14 +147,13 @@ extension ConsoleRoutes {
         else {
             return ReviewSample(rows: [], note: "Fix the errors below to see how many users' values change.")
         }
-        let saved = try await drafts.savedContexts(projectId: projectId)
         let contexts = ValueChangeSample.contexts(
             savedContexts: saved,
             templates: [before, after],
             count: Self.reviewSampleSize,
             seed: 1
         )
-        let counts = ValueChangeSample.changes(from: compiledBefore, to: compiledAfter, contexts: contexts)
+        let counts = ValueChangeSample.changes(from: compiledBefore, to: compiledAfter, contexts: contexts, at: now)
         let rows = counts.map { count in
             let share = count.of == 0 ? 0 : Double(count.changed) * 100 / Double(count.of)
             return ReviewPage.SampleRow(
@@ -222,8 +223,19 @@ extension ConsoleRoutes {
             )
         }
         let result = rebase.result ?? copy.template
-        let parsedResult = copy.liveParsed.map { ParsedTemplate(result, reusing: $0) } ?? ParsedTemplate(result)
-        let issues = copy.draft == nil ? [] : parsedResult.validate().sorted { $0.severity < $1.severity }
+        // The stored draft itself, when nobody published in between: what it changes is worked
+        // out once per draft and live version (``DraftAnalysisCache``), not on every reload.
+        let stored = rebase.merge == nil ? copy.draft : nil
+        let known = stored.flatMap { analyses.analysis(of: $0, liveVersion: copy.liveVersion) }
+        let issues: [ValidationIssue]
+        if copy.draft == nil {
+            issues = []
+        } else if let knownIssues = known?.issues {
+            issues = knownIssues
+        } else {
+            let parsed = copy.parse(result)
+            issues = parsed.validate().sorted { $0.severity < $1.severity }
+        }
         let problems = issues.map { issue in
             ReviewPage.Problem(
                 severity: issue.severity.rawValue,
@@ -233,7 +245,7 @@ extension ConsoleRoutes {
             )
         }
         let errorCount = issues.filter { $0.severity == .error }.count
-        let templateDiff = TemplateDiff(from: copy.live, to: result)
+        let templateDiff = known?.diff ?? TemplateDiff(from: copy.live, to: result)
         let diff = DiffView(from: copy.live, to: result, diff: templateDiff)
         let mayPublish = principal.permits(.publish(key))
         var blocked: String?
@@ -245,13 +257,38 @@ extension ConsoleRoutes {
             blocked = "The draft makes no change to the live version."
         }
         var sample = ReviewSample(rows: [], note: nil)
+        var keptSample: DraftAnalysisCache.Sample?
         if copy.draft != nil, conflicts.isEmpty, !diff.empty {
-            sample = try await sampleChanges(
-                live: copy.live,
-                draft: result,
-                diff: templateDiff,
-                projectId: key.projectId,
-                flagsBase: "\(base)/flags"
+            let saved = try await drafts.savedContexts(projectId: key.projectId)
+            let now = Date()
+            if let previous = known?.sample, previous.savedContexts == saved,
+                now.timeIntervalSince(previous.time) < DraftAnalysisCache.sampleLifetime
+            {
+                sample = previous.value
+                keptSample = previous
+            } else {
+                sample = sampleChanges(
+                    live: copy.live,
+                    draft: result,
+                    diff: templateDiff,
+                    savedContexts: saved,
+                    at: now,
+                    flagsBase: "\(base)/flags"
+                )
+                keptSample = DraftAnalysisCache.Sample(savedContexts: saved, time: now, value: sample)
+            }
+        }
+        if let stored {
+            analyses.keep(
+                DraftAnalysisCache.Analysis(
+                    revision: stored.revision,
+                    baseVersion: stored.baseVersion,
+                    liveVersion: copy.liveVersion,
+                    diff: templateDiff,
+                    issues: issues,
+                    sample: keptSample
+                ),
+                for: stored
             )
         }
         let page = ReviewPage(

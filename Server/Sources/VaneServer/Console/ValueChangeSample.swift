@@ -128,11 +128,11 @@ enum ValueChangeSample {
 
     private static func resolutionInputs(_ template: ConfigTemplate, keys: Set<String>) -> [String: ResolutionInput] {
         var position: [String: Int] = [:]
-        for (index, condition) in template.conditions.enumerated() where position[condition.name] == nil {
-            position[condition.name] = index
+        for index in template.conditions.indices where position[template.conditions[index].name] == nil {
+            position[template.conditions[index].name] = index
         }
         var inputs: [String: ResolutionInput] = [:]
-        for parameter in template.allParameters where keys.contains(parameter.key) && inputs[parameter.key] == nil {
+        for parameter in template.parameters(forKeys: keys).values {
             let ordered = parameter.conditionalValues.sorted {
                 (position[$0.conditionName] ?? Int.max) < (position[$1.conditionName] ?? Int.max)
             }

@@ -18,6 +18,10 @@ struct Draft: Sendable, Hashable {
     var createTime: Int64
     /// When it was last saved, in milliseconds since 1970.
     var updateTime: Int64
+    /// Which stored text this draft was read from, on this node: reading the same text again
+    /// gives the same revision, a changed text (saved here or on another node) a new one. Work
+    /// derived from a draft is kept under it (``DraftStore/draft(_:userId:)`` sets it; 0 before).
+    var revision: UInt64 = 0
 }
 
 /// Somebody's draft as listed to others: who, since when, on which version.

@@ -15,9 +15,9 @@ final class DraftStore: Sendable {
     /// decoded from: every console page of an environment reads the person's draft, and decoding
     /// a large template costs more than the rest of the page. A draft whose text changed (saved
     /// here or on another node) is decoded again.
-    private let decoded = NIOLockedValueBox<[String: (text: String, template: ConfigTemplate)]>([:])
+    private let decoded = NIOLockedValueBox<DecodedDrafts>(DecodedDrafts())
     /// How many decoded drafts a node keeps.
-    private static let decodedLimit = 64
+    fileprivate static let decodedLimit = 64
 
     /// A store over an opened, migrated database (``ConfigStore`` migrates it).
     init(engine: DatabaseEngine) {
@@ -39,16 +39,14 @@ final class DraftStore: Sendable {
                 ).first()
             else { return nil }
             let text = try row.decode(column: "template", as: String.self)
-            let cacheKey = "\(environment.projectId)\u{0}\(environment.environmentId)\u{0}\(userId)"
+            let cacheKey = Self.cacheKey(environment, userId: userId)
             let template: ConfigTemplate
-            if let cached = self.decoded.withLockedValue({ $0[cacheKey] }), cached.text == text {
-                template = cached.template
+            let revision: UInt64
+            if let cached = self.decoded.withLockedValue({ $0.entries[cacheKey] }), cached.text == text {
+                (template, revision) = (cached.template, cached.revision)
             } else {
                 template = try ConfigTemplate(data: Array(text.utf8))
-                self.decoded.withLockedValue { entries in
-                    if entries.count >= Self.decodedLimit, entries[cacheKey] == nil { entries.removeAll() }
-                    entries[cacheKey] = (text, template)
-                }
+                revision = self.decoded.withLockedValue { $0.insert(text: text, template: template, at: cacheKey) }
             }
             return Draft(
                 environment: environment,
@@ -57,9 +55,14 @@ final class DraftStore: Sendable {
                 template: template,
                 changeCount: try row.decode(column: "change_count", as: Int.self),
                 createTime: try row.decode(column: "create_time", as: Int64.self),
-                updateTime: try row.decode(column: "update_time", as: Int64.self)
+                updateTime: try row.decode(column: "update_time", as: Int64.self),
+                revision: revision
             )
         }
+    }
+
+    private static func cacheKey(_ environment: EnvironmentKey, userId: String) -> String {
+        "\(environment.projectId)\u{0}\(environment.environmentId)\u{0}\(userId)"
     }
 
     /// Every draft of an environment, most recently saved first.
@@ -86,7 +89,10 @@ final class DraftStore: Sendable {
     }
 
     /// Creates or replaces a person's draft. The creation time of an existing draft is kept.
-    func save(_ draft: Draft) async throws {
+    /// - Returns: The revision the saved draft is read back with on this node (it is kept
+    ///   decoded, so the next page does not decode it again).
+    @discardableResult
+    func save(_ draft: Draft) async throws -> UInt64 {
         let text = draft.template.serialized(.compact)
         try await engine.withSession { database in
             try await database.raw(
@@ -101,6 +107,8 @@ final class DraftStore: Sendable {
                 """
             ).run()
         }
+        let cacheKey = Self.cacheKey(draft.environment, userId: draft.userId)
+        return decoded.withLockedValue { $0.insert(text: text, template: draft.template, at: cacheKey) }
     }
 
     /// Throws a person's draft away (after publishing it, or on request).
@@ -158,5 +166,19 @@ final class DraftStore: Sendable {
                 "DELETE FROM saved_contexts WHERE project_id = \(bind: projectId) AND name = \(bind: name)"
             ).run()
         }
+    }
+}
+
+/// The drafts a node keeps decoded, each with the text it was decoded from and its revision.
+private struct DecodedDrafts {
+    var entries: [String: (text: String, template: ConfigTemplate, revision: UInt64)] = [:]
+    private var lastRevision: UInt64 = 0
+
+    /// Keeps a decoded draft under a new revision, and returns the revision.
+    mutating func insert(text: String, template: ConfigTemplate, at key: String) -> UInt64 {
+        if entries.count >= DraftStore.decodedLimit, entries[key] == nil { entries.removeAll() }
+        lastRevision += 1
+        entries[key] = (text, template, lastRevision)
+        return lastRevision
     }
 }
