@@ -22,9 +22,7 @@ public enum ExperimentAnalysis {
         let control = try AggregatesValidation.validate(aggregates)
         let variants = aggregates.variants
         let mismatch = SampleRatioMismatch(
-            variants: variants.map(\.name),
-            observed: variants.map(\.exposedUnits),
-            weights: variants.map(\.splitWeight),
+            variants: variants,
             threshold: configuration.sampleRatioMismatchThreshold
         )
         var measures: [MeasureResults] = []

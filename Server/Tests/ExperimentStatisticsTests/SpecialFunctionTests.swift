@@ -82,3 +82,41 @@ import Testing
         #expect(IncompleteBeta.regularized(0.5, 0, 2).isNaN)
     }
 }
+
+/// The building blocks never crash on parameters outside their domain.
+@Suite struct BuildingBlockDomainTests {
+    @Test func betaBinomialOutsideItsDomainIsNaN() {
+        let fine = BetaDistribution(alpha: 3, beta: 9)
+        for bad in [
+            BetaDistribution(alpha: 0.5, beta: 2), BetaDistribution(alpha: .nan, beta: 2),
+            BetaDistribution(alpha: 2, beta: .infinity),
+        ] {
+            #expect(!bad.isSupported)
+            #expect(BetaBinomialIntegrals.probabilityGreater(bad, than: fine).isNaN)
+            #expect(BetaBinomialIntegrals.expectedShortfall(of: fine, below: bad).isNaN)
+        }
+    }
+
+    @Test func betaBinomialOfIdenticalPosteriorsIsEven() {
+        let posterior = BetaDistribution(alpha: 101, beta: 901)
+        let comparison = BayesianComparison.betaBinomial(control: posterior, treatment: posterior)
+        #expect(abs(comparison.chanceToBeatControl - 0.5) < 1e-12)
+        #expect(abs(comparison.expectedLossOfControl - comparison.expectedLossOfTreatment) < 1e-15)
+    }
+
+    @Test func sampleRatioMismatchOfOneVariantOrNoUnits() {
+        let one = SampleRatioMismatch(
+            variants: [VariantAggregates(name: "a", splitWeight: 1, exposedUnits: 9)],
+            threshold: 0.001
+        )
+        #expect(one.pValue == 1 && !one.isMismatch)
+        let none = SampleRatioMismatch(
+            variants: [
+                VariantAggregates(name: "a", splitWeight: 1, exposedUnits: 0),
+                VariantAggregates(name: "b", splitWeight: 1, exposedUnits: 0),
+            ],
+            threshold: 0.001
+        )
+        #expect(none.pValue == 1 && none.chiSquare == 0)
+    }
+}

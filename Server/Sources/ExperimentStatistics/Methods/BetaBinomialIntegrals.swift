@@ -8,6 +8,7 @@
 public enum BetaBinomialIntegrals {
     /// P(X > Y) for independent X and Y.
     public static func probabilityGreater(_ x: BetaDistribution, than y: BetaDistribution) -> Double {
+        guard x.isSupported, y.isSupported else { return .nan }
         let xs = x.support
         let ys = y.support
         // Above Y's support F_Y = 1: that part is P(X > max(upper_Y, lower_X)).
@@ -31,6 +32,7 @@ public enum BetaBinomialIntegrals {
 
     /// E[max(Y − X, 0)] for independent X and Y: how much X falls short of Y on average.
     public static func expectedShortfall(of x: BetaDistribution, below y: BetaDistribution) -> Double {
+        guard x.isSupported, y.isSupported else { return .nan }
         let xs = x.support
         let ys = y.support
         let meanY = y.mean
@@ -67,8 +69,8 @@ public enum BetaBinomialIntegrals {
         _ ys: (lower: Double, upper: Double)
     ) -> Int {
         let narrowest = min(xs.upper - xs.lower, ys.upper - ys.lower)
-        guard narrowest > 0 else { return 1 }
         let panels = ((upper - lower) / narrowest * 8).rounded(.up)
+        guard narrowest > 0, panels.isFinite else { return 4 }
         return Int(min(1024, max(4, panels)))
     }
 }

@@ -25,21 +25,23 @@ public struct SampleRatioMismatch: Sendable, Hashable, Codable {
     /// Whether pValue < threshold: a mismatch to investigate before reading any result.
     public var isMismatch: Bool
 
-    /// The test of `observed` units against split `weights` (same order, weights positive).
-    public init(variants names: [String], observed: [Int], weights: [Double], threshold: Double) {
-        let totalUnits = observed.reduce(0.0) { $0 + Double($1) }
-        let totalWeight = weights.reduce(0, +)
+    /// The test of the variants' exposed units against their split weights.
+    public init(variants: [VariantAggregates], threshold: Double) {
+        let totalUnits = variants.reduce(0.0) { $0 + Double($1.exposedUnits) }
+        let totalWeight = variants.reduce(0.0) { $0 + $1.splitWeight }
         var statistic = 0.0
         var counts: [VariantCount] = []
-        for (index, name) in names.enumerated() {
-            let expected = totalUnits * weights[index] / totalWeight
-            let difference = Double(observed[index]) - expected
+        for variant in variants {
+            let expected = totalUnits * variant.splitWeight / totalWeight
+            let difference = Double(variant.exposedUnits) - expected
             if expected > 0 { statistic += difference * difference / expected }
-            counts.append(VariantCount(variant: name, observedUnits: observed[index], expectedUnits: expected))
+            counts.append(
+                VariantCount(variant: variant.name, observedUnits: variant.exposedUnits, expectedUnits: expected)
+            )
         }
-        variants = counts
+        self.variants = counts
         chiSquare = statistic
-        degreesOfFreedom = max(0, names.count - 1)
+        degreesOfFreedom = max(0, variants.count - 1)
         pValue =
             degreesOfFreedom == 0 || totalUnits == 0
             ? 1 : IncompleteGamma.chiSquareSurvival(statistic, degreesOfFreedom: Double(degreesOfFreedom))

@@ -8,11 +8,15 @@ public struct BetaDistribution: Sendable, Hashable {
     /// The second shape parameter β (prior β + units that did not convert).
     public let beta: Double
 
-    /// A distribution with the given shape parameters; callers check α, β ≥ 1 and finite.
+    /// A distribution with the given shape parameters (see ``isSupported``).
     public init(alpha: Double, beta: Double) {
         self.alpha = alpha
         self.beta = beta
     }
+
+    /// Whether α and β are finite and at least 1, the parameters the integrals support (others
+    /// give NaN).
+    public var isSupported: Bool { alpha >= 1 && beta >= 1 && alpha.isFinite && beta.isFinite }
 
     /// The mean α / (α + β).
     public var mean: Double { alpha / (alpha + beta) }
