@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Reference values for ExperimentStatisticsTests, computed independently of the Swift code.
 
-Made with (from the repository root; numpy 2, scipy 1.16, statsmodels 0.15 from PyPI):
+Made with (from the repository root; numpy 2.4, scipy 1.17, statsmodels 0.15 from PyPI, the
+versions recorded in reference.json):
 
     pip install --user scipy statsmodels numpy
     python3 Server/Tests/ExperimentStatisticsTests/Fixtures/make_fixtures.py
