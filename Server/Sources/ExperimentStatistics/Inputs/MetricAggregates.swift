@@ -23,7 +23,8 @@ public struct MetricAggregates: Sendable, Hashable, Codable {
     public mutating func recordEvent(value: Double, previousUnitTotal: Double?) {
         let old = previousUnitTotal ?? 0
         let new = old + value
-        if previousUnitTotal == nil { convertedUnits += 1 }
+        // Saturates rather than trapping; no experiment has Int.max units.
+        if previousUnitTotal == nil && convertedUnits < Int.max { convertedUnits += 1 }
         valueSum += value
         valueSumOfSquares += new * new - old * old
     }
