@@ -26,7 +26,7 @@ struct MeasureAnalysis {
                 unitVariance: computed?.unitVariance
             )
         }
-        return results(metric: metric, measure: .conversionRate, estimates: estimates) { treatment, difference in
+        return results(metric: metric, measure: .conversionRate, estimates: estimates) { treatment, _ in
             .betaBinomial(
                 control: posterior(variants[control], metric: metric),
                 treatment: posterior(variants[treatment], metric: metric)
