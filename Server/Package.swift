@@ -126,6 +126,12 @@ let package = Package(
             ],
             path: "Benchmarks/HTTPBaseline"
         ),
+        // The experiment statistics engine: pure functions of per-variant aggregates (no I/O, no
+        // dependencies), so the server, the CLI and the console can share it (docs/EXPERIMENTS.md).
+        .target(
+            name: "ExperimentStatistics",
+            swiftSettings: serverSettings
+        ),
         .target(
             name: "TestSupport",
             path: "Tests/TestSupport"
@@ -139,6 +145,14 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
             ]
+        ),
+        .testTarget(
+            name: "ExperimentStatisticsTests",
+            dependencies: ["ExperimentStatistics"],
+            // reference.json (read through #filePath) and the script that wrote it from scipy and
+            // statsmodels.
+            exclude: ["Fixtures"],
+            swiftSettings: serverSettings
         ),
         .testTarget(
             name: "CLITests",
