@@ -40,7 +40,7 @@ final class DraftAnalysisCache: Sendable {
 
     /// The analysis of this draft against this live version, if this node has it.
     func analysis(of draft: Draft, liveVersion: Int64) -> Analysis? {
-        entries.withLockedValue { $0[Self.key(draft.environment, userId: draft.userId)] }.flatMap {
+        entries.withLockedValue { $0[draft.personKey] }.flatMap {
             $0.revision == draft.revision && $0.baseVersion == draft.baseVersion && $0.liveVersion == liveVersion
                 ? $0 : nil
         }
@@ -59,14 +59,10 @@ final class DraftAnalysisCache: Sendable {
 
     /// Keeps an analysis, replacing the draft's previous one.
     func keep(_ analysis: Analysis, for draft: Draft) {
-        let key = Self.key(draft.environment, userId: draft.userId)
+        let key = draft.personKey
         entries.withLockedValue { entries in
             if entries.count >= Self.limit, entries[key] == nil { entries.removeAll() }
             entries[key] = analysis
         }
-    }
-
-    private static func key(_ environment: EnvironmentKey, userId: String) -> String {
-        "\(environment.projectId)\u{0}\(environment.environmentId)\u{0}\(userId)"
     }
 }

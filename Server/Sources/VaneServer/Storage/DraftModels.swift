@@ -22,6 +22,16 @@ struct Draft: Sendable, Hashable {
     /// gives the same revision, a changed text (saved here or on another node) a new one. Work
     /// derived from a draft is kept under it (``DraftStore/draft(_:userId:)`` sets it; 0 before).
     var revision: UInt64 = 0
+
+    /// Whose draft of which environment, as what a node keeps about it is keyed.
+    var personKey: String { environment.personKey(userId) }
+}
+
+extension EnvironmentKey {
+    /// One person in this environment, as a dictionary key (what a node keeps per draft).
+    func personKey(_ userId: String) -> String {
+        "\(projectId)\u{0}\(environmentId)\u{0}\(userId)"
+    }
 }
 
 /// Somebody's draft as listed to others: who, since when, on which version.

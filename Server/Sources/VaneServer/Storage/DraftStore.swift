@@ -39,7 +39,7 @@ final class DraftStore: Sendable {
                 ).first()
             else { return nil }
             let text = try row.decode(column: "template", as: String.self)
-            let cacheKey = Self.cacheKey(environment, userId: userId)
+            let cacheKey = environment.personKey(userId)
             let template: ConfigTemplate
             let revision: UInt64
             if let cached = self.decoded.withLockedValue({ $0.entries[cacheKey] }), cached.text == text {
@@ -59,10 +59,6 @@ final class DraftStore: Sendable {
                 revision: revision
             )
         }
-    }
-
-    private static func cacheKey(_ environment: EnvironmentKey, userId: String) -> String {
-        "\(environment.projectId)\u{0}\(environment.environmentId)\u{0}\(userId)"
     }
 
     /// Every draft of an environment, most recently saved first.
@@ -107,7 +103,7 @@ final class DraftStore: Sendable {
                 """
             ).run()
         }
-        let cacheKey = Self.cacheKey(draft.environment, userId: draft.userId)
+        let cacheKey = draft.personKey
         return decoded.withLockedValue { $0.insert(text: text, template: draft.template, at: cacheKey) }
     }
 
