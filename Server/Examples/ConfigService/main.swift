@@ -22,53 +22,66 @@ import Vane
 import VaneConfiguration
 import VaneService
 
-let environment = ConfigReader(provider: EnvironmentVariablesProvider())
-let logger = Logger(label: "vane-config-example")
+/// The service; everything lives in a function, so no global state is shared with its handlers.
+enum ConfigServiceExample {
+    static func run() async throws {
+        let environment = ConfigReader(provider: EnvironmentVariablesProvider())
+        let logger = Logger(label: "vane-config-example")
 
-guard let serverText = environment.string(forKey: "vane.server"), let serverURL = URL(string: serverText),
-    let serverKey = environment.string(forKey: "vane.server.key", isSecret: true)
-else {
-    FileHandle.standardError.write(Data("set VANE_SERVER and VANE_SERVER_KEY (a server key of the environment)\n".utf8))
-    exit(2)
-}
+        guard let serverText = environment.string(forKey: "vane.server"), let serverURL = URL(string: serverText),
+            let serverKey = environment.string(forKey: "vane.server.key", isSecret: true)
+        else {
+            FileHandle.standardError.write(
+                Data("set VANE_SERVER and VANE_SERVER_KEY (a server key of the environment)\n".utf8)
+            )
+            exit(2)
+        }
 
-let vane = VaneService(
-    configuration: VaneService.Configuration(
-        client: LocalEvaluationClient.Configuration(
-            serverURL: serverURL,
-            project: environment.string(forKey: "vane.project", default: "demo"),
-            environment: environment.string(forKey: "vane.environment", default: "production"),
-            serverKey: serverKey,
-            cacheFile: environment.string(forKey: "vane.cache.file").map { URL(fileURLWithPath: $0) }
+        let vane = VaneService(
+            configuration: VaneService.Configuration(
+                client: LocalEvaluationClient.Configuration(
+                    serverURL: serverURL,
+                    project: environment.string(forKey: "vane.project", default: "demo"),
+                    environment: environment.string(forKey: "vane.environment", default: "production"),
+                    serverKey: serverKey,
+                    cacheFile: environment.string(forKey: "vane.cache.file").map { URL(fileURLWithPath: $0) }
+                )
+            ),
+            logger: logger
         )
-    ),
-    logger: logger
-)
 
-// Vane first, so it wins; the environment answers for keys Vane does not have.
-let config = ConfigReader(providers: [VaneConfigProvider(service: vane), EnvironmentVariablesProvider()])
+        // Vane first, so it wins; the environment answers for keys Vane does not have.
+        let config = ConfigReader(providers: [VaneConfigProvider(service: vane), EnvironmentVariablesProvider()])
 
-let router = Router()
-router.get("checkout") { request, _ -> String in
-    let user = request.uri.queryParameters.get("user") ?? "anonymous"
-    let country = request.uri.queryParameters.get("country") ?? "us"
-    let context: [String: ConfigContextValue] = ["randomizationId": .string(user), "device.country": .string(country)]
-    // Vane key checkout_new_flow (the provider's default key mapping).
-    let newFlow = config.bool(forKey: ConfigKey("checkout.new-flow", context: context), default: false)
-    let banner = config.string(forKey: ConfigKey("banner.text", context: context), default: "Welcome!")
-    return "\(newFlow ? "new checkout" : "old checkout"); \(banner)\n"
+        let router = Router()
+        router.get("checkout") { request, _ -> String in
+            let user = request.uri.queryParameters.get("user") ?? "anonymous"
+            let country = request.uri.queryParameters.get("country") ?? "us"
+            let context: [String: ConfigContextValue] = [
+                "randomizationId": .string(user), "device.country": .string(country),
+            ]
+            // Vane key checkout_new_flow (the provider's default key mapping).
+            let newFlow = config.bool(forKey: ConfigKey("checkout.new-flow", context: context), default: false)
+            let banner = config.string(forKey: ConfigKey("banner.text", context: context), default: "Welcome!")
+            return "\(newFlow ? "new checkout" : "old checkout"); \(banner)\n"
+        }
+
+        let app = Application(
+            router: router,
+            configuration: ApplicationConfiguration(
+                address: .hostname("127.0.0.1", port: environment.int(forKey: "http.port", default: 8090))
+            ),
+            services: [vane],
+            onServerRunning: { channel in
+                // Unbuffered, so a test reading the output file sees the line at once.
+                FileHandle.standardOutput.write(
+                    Data("listening on http://127.0.0.1:\(channel.localAddress?.port ?? 0)\n".utf8)
+                )
+            },
+            logger: logger
+        )
+        try await app.runService()
+    }
 }
 
-let app = Application(
-    router: router,
-    configuration: ApplicationConfiguration(
-        address: .hostname("127.0.0.1", port: environment.int(forKey: "http.port", default: 8090))
-    ),
-    services: [vane],
-    onServerRunning: { channel in
-        print("listening on http://127.0.0.1:\(channel.localAddress?.port ?? 0)")
-        fflush(stdout)
-    },
-    logger: logger
-)
-try await app.runService()
+try await ConfigServiceExample.run()

@@ -54,9 +54,10 @@ public struct VaneConfigProvider: ConfigProvider, Sendable {
     public func watchValue<Return: ~Copyable>(
         forKey key: AbsoluteConfigKey,
         type: ConfigType,
-        updatesHandler: (
-            _ updates: ConfigUpdatesAsyncSequence<Result<LookupResult, any Error>, Never>
-        ) async throws -> Return
+        updatesHandler:
+            nonisolated(nonsending) (
+                _ updates: ConfigUpdatesAsyncSequence<Result<LookupResult, any Error>, Never>
+            ) async throws -> Return
     ) async throws -> Return {
         let templates = service.client.templateUpdates  // subscribed before the current one is read
         let first = currentSnapshot()
@@ -91,7 +92,9 @@ public struct VaneConfigProvider: ConfigProvider, Sendable {
 
     /// The snapshot now, then one for each new template.
     public func watchSnapshot<Return: ~Copyable>(
-        updatesHandler: (_ updates: ConfigUpdatesAsyncSequence<any ConfigSnapshot, Never>) async throws -> Return
+        updatesHandler:
+            nonisolated(nonsending) (_ updates: ConfigUpdatesAsyncSequence<any ConfigSnapshot, Never>)
+            async throws -> Return
     ) async throws -> Return {
         let templates = service.client.templateUpdates  // subscribed before the current one is read
         let (stream, continuation) = AsyncStream<any ConfigSnapshot>.makeStream(bufferingPolicy: .bufferingNewest(1))
