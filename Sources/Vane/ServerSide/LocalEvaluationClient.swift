@@ -118,8 +118,11 @@ public final class LocalEvaluationClient: Sendable {
             }
             let version = template.version?.versionNumber.flatMap { Int64($0) }
             let installed = current.withLockedValue { current in
-                // Two downloads racing (polling and the stream): an older one never replaces a newer.
-                if let held = current.version, let version, version < held { return false }
+                // Two downloads racing (polling and the stream): an older one never replaces a newer,
+                // and the same version downloaded twice is installed and announced once.
+                if let held = current.version, let version, version < held || (version == held && current.etag != nil) {
+                    return false
+                }
                 current = Current(
                     template: compiled,
                     etag: response.header("ETag"),
