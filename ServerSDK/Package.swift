@@ -3,7 +3,8 @@
 // Vane for server-side Swift: the local evaluation client as a swift-service-lifecycle service
 // (VaneService) and a swift-configuration provider backed by it (VaneConfiguration).
 // A package of its own so that only services that add it resolve swift-configuration,
-// swift-service-lifecycle and swift-metrics; apps that add the SDK at the repository's root do not.
+// swift-service-lifecycle, swift-metrics and async-http-client; apps that add the SDK at the
+// repository's root do not.
 //
 //     .package(url: "https://github.com/…/vane.git", from: "0.1.0")   // the SDK
 //     .product(name: "VaneConfiguration", package: "vane-server-sdk")  // this package, by path or URL
@@ -36,6 +37,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         .target(
@@ -47,6 +50,10 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),

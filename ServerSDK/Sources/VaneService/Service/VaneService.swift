@@ -36,6 +36,7 @@ public final class VaneService: Service, Sendable, CustomStringConvertible {
     public init(configuration: Configuration, logger: Logger = Logger(label: "vane.service")) {
         var clientConfiguration = configuration.client
         clientConfiguration.logger = logger
+        if let transport = configuration.transport { clientConfiguration.transport = transport }
         self.configuration = configuration
         self.logger = logger
         client = LocalEvaluationClient(configuration: clientConfiguration)

@@ -12,16 +12,22 @@ extension VaneService {
         public var metricsFactory: (any MetricsFactory)?
         /// Seconds between updates of the template-age gauge (default 1).
         public var ageReportInterval: TimeInterval
+        /// How the service reaches Vane: ``HTTPClientTransport`` over async-http-client's shared
+        /// client by default. Set it to nil to keep the transport of ``client`` instead (the
+        /// SDK's `URLSessionTransport` unless you chose another).
+        public var transport: (any HTTPTransport)?
 
         /// Creates a configuration.
         public init(
             client: LocalEvaluationClient.Configuration,
             metricsFactory: (any MetricsFactory)? = nil,
-            ageReportInterval: TimeInterval = 1
+            ageReportInterval: TimeInterval = 1,
+            transport: (any HTTPTransport)? = HTTPClientTransport()
         ) {
             self.client = client
             self.metricsFactory = metricsFactory
             self.ageReportInterval = ageReportInterval
+            self.transport = transport
         }
     }
 }
