@@ -20,8 +20,9 @@ let serverSettings = strictSettings + [.enableUpcomingFeature("InternalImportsBy
 let package = Package(
     name: "VaneServer",
     platforms: [
-        // Hummingbird 2 needs macOS 14; the SDK package itself supports macOS 12.
-        .macOS(.v14)
+        // Hummingbird 2 needs macOS 14, and the server SDK (ServerSDK/, its tests and example live
+        // here) swift-configuration's macOS 15; the SDK package itself supports macOS 12.
+        .macOS(.v15)
     ],
     products: [
         .library(name: "VaneServer", targets: ["VaneServer"]),
@@ -29,6 +30,7 @@ let package = Package(
     ],
     dependencies: [
         .package(name: "vane", path: ".."),
+        .package(name: "vane-server-sdk", path: "../ServerSDK"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: []),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
@@ -100,6 +102,31 @@ let package = Package(
             dependencies: [.product(name: "Vane", package: "vane")],
             path: "Examples/FlagsApp",
             plugins: [.plugin(name: "VaneFlagsPlugin", package: "vane")]
+        ),
+        .executableTarget(
+            name: "vane-config-example",
+            dependencies: [
+                .product(name: "VaneConfiguration", package: "vane-server-sdk"),
+                .product(name: "VaneService", package: "vane-server-sdk"),
+                .product(name: "Vane", package: "vane"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Examples/ConfigService"
+        ),
+        .executableTarget(
+            name: "vane-config-benchmark",
+            dependencies: [
+                .product(name: "VaneConfiguration", package: "vane-server-sdk"),
+                .product(name: "VaneService", package: "vane-server-sdk"),
+                .product(name: "Vane", package: "vane"),
+                .product(name: "VaneCore", package: "vane"),
+                .product(name: "Configuration", package: "swift-configuration"),
+            ],
+            path: "Benchmarks/ConfigBenchmark"
         ),
         .executableTarget(
             name: "vane-benchmarks",
@@ -182,6 +209,24 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "VaneService", package: "vane-server-sdk"),
+            ]
+        ),
+        .testTarget(
+            name: "ServerSDKTests",
+            dependencies: [
+                "VaneCLI",
+                "vane-config-example",
+                "TestSupport",
+                .product(name: "VaneConfiguration", package: "vane-server-sdk"),
+                .product(name: "VaneService", package: "vane-server-sdk"),
+                .product(name: "Vane", package: "vane"),
+                .product(name: "VaneCore", package: "vane"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "ConfigurationTesting", package: "swift-configuration"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
     ],

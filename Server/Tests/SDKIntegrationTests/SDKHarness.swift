@@ -32,7 +32,8 @@ final class SDKHarness: Sendable {
         minimumFetchInterval: TimeInterval = 0,
         timeout: TimeInterval = 10,
         backoff: BackoffPolicy = BackoffPolicy(initial: 60, maximum: 600, jitter: 0),
-        serverURL: URL? = nil
+        serverURL: URL? = nil,
+        transport: TransportKind = .urlSession
     ) -> VaneClient {
         VaneClient(
             configuration: VaneClient.Configuration(
@@ -46,7 +47,8 @@ final class SDKHarness: Sendable {
                 storage: .directory(directory.appendingPathComponent(storage)),
                 minimumFetchInterval: minimumFetchInterval,
                 timeout: timeout,
-                backoff: backoff
+                backoff: backoff,
+                transport: transport.make()
             )
         )
     }

@@ -3,8 +3,10 @@ import Logging
 import VaneCore
 
 /// Runs one client's live updates: keeps the server's event stream open, reconnects forever, and
-/// when the server announces a version newer than the client holds, fetches it (bypassing the
-/// minimum fetch interval, honouring backoff) and applies it under the ``LiveApplyPolicy``.
+/// when the server announces a version newer than the client holds, has the client catch up
+/// (``LiveUpdateSubscriber/catchUp()``: ``VaneClient`` fetches, bypassing the minimum fetch
+/// interval and honouring backoff, and applies under the ``LiveApplyPolicy``;
+/// ``LocalEvaluationClient`` downloads the compiled template).
 ///
 /// Every (re)connection sends the newest version the client holds as `Last-Event-ID`; the server
 /// answers with its current version when that is newer, so a publish made while the client was
@@ -29,7 +31,7 @@ final class LiveUpdateConnection: Sendable {
     var connectionState: LiveUpdateState { state.withLockedValue { $0.connection } }
 
     /// Starts the connection unless it runs.
-    func start(_ client: VaneClient) {
+    func start(_ client: any LiveUpdateSubscriber) {
         state.withLockedValue { state in
             guard state.connectionTask == nil else { return }
             state.generation += 1
@@ -64,16 +66,16 @@ final class LiveUpdateConnection: Sendable {
 
     // MARK: - The stream
 
-    private func run(_ client: VaneClient, generation: Int) async {
-        let options = client.configuration.liveUpdates
-        let logger = client.configuration.logger
+    private func run(_ client: any LiveUpdateSubscriber, generation: Int) async {
+        let reconnect = client.reconnectPolicy
+        let logger = client.streamLogger
         var failures = 0
         while !Task.isCancelled {
             report(.connecting(attempt: failures), generation: generation)
             var serverRetry: TimeInterval?
             let reason: String
             do {
-                let stream = try await client.configuration.connection.openStream(request(client))
+                let stream = try await client.streamConnection.openStream(request(client))
                 if stream.status == 200 {
                     failures = 0
                     report(.connected, generation: generation)
@@ -106,10 +108,10 @@ final class LiveUpdateConnection: Sendable {
             }
             if Task.isCancelled { break }
             failures += 1
-            var delay = options.reconnect.delay(afterFailures: failures)
+            var delay = reconnect.delay(afterFailures: failures)
             if failures == 1, let serverRetry {
                 // The server's own pause, spread out so a restarted server is not hit by every client at once.
-                delay = max(delay, serverRetry * (1 + options.reconnect.jitter * Double.random(in: 0..<1)))
+                delay = max(delay, serverRetry * (1 + reconnect.jitter * Double.random(in: 0..<1)))
             }
             delay = Delay.clamped(delay)
             let retryAt = Date().addingTimeInterval(delay)
@@ -119,16 +121,15 @@ final class LiveUpdateConnection: Sendable {
         }
     }
 
-    private func request(_ client: VaneClient) -> TransportRequest {
-        let configuration = client.configuration
+    private func request(_ client: any LiveUpdateSubscriber) -> TransportRequest {
         var headers = ["Accept": "text/event-stream", "Cache-Control": "no-cache"]
         let known = max(state.withLockedValue { $0.knownVersion }, client.heldTemplateVersion ?? 0)
         if known > 0 { headers["Last-Event-ID"] = String(known) }
-        return configuration.connection.request(
+        return client.streamConnection.request(
             "GET",
             .stream,
             headers: headers,
-            timeout: configuration.liveUpdates.idleTimeout
+            timeout: client.streamIdleTimeout
         )
     }
 
@@ -139,7 +140,7 @@ final class LiveUpdateConnection: Sendable {
 
     // MARK: - Catching up
 
-    private func announce(_ version: Int64, client: VaneClient, generation: Int) {
+    private func announce(_ version: Int64, client: any LiveUpdateSubscriber, generation: Int) {
         let held = client.heldTemplateVersion ?? 0
         state.withLockedValue { state in
             guard state.generation == generation else { return }
@@ -149,10 +150,10 @@ final class LiveUpdateConnection: Sendable {
         }
     }
 
-    /// Fetches until the client holds the newest announced version; waits out backoffs and
+    /// Catches up until the client holds the newest announced version; waits out backoffs and
     /// retries failures, so an announced version is never dropped.
-    private func catchUp(_ client: VaneClient, generation: Int) async {
-        let options = client.configuration.liveUpdates
+    private func catchUp(_ client: any LiveUpdateSubscriber, generation: Int) async {
+        let reconnect = client.reconnectPolicy
         var failures = 0
         while !Task.isCancelled {
             let held = client.heldTemplateVersion ?? 0
@@ -167,10 +168,9 @@ final class LiveUpdateConnection: Sendable {
             guard let target else { return }
             let pause: TimeInterval
             do {
-                switch try await client.fetch(minimumInterval: 0) {
+                switch try await client.catchUp() {
                 case .fetched(let version):
                     markKnown(max(target, version))
-                    if let update = client.applyLiveUpdate(policy: options.policy) { updates.send(update) }
                 case .noChange:
                     markKnown(target)
                 case .notDue:
@@ -184,7 +184,7 @@ final class LiveUpdateConnection: Sendable {
                     pause = retryAt.timeIntervalSinceNow
                 default:
                     failures += 1
-                    pause = options.reconnect.delay(afterFailures: failures)
+                    pause = reconnect.delay(afterFailures: failures)
                 }
             }
             try? await Delay.sleep(seconds: pause, minimum: 0.01)

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 extension VaneClient {
     /// Opens the server's event stream and keeps it open: when a newer template version is
@@ -48,4 +49,27 @@ extension VaneClient {
     /// Each new version live updates fetched: which keys changed, which were applied at once and
     /// which wait for ``activate()``. Each access is a new subscription.
     public var liveUpdates: AsyncStream<LiveUpdate> { liveConnection.updates.subscribe() }
+}
+
+extension VaneClient: LiveUpdateSubscriber {
+    var streamConnection: ServerConnection { configuration.connection }
+    var reconnectPolicy: BackoffPolicy { configuration.liveUpdates.reconnect }
+    var streamIdleTimeout: TimeInterval { configuration.liveUpdates.idleTimeout }
+    var streamLogger: Logger { configuration.logger }
+
+    /// Fetches (bypassing the minimum fetch interval, honouring backoff) and applies the new
+    /// values under the live-update policy, reporting them on ``liveUpdates``.
+    func catchUp() async throws(VaneError) -> LiveCatchUpResult {
+        switch try await fetch(minimumInterval: 0) {
+        case .fetched(let version):
+            if let update = applyLiveUpdate(policy: configuration.liveUpdates.policy) {
+                liveConnection.updates.send(update)
+            }
+            return .fetched(templateVersion: version)
+        case .noChange:
+            return .noChange
+        case .notDue:
+            return .notDue
+        }
+    }
 }

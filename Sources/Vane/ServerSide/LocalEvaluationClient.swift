@@ -1,5 +1,5 @@
 public import Foundation
-public import Logging
+import Logging
 public import VaneCore
 
 /// Server-side evaluation for Vapor and Hummingbird apps: the compiled template is downloaded
@@ -8,7 +8,8 @@ public import VaneCore
 ///
 /// ```swift
 /// let flags = LocalEvaluationClient(configuration: .init(
-///     serverURL: vaneURL, project: "shop", environment: "production", serverKey: serverKey))
+///     serverURL: vaneURL, project: "shop", environment: "production", serverKey: serverKey,
+///     cacheFile: cacheURL))                      // starts from the last download, if any
 /// try await flags.refresh()                    // once at startup
 /// Task { await flags.run() }                    // keeps it current (or run it as a service)
 ///
@@ -18,79 +19,46 @@ public import VaneCore
 /// }
 /// ```
 ///
-/// Until the first successful ``refresh()``, evaluations see an empty template (every read
-/// returns the caller's default). A failed refresh keeps the template it has.
+/// At creation the client reads ``Configuration/templateFile`` and ``Configuration/cacheFile``
+/// (the newer wins, see ``startupTemplate``); without either, evaluations see an empty template
+/// (every read returns the caller's default) until the first successful ``refresh()``. A failed
+/// refresh keeps the template it has.
 public final class LocalEvaluationClient: Sendable {
-    /// What the client needs.
-    public struct Configuration: Sendable {
-        /// The Vane server's base URL.
-        public var serverURL: URL
-        /// The project id.
-        public var project: String
-        /// The environment id.
-        public var environment: String
-        /// A `server` API key for the environment (it can read the whole template).
-        public var serverKey: String
-        /// Seconds between background checks in ``LocalEvaluationClient/run()``; an unchanged
-        /// template costs a 304.
-        public var pollInterval: TimeInterval
-        /// Seconds a download waits for the server's answer.
-        public var timeout: TimeInterval
-        /// How requests are sent.
-        public var transport: any HTTPTransport
-        /// Where refresh failures are logged.
-        public var logger: Logger
-        /// Whether plain `http://` may reach a host other than this machine (default false:
-        /// such a URL is refused with ``VaneError/invalidConfiguration(_:)`` before anything is
-        /// sent, because the key would travel in clear text). Loopback is always allowed.
-        public var allowsInsecureHTTP = false
-        /// The largest response body the client accepts, in bytes (default 16 MiB); a larger one
-        /// is refused and the active values stay.
-        public var maximumResponseBytes = ServerConnection.defaultMaximumResponseBytes
-
-        /// Creates a configuration (polling every 30 s by default).
-        public init(
-            serverURL: URL,
-            project: String,
-            environment: String,
-            serverKey: String,
-            pollInterval: TimeInterval = 30,
-            timeout: TimeInterval = 30,
-            transport: any HTTPTransport = URLSessionTransport(),
-            logger: Logger = Logger(label: "vane.local-evaluation")
-        ) {
-            self.serverURL = serverURL
-            self.project = project
-            self.environment = environment
-            self.serverKey = serverKey
-            self.pollInterval = pollInterval
-            self.timeout = timeout
-            self.transport = transport
-            self.logger = logger
-        }
-
-        /// How this configuration reaches the server.
-        var connection: ServerConnection {
-            ServerConnection(
-                serverURL: serverURL,
-                address: EnvironmentAddress(project: project, environment: environment),
-                apiKey: serverKey,
-                timeout: timeout,
-                transport: transport,
-                allowsInsecureHTTP: allowsInsecureHTTP,
-                maximumResponseBytes: maximumResponseBytes
-            )
-        }
+    struct Current: Sendable {
+        var template: CompiledTemplate
+        var etag: String?
+        var version: Int64?
+        /// When the server last confirmed this template as current (or the file was written).
+        var confirmedAt: Date?
     }
 
     /// The configuration the client was created with.
     public let configuration: Configuration
-    private let current: LockedValue<(template: CompiledTemplate, etag: String?, version: Int64?)>
+    /// The template read from disk at creation, or nil when there was none.
+    public let startupTemplate: StartupTemplate?
+    private let current: LockedValue<Current>
+    private let templates = Broadcaster<CompiledTemplate>(bufferSize: 1)
+    private let liveConnection = LiveUpdateConnection()
 
-    /// Creates a client with an empty template; call ``refresh()`` to download the real one.
+    /// Creates a client with the template from ``Configuration/templateFile`` or
+    /// ``Configuration/cacheFile`` (the newer), else an empty one; call ``refresh()`` or ``run()``
+    /// to download the server's. A missing or unreadable file is logged, not thrown.
     public init(configuration: Configuration) {
         self.configuration = configuration
-        current = LockedValue((LocalEvaluationClient.emptyTemplate(), nil, nil))
+        let loaded = StartupTemplateReader.load(
+            templateFile: configuration.templateFile,
+            cacheFile: configuration.cacheFile,
+            logger: configuration.logger
+        )
+        startupTemplate = loaded?.startup
+        current = LockedValue(
+            Current(
+                template: loaded?.template ?? LocalEvaluationClient.emptyTemplate(),
+                etag: nil,
+                version: loaded?.startup.templateVersion,
+                confirmedAt: loaded?.startup.savedAt
+            )
+        )
     }
 
     private static func emptyTemplate() -> CompiledTemplate {
@@ -104,12 +72,31 @@ public final class LocalEvaluationClient: Sendable {
     /// The version of the template in use, or nil before the first download.
     public var templateVersion: Int64? { current.withLockedValue { $0.version } }
 
+    /// Seconds since the server last confirmed the template in use as current (a download or a
+    /// 304), or since its file was written when it came from disk; nil while the client holds
+    /// no template.
+    public var templateAge: TimeInterval? {
+        current.withLockedValue { $0.confirmedAt }.map { max(0, Date().timeIntervalSince($0)) }
+    }
+
+    /// Each new template the client starts using, from a download (a publish arrives here within
+    /// moments while ``run()`` follows the event stream). Each access is a new subscription that
+    /// keeps only the newest template a slow reader has not taken yet.
+    public var templateUpdates: AsyncStream<CompiledTemplate> { templates.subscribe() }
+
+    /// Where the event stream stands (`.stopped` unless ``run()`` follows it).
+    public var streamState: LiveUpdateState { liveConnection.connectionState }
+
+    /// Every change of ``streamState``. Each access is a new subscription.
+    public var streamStates: AsyncStream<LiveUpdateState> { liveConnection.states.subscribe() }
+
     /// Evaluates a context against the template in use. No I/O.
     public func evaluate(_ context: EvaluationContext) -> EvaluationResult {
         template.evaluate(context)
     }
 
-    /// Downloads the template if it changed since the last download.
+    /// Downloads the template if it changed since the last download, and writes it to
+    /// ``Configuration/cacheFile`` when one is set (a failed write is logged).
     /// - Returns: Whether a new template is now in use.
     /// - Throws: ``VaneError``; the template in use is kept.
     @discardableResult
@@ -120,18 +107,36 @@ public final class LocalEvaluationClient: Sendable {
         let response = try await configuration.connection.send(request)
         switch response.status {
         case 200:
+            let bytes = Array(response.body)
             let template: ConfigTemplate
             let compiled: CompiledTemplate
             do {
-                template = try ConfigTemplate(data: Array(response.body))
+                template = try ConfigTemplate(data: bytes)
                 compiled = try CompiledTemplate(template)
             } catch {
                 throw .malformedResponse(reason: "the template cannot be used: \(error)")
             }
             let version = template.version?.versionNumber.flatMap { Int64($0) }
-            current.withLockedValue { $0 = (compiled, response.header("ETag"), version) }
+            let installed = current.withLockedValue { current in
+                // Two downloads racing (polling and the stream): an older one never replaces a newer,
+                // and the same version downloaded twice is installed and announced once.
+                if let held = current.version, let version, version < held || (version == held && current.etag != nil) {
+                    return false
+                }
+                current = Current(
+                    template: compiled,
+                    etag: response.header("ETag"),
+                    version: version,
+                    confirmedAt: Date()
+                )
+                return true
+            }
+            guard installed else { return false }
+            writeCache(bytes)
+            templates.send(compiled)
             return true
         case 304:
+            current.withLockedValue { $0.confirmedAt = Date() }
             return false
         case 429, 500...599:
             let retryAfter = BackoffPolicy.retryAfter(response.header("Retry-After"), now: Date()) ?? 0
@@ -141,9 +146,22 @@ public final class LocalEvaluationClient: Sendable {
         }
     }
 
-    /// Refreshes every ``Configuration/pollInterval`` seconds until the task is cancelled.
+    private func writeCache(_ bytes: [UInt8]) {
+        guard let cacheFile = configuration.cacheFile else { return }
+        do {
+            try AtomicFile.write(bytes, to: cacheFile)
+        } catch {
+            configuration.logger.warning("\(error)")
+        }
+    }
+
+    /// Keeps the template current until the task is cancelled: follows the server's event
+    /// stream (when ``Configuration/followsEventStream`` is on, reconnecting forever with
+    /// backoff) and refreshes every ``Configuration/pollInterval`` seconds as a fallback.
     /// Failures are logged and retried at the next interval (or after `Retry-After`).
     public func run() async {
+        if configuration.followsEventStream { liveConnection.start(self) }
+        defer { if configuration.followsEventStream { liveConnection.halt(reporting: .stopped) } }
         while !Task.isCancelled {
             var pause = configuration.pollInterval
             do {
@@ -160,5 +178,18 @@ public final class LocalEvaluationClient: Sendable {
                 return
             }
         }
+    }
+}
+
+extension LocalEvaluationClient: LiveUpdateSubscriber {
+    var streamConnection: ServerConnection { configuration.connection }
+    var reconnectPolicy: BackoffPolicy { configuration.reconnect }
+    var streamIdleTimeout: TimeInterval { configuration.streamIdleTimeout }
+    var streamLogger: Logger { configuration.logger }
+    var heldTemplateVersion: Int64? { templateVersion }
+
+    func catchUp() async throws(VaneError) -> LiveCatchUpResult {
+        guard try await refresh() else { return .noChange }
+        return .fetched(templateVersion: templateVersion ?? 0)
     }
 }

@@ -215,6 +215,31 @@ public final class CompiledTemplate: Sendable {
         return EvaluationResult(template: self, choices: choices)
     }
 
+    /// The value of one key for one user: the same answer as `evaluate(context, at: now)[key]`,
+    /// evaluating only the conditions that key's conditional values name (the hot path of a
+    /// per-key reader such as a swift-configuration provider).
+    /// - Returns: nil when the key is not in the template or is left to the app's own default.
+    public func value(forKey key: String, context: EvaluationContext, at now: Date = Date()) -> CoercedValue? {
+        guard let parameter = parameterIndex[key] else { return nil }
+        let start = Int(conditionalStarts[parameter])
+        let end = Int(conditionalStarts[parameter + 1])
+        var choice: Int32 = -1
+        if start < end {
+            var state = EvaluationState(
+                context: context,
+                now: now,
+                conditionCount: conditions.count,
+                seedCount: seedPrefixes.count,
+                slotCount: attributeSlots.count
+            )
+            for position in start..<end where isTrue(condition: Int(conditionalConditions[position]), state: &state) {
+                choice = Int32(position - start)
+                break
+            }
+        }
+        return parameters[parameter].outcome(choice: choice).value
+    }
+
     private func isTrue(condition index: Int, state: inout EvaluationState) -> Bool {
         switch state.states[index] {
         case 1: return true

@@ -1,0 +1,181 @@
+public import AsyncHTTPClient
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+public import Vane
+
+/// ``Vane/HTTPTransport`` over swift-server's async-http-client: how a service reaches Vane.
+///
+/// ``VaneService`` uses it by default. It runs on SwiftNIO like Hummingbird and Vapor, so a
+/// service needs no second HTTP stack, and it avoids FoundationNetworking's `URLSession` on
+/// Linux, whose sockets can outlive their dispatch sources when a server goes away (a busy loop
+/// in libdispatch, swift-corelibs-foundation issue 4791). Cancelling the task that sends a
+/// request closes its connection at once, so a service group shuts down without waiting for a
+/// download's timeout.
+///
+/// A redirect is followed by async-http-client's rule: within the origin as it is, to another
+/// origin without the `Authorization` header. A body longer than the request's
+/// ``Vane/TransportRequest/maximumResponseBytes`` is refused as soon as its `Content-Length` or
+/// its received bytes say so.
+public struct HTTPClientTransport: HTTPTransport {
+    /// The client that sends the requests.
+    public let client: HTTPClient
+
+    /// Creates a transport over a client: `HTTPClient.shared` by default, which needs no
+    /// shutdown. Pass your own to choose its event loops, proxy or TLS settings; you shut it down.
+    public init(client: HTTPClient = .shared) {
+        self.client = client
+    }
+
+    /// Sends a request and receives the whole response within `request.timeout`.
+    public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
+        let outcome = await withTaskGroup(of: Result<TransportResponse, TransportError>?.self) { group in
+            group.addTask {
+                do {
+                    return .success(try await receiveWhole(request))
+                } catch {
+                    return .failure(Self.transportError(error, timeout: request.timeout, afterHead: false))
+                }
+            }
+            group.addTask {
+                // The deadline of `execute` ends with the head; this one covers the body as well.
+                try? await Task.sleep(nanoseconds: Self.nanoseconds(request.timeout))
+                return Task.isCancelled ? nil : .failure(.timedOut(seconds: request.timeout))
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        switch outcome {
+        case .success(let response): return response
+        case .failure(let error): throw error
+        // Only when the calling task was cancelled before either finished.
+        case nil: throw .connectionLost(reason: "the request was cancelled")
+        }
+    }
+
+    /// Opens a streaming response; the body ends with ``Vane/TransportError/timedOut(seconds:)``
+    /// when nothing arrives for `request.timeout` seconds.
+    public func openStream(_ request: TransportRequest) async throws(TransportError) -> TransportStream {
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(Self.clientRequest(request), deadline: Self.deadline(request.timeout))
+        } catch {
+            throw Self.transportError(error, timeout: request.timeout, afterHead: false)
+        }
+        let (body, continuation) = AsyncThrowingStream<Data, any Error>.makeStream()
+        let lastArrival = NIOLockedValueBox(ContinuousClock.now)
+        let reader = Task {
+            do {
+                for try await chunk in response.body {
+                    lastArrival.withLockedValue { $0 = .now }
+                    continuation.yield(Data(chunk.readableBytesView))
+                }
+                continuation.finish()
+            } catch {
+                // Closed by the reader (cancelled) ends the body quietly; anything else says what broke.
+                let failure: (any Error)? =
+                    Task.isCancelled ? nil : Self.transportError(error, timeout: request.timeout, afterHead: true)
+                continuation.finish(throwing: failure)
+            }
+        }
+        let silence = Duration.nanoseconds(Int64(Self.nanoseconds(request.timeout)))
+        let watchdog = Task {
+            while !Task.isCancelled {
+                let quietUntil = lastArrival.withLockedValue { $0 } + silence
+                if ContinuousClock.now >= quietUntil {
+                    continuation.finish(throwing: TransportError.timedOut(seconds: request.timeout))
+                    reader.cancel()
+                    return
+                }
+                try? await Task.sleep(until: quietUntil, clock: .continuous)
+            }
+        }
+        continuation.onTermination = { _ in
+            reader.cancel()
+            watchdog.cancel()
+        }
+        return TransportStream(
+            status: Int(response.status.code),
+            headers: Self.headers(response.headers),
+            body: body
+        ) {
+            continuation.finish()
+        }
+    }
+
+    private func receiveWhole(_ request: TransportRequest) async throws -> TransportResponse {
+        let response = try await client.execute(Self.clientRequest(request), deadline: Self.deadline(request.timeout))
+        let limit = request.maximumResponseBytes
+        if let limit, let declared = response.headers.first(name: "Content-Length").flatMap(Int.init), declared > limit
+        {
+            throw TransportError.responseTooLarge(limit: limit)
+        }
+        var bytes = Data()
+        do {
+            for try await chunk in response.body {
+                if let limit, bytes.count + chunk.readableBytes > limit {
+                    throw TransportError.responseTooLarge(limit: limit)
+                }
+                bytes.append(contentsOf: chunk.readableBytesView)
+            }
+        } catch let error as TransportError {
+            throw error
+        } catch {
+            throw Self.transportError(error, timeout: request.timeout, afterHead: true)
+        }
+        return TransportResponse(
+            status: Int(response.status.code),
+            headers: Self.headers(response.headers),
+            body: bytes
+        )
+    }
+
+    static func clientRequest(_ request: TransportRequest) -> HTTPClientRequest {
+        var clientRequest = HTTPClientRequest(url: request.url.absoluteString)
+        clientRequest.method = HTTPMethod(rawValue: request.method)
+        for (name, value) in request.headers { clientRequest.headers.replaceOrAdd(name: name, value: value) }
+        if let body = request.body { clientRequest.body = .bytes(ByteBuffer(bytes: body)) }
+        return clientRequest
+    }
+
+    /// Header fields as the SDK reads them; repeated fields are joined with commas (RFC 9110).
+    static func headers(_ fields: HTTPHeaders) -> [String: String] {
+        var headers: [String: String] = [:]
+        for (name, value) in fields {
+            headers[name] = headers[name].map { "\($0), \(value)" } ?? value
+        }
+        return headers
+    }
+
+    static func deadline(_ seconds: TimeInterval) -> NIODeadline {
+        .now() + .nanoseconds(Int64(nanoseconds(seconds)))
+    }
+
+    static func nanoseconds(_ seconds: TimeInterval) -> UInt64 {
+        UInt64(min(max(seconds, 0.001), 86_400) * 1_000_000_000)
+    }
+
+    /// The SDK's words for what went wrong; `afterHead` says whether the response had begun.
+    static func transportError(_ error: any Error, timeout: TimeInterval, afterHead: Bool) -> TransportError {
+        if let error = error as? TransportError { return error }
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .deadlineExceeded, .readTimeout, .writeTimeout:
+                return .timedOut(seconds: timeout)
+            case .connectTimeout:
+                return .cannotConnect(reason: "no connection within the timeout")
+            case .remoteConnectionClosed:
+                return .connectionLost(reason: "the server closed the connection")
+            case .cancelled:
+                return .connectionLost(reason: "the request was cancelled")
+            default:
+                break
+            }
+        }
+        if error is CancellationError { return .connectionLost(reason: "the request was cancelled") }
+        let reason = String(describing: error)
+        return afterHead ? .connectionLost(reason: reason) : .cannotConnect(reason: reason)
+    }
+}
