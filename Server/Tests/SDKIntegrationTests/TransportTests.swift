@@ -86,7 +86,8 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
                 _ = try await transport.send(Self.request(refused))
                 Issue.record("nothing listens, yet it answered")
             } catch {
-                #expect({ if case .cannotConnect = error { true } else { false } }(), "\(error)")
+                let refusal = error as? TransportError
+                #expect({ if case .cannotConnect? = refusal { true } else { false } }(), "\(error)")
             }
         }
     }
