@@ -38,6 +38,12 @@ final class StreamingResponseReceiver: ResponseReceiver {
         continuation.onTermination = { _ in task.cancel() }
     }
 
+    /// Ends the body without an error and, through its termination, cancels the task: what
+    /// ``TransportStream/close`` does.
+    func close() {
+        continuation.finish()
+    }
+
     /// Resumes `head` when the response head arrives, or with the error if the task ends first.
     func awaitHead(_ head: CheckedContinuation<Head, Never>) {
         let finished: TransportError?? = state.withLockedValue { state in

@@ -76,7 +76,7 @@ public struct URLSessionTransport: HTTPTransport {
         }
         switch head {
         case .success(let (status, headers)):
-            return TransportStream(status: status, headers: headers, body: receiver.body) { task.cancel() }
+            return TransportStream(status: status, headers: headers, body: receiver.body) { receiver.close() }
         case .failure(let error):
             throw error
         }

@@ -15,18 +15,31 @@ public import Vane
 /// download's timeout.
 ///
 /// A redirect is followed by async-http-client's rule: within the origin as it is, to another
-/// origin without the `Authorization` header. A body longer than the request's
+/// origin without the `Authorization` header, at most 5 in a row. A body longer than the request's
 /// ``Vane/TransportRequest/maximumResponseBytes`` is refused as soon as its `Content-Length` or
 /// its received bytes say so.
 public struct HTTPClientTransport: HTTPTransport {
     /// The client that sends the requests.
     public let client: HTTPClient
 
-    /// Creates a transport over a client: `HTTPClient.shared` by default, which needs no
-    /// shutdown. Pass your own to choose its event loops, proxy or TLS settings; you shut it down.
-    public init(client: HTTPClient = .shared) {
+    /// Creates a transport over a client: ``sharedClient`` by default, which needs no shutdown.
+    /// Pass your own to choose its event loops, proxy or TLS settings; you shut it down. Set its
+    /// `connectionPool.retryConnectionEstablishment` to false, as ``sharedClient`` does, or a
+    /// refused connection is retried until the request's timeout and reported as a timeout.
+    public init(client: HTTPClient = HTTPClientTransport.sharedClient) {
         self.client = client
     }
+
+    /// The client transports use unless given another: `HTTPClient.shared`'s settings, except
+    /// that a connection that cannot be made fails the request at once (the SDK has its own
+    /// retry and backoff rules) and at most 5 redirects are followed. It lives as long as the
+    /// process, like `HTTPClient.shared`, so it is never shut down.
+    public static let sharedClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration.singletonConfiguration
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.redirectConfiguration = .follow(max: 5, allowCycles: false)
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
 
     /// Sends a request and receives the whole response within `request.timeout`.
     public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
