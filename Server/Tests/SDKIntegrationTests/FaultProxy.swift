@@ -175,7 +175,13 @@ private final class FaultProxyHandler: ChannelInboundHandler, Sendable {
                 where ["content-length", "connection", "transfer-encoding"].contains(name.lowercased()) {
                     responseHeaders[name] = nil
                 }
-                Self.write(status: response.status, headers: responseHeaders, body: response.body, to: channel)
+                // The answer can come after the proxy shut down (a delayed request outlives a short
+                // test): a closed channel gets nothing, and the write runs on the channel's loop,
+                // which drops it if the loop is gone instead of leaking the write's promise.
+                guard channel.isActive else { return }
+                channel.eventLoop.execute {
+                    Self.write(status: response.status, headers: responseHeaders, body: response.body, to: channel)
+                }
             } catch {
                 channel.close(promise: nil)
             }

@@ -43,7 +43,8 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
     func everyFaultBecomesTheSameTransportError(transport kind: TransportKind) async throws {
         try await SDKHarness.with { harness in
             let transport = kind.make()
-            let answer = try await transport.send(Self.request(harness.proxy.url))
+            // A generous timeout for the plain answer: the whole suite runs beside it.
+            let answer = try await transport.send(Self.request(harness.proxy.url, timeout: 15))
             #expect(answer.status == 200)
             #expect(answer.header("content-type")?.hasPrefix("application/json") == true, "\(answer.headers)")
 
@@ -73,7 +74,11 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
             for (fault, limit, matches, name) in faults {
                 harness.proxy.set(fault)
                 do {
-                    let response = try await transport.send(Self.request(harness.proxy.url, limit: limit))
+                    // 1 s only where the timeout is the point; the others get time to answer on a busy machine.
+                    let timeout: TimeInterval = if case .delay = fault { 1 } else { 10 }
+                    let response = try await transport.send(
+                        Self.request(harness.proxy.url, timeout: timeout, limit: limit)
+                    )
                     Issue.record("\(name): answered \(response.status)")
                 } catch {
                     #expect((error as? TransportError).map(matches) == true, "\(name): \(error)")
