@@ -282,6 +282,7 @@ public final class VaneServerApplication: Sendable {
         TemplateRoutes(store: store, cache: cache, publisher: publisher).register(on: environment)
         FetchRoutes(cache: cache, limiter: limiter).register(on: environment)
         StreamRoutes(streams: streams).register(on: environment)
+        ExperimentRoutes(store: store, experiments: ExperimentStore(engine: store.engine)).register(on: environment)
         return router
     }
 

@@ -347,4 +347,51 @@ import VaneCore
         #expect(badURL.stderr.contains("not an http:// or https:// URL"))
         #expect(try await CLIRunner.run(["rollback"], environment: ["VANE_KEY": "k"]).status == 2)
     }
+
+    @Test func experimentsAreCreatedListedStartedAndStopped() async throws {
+        try await withServer { server in
+            let definition = try CLIRunner.temporaryFile(
+                #"""
+                {"key": "checkout-button", "parameters": ["checkout_variant"],
+                 "variants": [{"name": "control", "weight": 50},
+                              {"name": "new-flow", "condition": "checkout_test_b", "weight": 50}],
+                 "primaryMetric": {"event": "checkout_completed", "kind": "conversion"}}
+                """#,
+                name: "experiment.json"
+            )
+            let created = try await server.run(["experiments", "create", definition])
+            #expect(created.status == 0, "\(created.stderr)")
+            #expect(
+                created.stdout
+                    == "Created experiment checkout-button in demo/production as a draft; start it with: vane experiments start checkout-button\n"
+            )
+            let started = try await server.run(["experiments", "start", "checkout-button"])
+            #expect(started.stdout == "Started experiment checkout-button in demo/production on template version 1.\n")
+            let listed = try await server.run(["experiments", "list", "--status", "running"])
+            let lines = listed.stdout.split(separator: "\n")
+            #expect(lines.first?.hasPrefix("KEY") == true, "\(listed.stdout)")
+            #expect(lines.count == 2, "\(listed.stdout)")
+            #expect(
+                lines.last?.contains("checkout-button  running  control 50 / new-flow 50  checkout_completed") == true
+            )
+
+            let stopped = try await server.run(["experiments", "stop", "checkout-button"])
+            #expect(stopped.stdout == "Stopped experiment checkout-button in demo/production.\n")
+            let shown = try await server.run(["experiments", "show", "checkout-button"])
+            #expect(try JSONValue.parse(shown.stdout).objectValue?["status"] == "stopped")
+
+            let bad = try CLIRunner.temporaryFile(
+                #"{"key": "x", "parameters": ["nope"], "variants": [], "primaryMetric": {"event": "e", "kind": "mean"}}"#
+            )
+            let refused = try await server.run(["experiments", "create", bad])
+            #expect(refused.status == 1)
+            #expect(
+                refused.stderr.contains("error: variants: an experiment needs at least two variants"),
+                "\(refused.stderr)"
+            )
+            let none = try await server.run(["experiments", "list", "--status", "draft"])
+            #expect(none.stdout == "No experiments in demo/production with status draft.\n")
+        }
+    }
+
 }

@@ -86,6 +86,7 @@ import Yams
             .replacingOccurrences(of: "{environment}", with: "production")
             .replacingOccurrences(of: "{id}", with: "k_000000000000")
             .replacingOccurrences(of: "{key}", with: "banner_text")
+            .replacingOccurrences(of: "{experiment}", with: "conformance")
         var headers: HTTPFields = [:]
         var body: JSONValue?
         switch operation.operationId {
@@ -99,6 +100,12 @@ import Yams
         case "createApiKey":
             body = ["name": "conformance", "role": "client", "project": "demo", "environment": "production"]
         case "fetchConfig": body = ["context": ["randomizationId": "user-1"]]
+        case "createExperiment":
+            body = [
+                "key": "conformance", "parameters": ["banner_text"],
+                "variants": [["name": "control", "weight": 1], ["name": "b", "condition": "b", "weight": 1]],
+                "primaryMetric": ["event": "checkout_completed", "kind": "conversion"],
+            ]
         default: break
         }
         if operation.path.hasPrefix("/ofrep/") {

@@ -83,4 +83,6 @@ public enum EnvironmentResource: String, Sendable, Hashable, CaseIterable {
     case stream
     /// `audit`: the environment's audit log.
     case audit
+    /// `experiments`: the environment's A/B tests (admin API).
+    case experiments
 }

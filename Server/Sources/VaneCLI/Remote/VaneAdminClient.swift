@@ -144,6 +144,41 @@ struct VaneAdminClient: Sendable {
         )
     }
 
+    // MARK: - Experiments
+
+    /// `POST …/experiments` with a definition.
+    func createExperiment(project: String, environment: String, definition: Data) async throws(Failure) -> Reply {
+        try await send(
+            "POST",
+            Self.environmentPath(project: project, environment: environment, .experiments),
+            body: definition
+        )
+    }
+
+    /// `GET …/experiments`, optionally only those with a status.
+    func listExperiments(project: String, environment: String, status: String?) async throws(Failure) -> Reply {
+        try await send(
+            "GET",
+            Self.environmentPath(project: project, environment: environment, .experiments),
+            query: status.map { [URLQueryItem(name: "status", value: $0)] } ?? []
+        )
+    }
+
+    /// `GET …/experiments/{key}`, or `POST …/experiments/{key}/start` or `/stop` with an action.
+    func experiment(
+        project: String,
+        environment: String,
+        key: String,
+        action: String? = nil
+    ) async throws(Failure)
+        -> Reply
+    {
+        let path =
+            Self.environmentPath(project: project, environment: environment, .experiments) + "/"
+            + EnvironmentAddress.pathSegment(key) + (action.map { "/" + $0 } ?? "")
+        return try await send(action == nil ? "GET" : "POST", path)
+    }
+
     // MARK: - Keys
 
     /// `POST /v1/keys`: the new key's record, with its secret in `key`.

@@ -159,10 +159,12 @@ extension APIError {
     /// Maps a storage error to its HTTP answer.
     init(_ error: StorageError) {
         switch error {
-        case .projectExists, .environmentExists, .userExists: self = .alreadyExists(error.description)
-        case .projectNotFound, .environmentNotFound, .versionNotFound, .keyNotFound, .userNotFound:
+        case .projectExists, .environmentExists, .userExists, .experimentExists:
+            self = .alreadyExists(error.description)
+        case .projectNotFound, .environmentNotFound, .versionNotFound, .keyNotFound, .userNotFound, .experimentNotFound:
             self = .notFound(error.description)
-        case .versionConflict: self = .failedPrecondition(error.description)
+        case .versionConflict, .experimentStatus, .parameterInRunningExperiment:
+            self = .failedPrecondition(error.description)
         case .invalidPageToken: self = .invalidArgument(error.description)
         case .cannotOpen, .schemaTooNew: self = APIError(.serviceUnavailable, "UNAVAILABLE", error.description)
         case .busy: self = .storageBusy()

@@ -9,16 +9,6 @@ struct AdminRoutes {
 
     var administration: KeyAdministration { KeyAdministration(store: store, keys: keys, streamHub: streamHub) }
 
-    /// Ids: lower-case letters, digits and dashes, starting with a letter or digit.
-    static func isValidIdentifier(_ id: String) -> Bool {
-        guard let first = id.utf8.first, id.utf8.count <= 63 else { return false }
-        let allowed = { (byte: UInt8) in
-            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
-                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
-        }
-        return allowed(first) && id.utf8.allSatisfy { allowed($0) || $0 == UInt8(ascii: "-") }
-    }
-
     func register(on router: Router<VaneRequestContext>) {
         let v1 = router.group("v1")
         v1.post("projects", use: createProject)
@@ -35,7 +25,7 @@ struct AdminRoutes {
 
     func identifier(_ object: JSONObject, kind: String) throws(APIError) -> String {
         let id = try RequestReading.string(object, "id")
-        guard Self.isValidIdentifier(id) else {
+        guard Identifier.isValid(id) else {
             throw APIError.invalidArgument(
                 "\(kind) id \"\(id)\" must be 1-63 lower-case letters, digits or dashes, starting with a letter or digit",
                 details: [

@@ -23,13 +23,10 @@ struct TemplateRoutes {
     /// The environment, checked to exist.
     func existingEnvironment(_ context: VaneRequestContext) async throws -> EnvironmentKey {
         let environment = try RequestReading.environment(context)
-        guard try await store.environment(projectId: environment.projectId, id: environment.environmentId) != nil else {
-            if try await store.project(id: environment.projectId) == nil {
-                throw APIError(StorageError.projectNotFound(environment.projectId))
-            }
-            throw APIError(
-                StorageError.environmentNotFound(project: environment.projectId, environment: environment.environmentId)
-            )
+        do {
+            try await store.requireEnvironment(environment)
+        } catch let error as StorageError {
+            throw APIError(error)
         }
         return environment
     }

@@ -120,6 +120,14 @@ final class ConfigStore: Sendable {
         return environment
     }
 
+    /// Throws unless the environment exists, saying whether its project does.
+    /// - Throws: ``StorageError/projectNotFound(_:)``, ``StorageError/environmentNotFound(project:environment:)``.
+    func requireEnvironment(_ key: EnvironmentKey) async throws {
+        guard try await environment(projectId: key.projectId, id: key.environmentId) == nil else { return }
+        if try await project(id: key.projectId) == nil { throw StorageError.projectNotFound(key.projectId) }
+        throw StorageError.environmentNotFound(project: key.projectId, environment: key.environmentId)
+    }
+
     /// A project's environments, by id, with their current template versions.
     func environments(projectId: String) async throws -> [Environment] {
         try await engine.withSession { database in

@@ -148,6 +148,29 @@ enum Migrations {
                 """,
             ]
         ),
+        Migration(
+            version: 4,
+            description: "experiments",
+            statements: [
+                // The definition is the JSON the API reads and answers (ExperimentJSON), kept whole:
+                // it never changes after creation, only the status and its times do.
+                """
+                CREATE TABLE experiments (
+                    project_id TEXT NOT NULL,
+                    environment_id TEXT NOT NULL,
+                    experiment_key TEXT NOT NULL,
+                    definition TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    create_time BIGINT NOT NULL,
+                    creator TEXT NOT NULL,
+                    start_time BIGINT,
+                    start_version BIGINT,
+                    stop_time BIGINT,
+                    PRIMARY KEY (project_id, environment_id, experiment_key)
+                )
+                """
+            ]
+        ),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

@@ -24,6 +24,15 @@ enum StorageError: Error, Sendable, CustomStringConvertible, Equatable {
     case userExists(String)
     /// No such person.
     case userNotFound(String)
+    /// An experiment with this key already exists in the environment.
+    case experimentExists(String)
+    /// No such experiment in the environment.
+    case experimentNotFound(String)
+    /// The experiment's status does not allow the change (starting a running experiment,
+    /// stopping a draft).
+    case experimentStatus(key: String, status: String, action: String)
+    /// Another running experiment of the environment controls one of the parameters.
+    case parameterInRunningExperiment(parameter: String, experiment: String)
     /// SQLite's write lock stayed taken by another process past the busy timeout; nothing was
     /// written, and the same request can be sent again.
     case busy
@@ -57,6 +66,21 @@ enum StorageError: Error, Sendable, CustomStringConvertible, Equatable {
         case .invalidPageToken(let token):
             return "the page token \"\(token.prefix(64))\" is not one this server returned; "
                 + "start again without pageToken and pass the nextPageToken of each page"
+        case .experimentExists(let key):
+            return "an experiment \"\(key)\" already exists in this environment; choose another key"
+        case .experimentNotFound(let key):
+            return "no experiment \"\(key)\" in this environment; list them with GET …/experiments"
+        case .experimentStatus(let key, let status, let action):
+            switch (action, status) {
+            case ("start", "stopped"):
+                return
+                    "experiment \"\(key)\" is stopped and does not start again; create a new experiment to test again"
+            default:
+                return "experiment \"\(key)\" is \(status), so it cannot \(action)"
+            }
+        case .parameterInRunningExperiment(let parameter, let experiment):
+            return "parameter \"\(parameter)\" is already tested by running experiment \"\(experiment)\"; "
+                + "stop that experiment first, or test another parameter"
         case .busy:
             return "the database is busy (another process holds its write lock); nothing was written. "
                 + "Retry after \(Self.busyRetryAfterSeconds) s"

@@ -1,0 +1,100 @@
+import VaneCore
+
+/// What an experiment tests, as its creator wrote it: which parameters, which variants and how
+/// they split, what it measures and how the results are read. Immutable once created; only the
+/// experiment's status changes (``Experiment``).
+struct ExperimentDefinition: Sendable, Hashable {
+    /// The experiment's key: unique in its environment, 1-63 lower-case letters, digits or dashes.
+    var key: String
+    /// What the experiment is expected to show ("a green button raises checkout completion").
+    var hypothesis: String
+    /// The template parameters whose values the variants change.
+    var parameters: [String]
+    /// The variants, control included, in the order they were written.
+    var variants: [ExperimentVariant]
+    /// The name of the variant the others are compared with.
+    var controlVariant: String
+    /// The metric the experiment is decided on.
+    var primaryMetric: ExperimentMetric
+    /// Metrics that must not get worse (crashes, latency, unsubscribes).
+    var guardrailMetrics: [ExperimentMetric]
+    /// How results are read.
+    var method: ExperimentMethod
+
+    /// Every metric: the primary one first.
+    var metrics: [ExperimentMetric] { [primaryMetric] + guardrailMetrics }
+
+    /// The variant a unit that matches `condition` (nil: none of the variants' conditions) gets.
+    func variant(forCondition condition: String?) -> ExperimentVariant? {
+        variants.first { $0.condition == condition }
+    }
+}
+
+/// One arm of an experiment.
+struct ExperimentVariant: Sendable, Hashable {
+    /// What results and clients call it ("control", "green").
+    var name: String
+    /// The template condition that puts a unit in this variant (normally a `percent` condition
+    /// with the experiment's seed); nil for the variant of units that match none of the others'
+    /// conditions, which get the parameters' default values.
+    var condition: String?
+    /// Its share of the split, relative to the other variants' (50 and 50, or 1 and 1); the
+    /// sample-ratio check compares the exposures with it.
+    var weight: Double
+}
+
+/// Something the experiment measures, from the metric events apps track.
+struct ExperimentMetric: Sendable, Hashable {
+    /// How the events become a number per variant.
+    enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// The share of exposed units with at least one event.
+        case conversion
+        /// The mean per exposed unit of the events' summed values (units without events count 0).
+        case mean
+        /// The sum of the events' values over the sum of the denominator event's values.
+        case ratio
+    }
+
+    /// The name results use: unique within the experiment.
+    var name: String
+    /// The tracked event it reads (`client.track("checkout_completed", …)`).
+    var event: String
+    /// How it is computed.
+    var kind: Kind
+    /// For a ratio: the event whose values are the denominator.
+    var denominatorEvent: String?
+}
+
+/// How an experiment's results are read (docs/EXPERIMENTS.md, "Which to use").
+enum ExperimentMethod: String, Sendable, Hashable, CaseIterable {
+    /// Frequentist with always-valid (mSPRT) p-values and intervals: safe to look at daily.
+    case sequential
+    /// Bayesian: the chance to beat control and the expected loss.
+    case bayesian
+}
+
+/// Where an experiment is in its life.
+enum ExperimentStatus: String, Sendable, Hashable, CaseIterable {
+    /// Defined, not yet counting exposures.
+    case draft
+    /// Counting exposures and metric events.
+    case running
+    /// Finished: no more counting; results stay readable.
+    case stopped
+}
+
+/// A stored experiment: its definition, where it lives and where it stands.
+struct Experiment: Sendable, Hashable {
+    var environment: EnvironmentKey
+    var definition: ExperimentDefinition
+    var status: ExperimentStatus
+    var createTime: Int64
+    /// Who created it (the audit log's name for the person or key).
+    var creator: String
+    var startTime: Int64?
+    /// The live template version when it started.
+    var startVersion: Int64?
+    var stopTime: Int64?
+
+    var key: String { definition.key }
+}

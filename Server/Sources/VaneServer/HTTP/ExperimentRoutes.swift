@@ -1,0 +1,147 @@
+import Hummingbird
+import VaneCore
+
+/// An environment's experiments: create, list, read, start and stop (docs/EXPERIMENTS.md).
+///
+/// Reading needs what reading history needs (an admin key or any person); changing needs what
+/// publishing the environment needs (an admin key, an admin, or an editor granted the
+/// environment). Every change is audited.
+struct ExperimentRoutes {
+    let store: ConfigStore
+    let experiments: ExperimentStore
+
+    func register(on group: RouterGroup<VaneRequestContext>) {
+        group.post("experiments", use: create)
+        group.get("experiments", use: list)
+        group.get("experiments/:experiment", use: get)
+        group.post("experiments/:experiment/start", use: start)
+        group.post("experiments/:experiment/stop", use: stop)
+    }
+
+    @Sendable func create(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        let environment = try RequestReading.environment(context)
+        try principal.require(.publish(environment))
+        let live = try await liveTemplate(environment)
+        let body = try await RequestReading.object(request)
+        let definition: ExperimentDefinition
+        switch ExperimentDefinitionReader.read(body) {
+        case .success(let read): definition = read
+        case .failure(let error):
+            throw APIError.invalidArgument(Self.summary(error.issues), details: error.issues)
+        }
+        let issues = ExperimentTemplateCheck.issues(definition, against: live.template, version: live.version)
+        guard issues.isEmpty else { throw APIError.invalidArgument(Self.summary(issues), details: issues) }
+        do {
+            let experiment = try await experiments.create(definition, in: environment, actor: principal.actor)
+            return JSONResponse.make(ExperimentJSON.experiment(experiment), status: .created)
+        } catch let error as StorageError {
+            throw APIError(error)
+        }
+    }
+
+    @Sendable func list(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let environment = try RequestReading.environment(context)
+        try context.requirePrincipal().require(.readHistory(environment))
+        try await existing(environment)
+        var status: ExperimentStatus?
+        if let text = request.uri.queryParameters.get("status") {
+            guard let known = ExperimentStatus(rawValue: String(text)) else {
+                throw APIError.invalidArgument(
+                    "query parameter status must be draft, running or stopped, found \"\(text.prefix(64))\""
+                )
+            }
+            status = known
+        }
+        let found = try await experiments.experiments(environment, status: status)
+        return JSONResponse.make(["experiments": .array(found.map(ExperimentJSON.experiment))])
+    }
+
+    @Sendable func get(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let environment = try RequestReading.environment(context)
+        try context.requirePrincipal().require(.readHistory(environment))
+        try await existing(environment)
+        let key = context.parameters.get("experiment") ?? ""
+        guard let experiment = try await experiments.experiment(environment, key: key) else {
+            throw APIError(StorageError.experimentNotFound(key))
+        }
+        return JSONResponse.make(ExperimentJSON.experiment(experiment))
+    }
+
+    @Sendable func start(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        let environment = try RequestReading.environment(context)
+        try principal.require(.publish(environment))
+        let live = try await liveTemplate(environment)
+        let key = context.parameters.get("experiment") ?? ""
+        do {
+            // The template may have changed since the experiment was created: check it again.
+            if let experiment = try await experiments.experiment(environment, key: key), experiment.status == .draft {
+                let issues = ExperimentTemplateCheck.issues(
+                    experiment.definition,
+                    against: live.template,
+                    version: live.version
+                )
+                guard issues.isEmpty else {
+                    throw APIError(
+                        .preconditionFailed,
+                        "FAILED_PRECONDITION",
+                        "experiment \"\(key)\" cannot start on the live template: \(Self.summary(issues))",
+                        details: issues
+                    )
+                }
+            }
+            let started = try await experiments.start(
+                environment,
+                key: key,
+                liveVersion: live.version,
+                actor: principal.actor
+            )
+            return JSONResponse.make(ExperimentJSON.experiment(started))
+        } catch let error as StorageError {
+            throw APIError(error)
+        }
+    }
+
+    @Sendable func stop(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        let environment = try RequestReading.environment(context)
+        try principal.require(.publish(environment))
+        try await existing(environment)
+        let key = context.parameters.get("experiment") ?? ""
+        do {
+            return JSONResponse.make(
+                ExperimentJSON.experiment(try await experiments.stop(environment, key: key, actor: principal.actor))
+            )
+        } catch let error as StorageError {
+            throw APIError(error)
+        }
+    }
+
+    /// The environment, checked to exist (404 naming the project or the environment).
+    func existing(_ environment: EnvironmentKey) async throws {
+        do {
+            try await store.requireEnvironment(environment)
+        } catch let error as StorageError {
+            throw APIError(error)
+        }
+    }
+
+    /// The environment's live template and its version (0 and an empty template before the first
+    /// publish), the environment checked to exist.
+    func liveTemplate(_ environment: EnvironmentKey) async throws -> (template: ConfigTemplate, version: Int64) {
+        try await existing(environment)
+        let latest = try await store.latestVersion(
+            projectId: environment.projectId,
+            environmentId: environment.environmentId
+        )
+        return (latest?.template ?? ConfigTemplate(), latest?.number ?? 0)
+    }
+
+    /// "3 problems; the first: variants[1].condition: …".
+    static func summary(_ issues: [ValidationIssue]) -> String {
+        guard let first = issues.first else { return "the experiment is not valid" }
+        let count = issues.count == 1 ? "1 problem" : "\(issues.count) problems"
+        return "the experiment is not valid: \(count); the first: \(first.path): \(first.message)"
+    }
+}
