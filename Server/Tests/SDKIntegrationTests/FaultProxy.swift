@@ -179,8 +179,9 @@ private final class FaultProxyHandler: ChannelInboundHandler, Sendable {
                 // test): a closed channel gets nothing, and the write runs on the channel's loop,
                 // which drops it if the loop is gone instead of leaking the write's promise.
                 guard channel.isActive else { return }
+                let headers = responseHeaders
                 channel.eventLoop.execute {
-                    Self.write(status: response.status, headers: responseHeaders, body: response.body, to: channel)
+                    Self.write(status: response.status, headers: headers, body: response.body, to: channel)
                 }
             } catch {
                 channel.close(promise: nil)
