@@ -117,9 +117,15 @@ let package = Package(
             ],
             path: "Examples/ConfigService"
         ),
+        // The timing harness the benchmark executables share.
+        .target(
+            name: "BenchmarkHarness",
+            path: "Benchmarks/Harness"
+        ),
         .executableTarget(
             name: "vane-config-benchmark",
             dependencies: [
+                "BenchmarkHarness",
                 .product(name: "VaneConfiguration", package: "vane-server-sdk"),
                 .product(name: "VaneService", package: "vane-server-sdk"),
                 .product(name: "Vane", package: "vane"),
@@ -131,6 +137,7 @@ let package = Package(
         .executableTarget(
             name: "vane-benchmarks",
             dependencies: [
+                "BenchmarkHarness",
                 .product(name: "VaneCore", package: "vane"),
                 .product(name: "Vane", package: "vane"),
             ],

@@ -1,3 +1,4 @@
+import BenchmarkHarness
 import Configuration
 import Foundation
 import Vane

@@ -1,3 +1,4 @@
+import BenchmarkHarness
 import Foundation
 import Vane
 import VaneCore

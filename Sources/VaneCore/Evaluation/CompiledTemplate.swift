@@ -188,13 +188,7 @@ public final class CompiledTemplate: Sendable {
     ///   - context: The user's randomization id and attributes.
     ///   - now: The evaluation time for `dateTime` rules, unless the context pins `dateTime`.
     public func evaluate(_ context: EvaluationContext, at now: Date = Date()) -> EvaluationResult {
-        var state = EvaluationState(
-            context: context,
-            now: now,
-            conditionCount: conditions.count,
-            seedCount: seedPrefixes.count,
-            slotCount: attributeSlots.count
-        )
+        var state = evaluationState(context, now: now)
         var choices = [Int32](repeating: -1, count: parameters.count)
         conditionalStarts.withUnsafeBufferPointer { starts in
             conditionalConditions.withUnsafeBufferPointer { conditionals in
@@ -225,19 +219,24 @@ public final class CompiledTemplate: Sendable {
         let end = Int(conditionalStarts[parameter + 1])
         var choice: Int32 = -1
         if start < end {
-            var state = EvaluationState(
-                context: context,
-                now: now,
-                conditionCount: conditions.count,
-                seedCount: seedPrefixes.count,
-                slotCount: attributeSlots.count
-            )
+            var state = evaluationState(context, now: now)
             for position in start..<end where isTrue(condition: Int(conditionalConditions[position]), state: &state) {
                 choice = Int32(position - start)
                 break
             }
         }
         return parameters[parameter].outcome(choice: choice).value
+    }
+
+    /// A fresh evaluation of this template's conditions for one context.
+    private func evaluationState(_ context: EvaluationContext, now: Date) -> EvaluationState {
+        EvaluationState(
+            context: context,
+            now: now,
+            conditionCount: conditions.count,
+            seedCount: seedPrefixes.count,
+            slotCount: attributeSlots.count
+        )
     }
 
     private func isTrue(condition index: Int, state: inout EvaluationState) -> Bool {

@@ -1,27 +1,36 @@
 import Foundation
 
-/// A tiny benchmark harness: runs a body in rounds, reports the median time per operation.
+/// A tiny benchmark harness, shared by the benchmark executables: runs a body in rounds, reports
+/// the median time per operation.
 ///
 /// Medians of several rounds resist a noisy neighbour better than a mean; every figure is printed
 /// beside a baseline measured in the same run, so ratios stay meaningful when the machine is busy.
-struct Harness {
-    struct Measurement {
-        let name: String
-        let nanosecondsPerOperation: Double
+package struct Harness {
+    /// One body's median time per operation.
+    package struct Measurement {
+        package let name: String
+        package let nanosecondsPerOperation: Double
     }
 
-    var rounds = 15
+    /// How many timed rounds each body gets.
+    package var rounds: Int
     /// How long one timed round lasts at least, in nanoseconds.
-    var minimumRoundNanoseconds: UInt64 = 40_000_000
+    package var minimumRoundNanoseconds: UInt64
+
+    /// A harness: 15 rounds of at least 40 ms by default.
+    package init(rounds: Int = 15, minimumRoundNanoseconds: UInt64 = 40_000_000) {
+        self.rounds = rounds
+        self.minimumRoundNanoseconds = minimumRoundNanoseconds
+    }
 
     /// Measures `body`, which performs one operation per call.
-    func measure(_ name: String, _ body: () -> Void) -> Measurement {
+    package func measure(_ name: String, _ body: () -> Void) -> Measurement {
         withoutActuallyEscaping(body) { measureSideBySide([(name, $0)])[0] }
     }
 
     /// Measures several bodies in alternating rounds, so that a slower or busier stretch of time
     /// affects each of them alike and their ratios stay honest.
-    func measureSideBySide(_ bodies: [(name: String, body: () -> Void)]) -> [Measurement] {
+    package func measureSideBySide(_ bodies: [(name: String, body: () -> Void)]) -> [Measurement] {
         // Per body, a batch size that makes one round last long enough to time reliably.
         let batches = bodies.map { entry in
             var batch = 1
@@ -48,7 +57,7 @@ struct Harness {
 
 extension Harness {
     /// Nanoseconds a block takes, on the monotonic clock (available on every platform VaneCore supports).
-    static func time(_ block: () -> Void) -> UInt64 {
+    package static func time(_ block: () -> Void) -> UInt64 {
         let start = DispatchTime.now().uptimeNanoseconds
         block()
         return DispatchTime.now().uptimeNanoseconds - start
@@ -57,12 +66,12 @@ extension Harness {
 
 /// Keeps the optimiser from deleting work whose result is unused.
 @inline(never)
-func blackHole<T>(_ value: T) {
+package func blackHole<T>(_ value: T) {
     withExtendedLifetime(value) {}
 }
 
 /// Formats nanoseconds with a readable unit.
-func formatTime(_ nanoseconds: Double) -> String {
+package func formatTime(_ nanoseconds: Double) -> String {
     switch nanoseconds {
     case ..<1_000: return String(format: "%.1f ns", nanoseconds)
     case ..<1_000_000: return String(format: "%.2f µs", nanoseconds / 1_000)
