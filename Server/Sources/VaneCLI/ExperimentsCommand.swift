@@ -142,16 +142,7 @@ struct ExperimentsStartCommand: AsyncParsableCommand {
     var key: String
 
     func run() async throws {
-        let (reply, json) = try await remote.call { client in
-            let reply = try await client.experiment(
-                project: remote.resolvedProject,
-                environment: remote.resolvedEnvironment,
-                key: key,
-                action: "start"
-            )
-            return (reply, try reply.json(from: client.server))
-        }
-        if remote.json { return RemoteOutput.printJSON(reply) }
+        guard let json = try await ExperimentsCommand.change(key, "start", remote) else { return }
         let version = json.objectValue?["startVersion"]?.stringValue ?? "?"
         print("Started experiment \(key) in \(remote.scope) on template version \(version).")
     }
@@ -170,15 +161,28 @@ struct ExperimentsStopCommand: AsyncParsableCommand {
     var key: String
 
     func run() async throws {
-        let reply = try await remote.call { client in
-            try await client.experiment(
+        guard try await ExperimentsCommand.change(key, "stop", remote) != nil else { return }
+        print("Stopped experiment \(key) in \(remote.scope).")
+    }
+}
+
+extension ExperimentsCommand {
+    /// Starts or stops an experiment. With `--json` prints the reply and returns nil; else returns
+    /// the experiment for the command's summary.
+    static func change(_ key: String, _ action: String, _ remote: RemoteOptions) async throws -> JSONValue? {
+        let (reply, json) = try await remote.call { client in
+            let reply = try await client.experiment(
                 project: remote.resolvedProject,
                 environment: remote.resolvedEnvironment,
                 key: key,
-                action: "stop"
+                action: action
             )
+            return (reply, try reply.json(from: client.server))
         }
-        if remote.json { return RemoteOutput.printJSON(reply) }
-        print("Stopped experiment \(key) in \(remote.scope).")
+        if remote.json {
+            RemoteOutput.printJSON(reply)
+            return nil
+        }
+        return json
     }
 }

@@ -33,7 +33,7 @@ extension ConsoleRoutes {
     /// Every action the audit log records.
     static let auditActions = [
         "template.publish", "template.rollback", "key.create", "key.revoke", "project.create", "environment.create",
-        "user.create", "user.update", "user.password",
+        "user.create", "user.update", "user.password", "experiment.create", "experiment.start", "experiment.stop",
     ]
 
     @Sendable func audit(_ request: Request, context: VaneRequestContext) async throws -> Response {
