@@ -282,7 +282,14 @@ public final class VaneServerApplication: Sendable {
         TemplateRoutes(store: store, cache: cache, publisher: publisher).register(on: environment)
         FetchRoutes(cache: cache, limiter: limiter).register(on: environment)
         StreamRoutes(streams: streams).register(on: environment)
-        ExperimentRoutes(store: store, experiments: ExperimentStore(engine: store.engine)).register(on: environment)
+        let experiments = ExperimentStore(engine: store.engine)
+        ExperimentRoutes(store: store, experiments: experiments).register(on: environment)
+        EventRoutes(
+            store: store,
+            experiments: experiments,
+            events: ExperimentEventStore(engine: store.engine),
+            limiter: limiter
+        ).register(on: environment)
         return router
     }
 

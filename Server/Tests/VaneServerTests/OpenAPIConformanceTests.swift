@@ -100,6 +100,7 @@ import Yams
         case "createApiKey":
             body = ["name": "conformance", "role": "client", "project": "demo", "environment": "production"]
         case "fetchConfig": body = ["context": ["randomizationId": "user-1"]]
+        case "sendEvents": body = ["events": []]
         case "createExperiment":
             body = [
                 "key": "conformance", "parameters": ["banner_text"],

@@ -171,6 +171,36 @@ enum Migrations {
                 """
             ]
         ),
+        Migration(
+            version: 5,
+            description: "experiment events",
+            statements: [
+                // Raw exposures and metric events as apps sent them. The primary key makes a
+                // retried batch harmless: an id already stored is not stored again.
+                """
+                CREATE TABLE experiment_events (
+                    project_id TEXT NOT NULL,
+                    environment_id TEXT NOT NULL,
+                    event_id TEXT NOT NULL,
+                    event_type TEXT NOT NULL,
+                    unit_id TEXT NOT NULL,
+                    event_time BIGINT NOT NULL,
+                    receive_time BIGINT NOT NULL,
+                    experiment_key TEXT,
+                    variant TEXT,
+                    flag_key TEXT,
+                    template_version BIGINT,
+                    metric_name TEXT,
+                    metric_value DOUBLE PRECISION,
+                    properties TEXT,
+                    PRIMARY KEY (project_id, environment_id, event_id)
+                )
+                """,
+                """
+                CREATE INDEX experiment_events_by_unit ON experiment_events (project_id, environment_id, unit_id, event_time)
+                """,
+            ]
+        ),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

@@ -6,4 +6,6 @@ enum ServerLimits {
     static let maximumContextBytes = 64 << 10
     /// Any other admin body (project, key, rollback).
     static let maximumSmallBodyBytes = 64 << 10
+    /// A batch of experiment events: 1,000 events with properties fit.
+    static let maximumEventBatchBytes = 1 << 20
 }

@@ -1,0 +1,270 @@
+import VaneCore
+
+/// One event an app sends for experiments: an exposure (a unit saw a variant) or a metric event
+/// (a unit did something worth measuring). Each carries an id the app generated, so a batch
+/// sent twice is stored once.
+struct ExperimentEvent: Sendable, Hashable {
+    enum Kind: Sendable, Hashable {
+        /// The unit read an experiment's key and got `variant`.
+        case exposure(experiment: String, variant: String, flagKey: String?, templateVersion: Int64?)
+        /// The unit did `name`, worth `value` (1 when the app gave none).
+        case metric(name: String, value: Double, properties: JSONObject?)
+    }
+
+    /// The app's id for the event: what makes a retry harmless.
+    var id: String
+    /// The randomization id of the user or installation.
+    var unit: String
+    /// When it happened, by the app's clock (milliseconds since 1970).
+    var time: Int64
+    var kind: Kind
+
+    var typeName: String {
+        switch kind {
+        case .exposure: "exposure"
+        case .metric: "metric"
+        }
+    }
+}
+
+/// Reads a batch of events item by item: a bad event is reported with its JSON path and left out,
+/// the good ones are kept.
+///
+/// ```json
+/// {"events": [
+///   {"id": "9b1d…", "type": "exposure", "time": "2026-11-23T10:00:00Z", "unit": "user-1",
+///    "experiment": "checkout-button", "variant": "new-flow", "flagKey": "checkout_variant", "templateVersion": "3"},
+///   {"id": "5f0a…", "type": "metric", "time": "2026-11-23T10:02:13Z", "unit": "user-1",
+///    "name": "checkout_completed", "value": 39.9, "properties": {"currency": "EUR"}}
+/// ]}
+/// ```
+enum ExperimentEventReader {
+    /// Events per batch: an SDK sends 100 at a time; a backlog after a week offline comes in
+    /// several batches.
+    static let maximumEvents = 1_000
+    /// How far ahead of the server's clock an event's time may be (device clocks drift).
+    static let maximumClockSkewMilliseconds: Int64 = 5 * 60 * 1_000
+    /// How old an event may be: a device that was offline for a month still counts, older
+    /// events are refused (they would land in experiments long finished).
+    static let maximumAgeMilliseconds: Int64 = 30 * 24 * 3_600 * 1_000
+    /// Characters of an id and of a unit.
+    static let maximumIdCharacters = 100
+    static let maximumUnitCharacters = 256
+    /// Members of a metric event's properties.
+    static let maximumProperties = 20
+
+    /// A problem with one event.
+    struct Rejection: Sendable, Hashable {
+        var index: Int
+        var id: String?
+        var issue: ValidationIssue
+    }
+
+    /// The good events and a rejection for each bad one; nil with an issue when the body is not
+    /// a batch at all.
+    static func read(
+        _ body: JSONObject,
+        now: Int64
+    ) -> Result<(events: [(index: Int, event: ExperimentEvent)], rejected: [Rejection]), DocumentError> {
+        guard case .array(let items)? = body["events"] else {
+            return .failure(
+                DocumentError(issues: [
+                    ValidationIssue(
+                        .error,
+                        at: JSONPath.root.appending("events"),
+                        rule: "required",
+                        "required: an array of events"
+                    )
+                ])
+            )
+        }
+        guard items.count <= maximumEvents else {
+            return .failure(
+                DocumentError(issues: [
+                    ValidationIssue(
+                        .error,
+                        at: JSONPath.root.appending("events"),
+                        rule: "count",
+                        "\(items.count) events in one batch; send at most \(maximumEvents) per request"
+                    )
+                ])
+            )
+        }
+        var events: [(index: Int, event: ExperimentEvent)] = []
+        var rejected: [Rejection] = []
+        var seen: Set<String> = []
+        for (index, item) in items.enumerated() {
+            let path = JSONPath.root.appending("events").appending(index)
+            switch event(item, at: path, now: now) {
+            case .success(let event):
+                // The same id twice in one batch is one event, as it would be in two batches.
+                if seen.insert(event.id).inserted { events.append((index, event)) }
+            case .failure(let issue):
+                rejected.append(Rejection(index: index, id: item.objectValue?["id"]?.stringValue, issue: issue))
+            }
+        }
+        return .success((events, rejected))
+    }
+
+    static func event(_ value: JSONValue, at path: JSONPath, now: Int64) -> Result<ExperimentEvent, ValidationIssue> {
+        func problem(_ member: String?, _ rule: String, _ message: String) -> Result<ExperimentEvent, ValidationIssue> {
+            .failure(ValidationIssue(.error, at: member.map { path.appending($0) } ?? path, rule: rule, message))
+        }
+        guard case .object(let object) = value else {
+            return problem(nil, "type", "expected an event object, found \(value.kindDescription)")
+        }
+        guard case .string(let id)? = object["id"], isToken(id, maximum: maximumIdCharacters) else {
+            return problem(
+                "id",
+                "required",
+                "required: the event's id, 1-\(maximumIdCharacters) letters, digits, '-' or '_' (a UUID), unique per event"
+            )
+        }
+        guard case .string(let unit)? = object["unit"], !unit.isEmpty, unit.count <= maximumUnitCharacters else {
+            return problem(
+                "unit",
+                "required",
+                "required: the unit's randomization id, 1-\(maximumUnitCharacters) characters"
+            )
+        }
+        guard case .string(let timeText)? = object["time"], let time = Clock.milliseconds(rfc3339: timeText) else {
+            return problem(
+                "time",
+                "required",
+                "required: when it happened, an RFC 3339 time such as 2026-01-31T12:00:00Z"
+            )
+        }
+        if time > now + maximumClockSkewMilliseconds {
+            return problem(
+                "time",
+                "clock-skew",
+                "\(timeText) is more than \(maximumClockSkewMilliseconds / 60_000) minutes ahead of the server's clock; check the device's clock"
+            )
+        }
+        if time < now - maximumAgeMilliseconds {
+            return problem(
+                "time",
+                "too-old",
+                "\(timeText) is more than \(maximumAgeMilliseconds / 86_400_000) days old; events that old are not counted"
+            )
+        }
+        switch object["type"] {
+        case .string("exposure")?:
+            for member in object
+            where !["id", "type", "time", "unit", "experiment", "variant", "flagKey", "templateVersion"].contains(
+                member.key
+            ) {
+                return problem(member.key, "unknown-member", "unknown member of an exposure")
+            }
+            guard case .string(let experiment)? = object["experiment"], Identifier.isValid(experiment) else {
+                return problem("experiment", "required", "required: the experiment's key")
+            }
+            guard case .string(let variant)? = object["variant"], ExperimentDefinitionReader.isValidName(variant) else {
+                return problem("variant", "required", "required: the variant's name, as the fetch response gave it")
+            }
+            var flagKey: String?
+            switch object["flagKey"] {
+            case nil, .null?: break
+            case .string(let key)? where !key.isEmpty && key.utf8.count <= 256: flagKey = key
+            default: return problem("flagKey", "type", "expected the parameter key that was read")
+            }
+            var version: Int64?
+            switch object["templateVersion"] {
+            case nil, .null?: break
+            case .string(let text)?:
+                guard let number = Int64(text), number >= 0 else {
+                    return problem("templateVersion", "type", "expected a version number such as \"3\"")
+                }
+                version = number
+            case .number(let number)?:
+                guard let integer = number.intValue, integer >= 0 else {
+                    return problem("templateVersion", "type", "expected a version number such as \"3\"")
+                }
+                version = Int64(integer)
+            default: return problem("templateVersion", "type", "expected a version number such as \"3\"")
+            }
+            return .success(
+                ExperimentEvent(
+                    id: id,
+                    unit: unit,
+                    time: time,
+                    kind: .exposure(
+                        experiment: experiment,
+                        variant: variant,
+                        flagKey: flagKey,
+                        templateVersion: version
+                    )
+                )
+            )
+        case .string("metric")?:
+            for member in object
+            where !["id", "type", "time", "unit", "name", "value", "properties"].contains(member.key) {
+                return problem(member.key, "unknown-member", "unknown member of a metric event")
+            }
+            guard case .string(let name)? = object["name"], ExperimentDefinitionReader.isValidName(name) else {
+                return problem(
+                    "name",
+                    "required",
+                    "required: the event's name, 1-100 letters, digits, '_', '-', '.', ':' or '/' (as the experiment's metrics name it)"
+                )
+            }
+            var value = 1.0
+            switch object["value"] {
+            case nil, .null?: break
+            case .number(let number)? where number.value.isFinite && abs(number.value) <= 1e12: value = number.value
+            default:
+                return problem(
+                    "value",
+                    "type",
+                    "expected a finite number (an amount, a duration, a count) within ±10¹²"
+                )
+            }
+            var properties: JSONObject?
+            switch object["properties"] {
+            case nil, .null?: break
+            case .object(let members)?:
+                guard members.count <= maximumProperties else {
+                    return problem("properties", "count", "at most \(maximumProperties) properties")
+                }
+                for member in members {
+                    switch member.value {
+                    case .string(let text) where text.count <= 256: continue
+                    case .number, .bool: continue
+                    default:
+                        return .failure(
+                            ValidationIssue(
+                                .error,
+                                at: path.appending("properties").appending(member.key),
+                                rule: "type",
+                                "expected a string of at most 256 characters, a number or a Boolean"
+                            )
+                        )
+                    }
+                }
+                properties = members
+            default: return problem("properties", "type", "expected an object of strings, numbers and Booleans")
+            }
+            return .success(
+                ExperimentEvent(
+                    id: id,
+                    unit: unit,
+                    time: time,
+                    kind: .metric(name: name, value: value, properties: properties)
+                )
+            )
+        default:
+            return problem("type", "enum", "required: \"exposure\" or \"metric\"")
+        }
+    }
+
+    /// 1-`maximum` ASCII letters, digits, '-' and '_'.
+    static func isToken(_ text: String, maximum: Int) -> Bool {
+        guard !text.isEmpty, text.utf8.count <= maximum else { return false }
+        return text.utf8.allSatisfy { byte in
+            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+                || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-")
+                || byte == UInt8(ascii: "_")
+        }
+    }
+}

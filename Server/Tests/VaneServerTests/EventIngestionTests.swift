@@ -1,0 +1,166 @@
+import Foundation
+import HTTPTypes
+import Testing
+import VaneCore
+
+@testable import VaneServer
+
+/// `POST …/events` (issue #15): exposures and metric events stored once per id, bad events
+/// reported one by one while the good ones are kept, on both databases.
+@Suite(.timeLimit(.minutes(5))) struct EventIngestionTests {
+    static let path = TestServer.demoPath + "/events"
+
+    static func time(offsetSeconds: Double = 0) -> String {
+        Clock.rfc3339(milliseconds: Clock.nowMilliseconds() + Int64(offsetSeconds * 1_000))
+    }
+
+    static func exposure(_ id: String, unit: String = "user-1", variant: String = "new-flow") -> JSONValue {
+        [
+            "id": .string(id), "type": "exposure", "time": .string(time()), "unit": .string(unit),
+            "experiment": "checkout-button", "variant": .string(variant), "flagKey": "checkout_variant",
+            "templateVersion": "1",
+        ]
+    }
+
+    static func metric(_ id: String, unit: String = "user-1", value: Double = 39.9) -> JSONValue {
+        [
+            "id": .string(id), "type": "metric", "time": .string(time()), "unit": .string(unit),
+            "name": "checkout_completed", "value": .number(JSONNumber(value)), "properties": ["currency": "EUR"],
+        ]
+    }
+
+    /// Creates and starts the demo's checkout experiment.
+    static func startExperiment(_ server: TestServer) async throws {
+        let created = try await server.send(.post, ExperimentAPITests.path, json: ExperimentAPITests.checkout)
+        #expect(created.status == .created, "\(created.text)")
+        let started = try await server.send(.post, ExperimentAPITests.path + "/checkout-button/start")
+        #expect(started.status == .ok, "\(started.text)")
+    }
+
+    static func counts(_ server: TestServer, _ database: TestDatabase) async throws -> [String: Int] {
+        try await ExperimentEventStore(engine: server.application.store.engine).counts(
+            EnvironmentKey(projectId: "demo", environmentId: "production")
+        )
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func aBatchIsStoredOnceAndAReplayChangesNothing(database: TestDatabase) async throws {
+        try await TestServer.run(database) { server in
+            try await Self.startExperiment(server)
+            let client = try await server.createKey(role: "client")
+            let batch: JSONValue = [
+                "events": [
+                    Self.exposure("e1"), Self.metric("e2"), Self.exposure("e3", unit: "user-2", variant: "control"),
+                ]
+            ]
+            let first = try await server.send(.post, Self.path, key: client, json: batch)
+            #expect(first.status == .ok, "\(first.text)")
+            #expect(first.object?["accepted"] == 3)
+            #expect(first.object?["duplicates"] == 0)
+            #expect(first.object?["rejected"]?.arrayValue == [])
+
+            // The SDK retries after a timeout: the same ids again, plus one new event.
+            let replay: JSONValue = [
+                "events": [
+                    Self.exposure("e1"), Self.metric("e2"), Self.exposure("e3", unit: "user-2", variant: "control"),
+                    Self.metric("e4", unit: "user-2", value: 10),
+                ]
+            ]
+            let second = try await server.send(.post, Self.path, key: client, json: replay)
+            #expect(second.object?["accepted"] == 1)
+            #expect(second.object?["duplicates"] == 3)
+            #expect(try await Self.counts(server, database) == ["exposure": 2, "metric": 2])
+
+            // The same id twice in one batch is one event too.
+            let twice: JSONValue = ["events": [Self.metric("e5"), Self.metric("e5")]]
+            #expect(try await server.send(.post, Self.path, key: client, json: twice).object?["accepted"] == 1)
+            #expect(try await Self.counts(server, database) == ["exposure": 2, "metric": 3])
+        }
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func badEventsAreReportedByPathAndTheGoodOnesKept(database: TestDatabase) async throws {
+        try await TestServer.run(database) { server in
+            try await Self.startExperiment(server)
+            var future = Self.metric("future").objectValue ?? [:]
+            future["time"] = .string(Self.time(offsetSeconds: 3_600))
+            var old = Self.metric("old").objectValue ?? [:]
+            old["time"] = .string(Self.time(offsetSeconds: -40 * 86_400))
+            var badValue = Self.metric("nan").objectValue ?? [:]
+            badValue["value"] = "lots"
+            var badProperty = Self.metric("prop").objectValue ?? [:]
+            badProperty["properties"] = ["cart": ["items": 3]]
+            let batch: JSONValue = [
+                "events": [
+                    Self.metric("good-1"),
+                    .object(future),
+                    .object(old),
+                    .object(badValue),
+                    .object(badProperty),
+                    ["id": "no-type", "time": .string(Self.time()), "unit": "u"],
+                    Self.exposure("other-variant", variant: "purple"),
+                    ["id": "x y", "type": "metric", "time": .string(Self.time()), "unit": "u", "name": "n"],
+                    Self.exposure("good-2"),
+                    "not an event",
+                ]
+            ]
+            let reply = try await server.send(.post, Self.path, json: batch)
+            #expect(reply.status == .ok, "\(reply.text)")
+            #expect(reply.object?["accepted"] == 2)
+            let rejected = (reply.object?["rejected"]?.arrayValue ?? []).compactMap { item -> String? in
+                guard let object = item.objectValue else { return nil }
+                return "\(object["path"]?.stringValue ?? "?") \(object["rule"]?.stringValue ?? "?")"
+            }
+            #expect(
+                rejected == [
+                    "events[1].time clock-skew", "events[2].time too-old", "events[3].value type",
+                    "events[4].properties.cart type", "events[5].type enum", "events[6].variant unknown-variant",
+                    "events[7].id required", "events[9] type",
+                ],
+                "\(reply.text)"
+            )
+            #expect(try await Self.counts(server, database) == ["exposure": 1, "metric": 1])
+        }
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func exposuresCountOnlyForRunningExperiments(database: TestDatabase) async throws {
+        try await TestServer.run(database) { server in
+            let draft = try await server.send(.post, ExperimentAPITests.path, json: ExperimentAPITests.checkout)
+            #expect(draft.status == .created)
+            let reply = try await server.send(.post, Self.path, json: ["events": [Self.exposure("early")]])
+            let message = reply.object?["rejected"]?.arrayValue?.first?.objectValue?["message"]?.stringValue
+            #expect(
+                message
+                    == "experiment \"checkout-button\" is not running in demo/production; exposures count only while it runs"
+            )
+            #expect(reply.object?["accepted"] == 0)
+        }
+    }
+
+    @Test func batchesThatAreNotBatchesAreRefusedWhole() async throws {
+        try await TestServer.run(.sqlite) { server in
+            #expect(try await server.send(.post, Self.path, text: "[1, 2").status == .badRequest)
+            let noEvents = try await server.send(.post, Self.path, json: ["evnts": []])
+            #expect(noEvents.status == .badRequest)
+            #expect(noEvents.errorMessage == "required: an array of events")
+            let tooMany = JSONValue.object(["events": .array((0..<1_001).map { Self.metric("m\($0)") })])
+            let refused = try await server.send(.post, Self.path, json: tooMany)
+            #expect(refused.status == .badRequest)
+            #expect(refused.errorMessage == "1001 events in one batch; send at most 1000 per request")
+            let huge = "{\"events\": [\"" + String(repeating: "x", count: 1 << 20) + "\"]}"
+            #expect(try await server.send(.post, Self.path, text: huge).status == .contentTooLarge)
+            // A key of another environment may not send here.
+            let staging = try await server.send(
+                .post,
+                "/v1/projects/demo/environments",
+                json: ["id": "staging"]
+            )
+            #expect(staging.status == .created)
+            let stagingKey = try await server.createKey(role: "client", environment: "staging")
+            let other = try await server.send(.post, Self.path, key: stagingKey, json: ["events": []])
+            #expect(other.status == .forbidden)
+            #expect(try await Self.counts(server, .sqlite).isEmpty)
+        }
+    }
+}
