@@ -53,6 +53,12 @@ enum ExperimentEventReader {
     /// Members of a metric event's properties.
     static let maximumProperties = 20
 
+    /// One event read, or why it cannot be.
+    enum Outcome: Sendable {
+        case event(ExperimentEvent)
+        case problem(ValidationIssue)
+    }
+
     /// A problem with one event.
     struct Rejection: Sendable, Hashable {
         var index: Int
@@ -96,19 +102,19 @@ enum ExperimentEventReader {
         for (index, item) in items.enumerated() {
             let path = JSONPath.root.appending("events").appending(index)
             switch event(item, at: path, now: now) {
-            case .success(let event):
+            case .event(let event):
                 // The same id twice in one batch is one event, as it would be in two batches.
                 if seen.insert(event.id).inserted { events.append((index, event)) }
-            case .failure(let issue):
+            case .problem(let issue):
                 rejected.append(Rejection(index: index, id: item.objectValue?["id"]?.stringValue, issue: issue))
             }
         }
         return .success((events, rejected))
     }
 
-    static func event(_ value: JSONValue, at path: JSONPath, now: Int64) -> Result<ExperimentEvent, ValidationIssue> {
-        func problem(_ member: String?, _ rule: String, _ message: String) -> Result<ExperimentEvent, ValidationIssue> {
-            .failure(ValidationIssue(.error, at: member.map { path.appending($0) } ?? path, rule: rule, message))
+    static func event(_ value: JSONValue, at path: JSONPath, now: Int64) -> Outcome {
+        func problem(_ member: String?, _ rule: String, _ message: String) -> Outcome {
+            .problem(ValidationIssue(.error, at: member.map { path.appending($0) } ?? path, rule: rule, message))
         }
         guard case .object(let object) = value else {
             return problem(nil, "type", "expected an event object, found \(value.kindDescription)")
@@ -183,7 +189,7 @@ enum ExperimentEventReader {
                 version = Int64(integer)
             default: return problem("templateVersion", "type", "expected a version number such as \"3\"")
             }
-            return .success(
+            return .event(
                 ExperimentEvent(
                     id: id,
                     unit: unit,
@@ -231,7 +237,7 @@ enum ExperimentEventReader {
                     case .string(let text) where text.count <= 256: continue
                     case .number, .bool: continue
                     default:
-                        return .failure(
+                        return .problem(
                             ValidationIssue(
                                 .error,
                                 at: path.appending("properties").appending(member.key),
@@ -244,7 +250,7 @@ enum ExperimentEventReader {
                 properties = members
             default: return problem("properties", "type", "expected an object of strings, numbers and Booleans")
             }
-            return .success(
+            return .event(
                 ExperimentEvent(
                     id: id,
                     unit: unit,
