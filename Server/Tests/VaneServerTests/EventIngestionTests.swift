@@ -151,14 +151,14 @@ import VaneCore
             let huge = "{\"events\": [\"" + String(repeating: "x", count: 1 << 20) + "\"]}"
             #expect(try await server.send(.post, Self.path, text: huge).status == .contentTooLarge)
             // A key of another environment may not send here.
-            let staging = try await server.send(
+            let qa = try await server.send(
                 .post,
                 "/v1/projects/demo/environments",
-                json: ["id": "staging"]
+                json: ["id": "qa"]
             )
-            #expect(staging.status == .created)
-            let stagingKey = try await server.createKey(role: "client", environment: "staging")
-            let other = try await server.send(.post, Self.path, key: stagingKey, json: ["events": []])
+            #expect(qa.status == .created, "\(qa.text)")
+            let qaKey = try await server.createKey(role: "client", environment: "qa")
+            let other = try await server.send(.post, Self.path, key: qaKey, json: ["events": []])
             #expect(other.status == .forbidden)
             #expect(try await Self.counts(server, .sqlite).isEmpty)
         }
