@@ -263,6 +263,32 @@ enum ExperimentEventReader {
         }
     }
 
+    /// Why an exposure cannot count (its experiment is not running, or has no such variant); nil
+    /// for one that can, and for every metric event.
+    static func exposureProblem(_ event: ExperimentEvent, index: Int, running: [String: Experiment]) -> ValidationIssue?
+    {
+        guard case .exposure(let key, let variant, _, _) = event.kind else { return nil }
+        let path = JSONPath.root.appending("events").appending(index)
+        guard let experiment = running[key] else {
+            return ValidationIssue(
+                .error,
+                at: path.appending("experiment"),
+                rule: "not-running",
+                "experiment \"\(key)\" is not running in \(environment); exposures count only while it runs"
+            )
+        }
+        guard experiment.definition.variants.contains(where: { $0.name == variant }) else {
+            let names = experiment.definition.variants.map { "\"\($0.name)\"" }.joined(separator: ", ")
+            return ValidationIssue(
+                .error,
+                at: path.appending("variant"),
+                rule: "unknown-variant",
+                "experiment \"\(key)\" has no variant \"\(variant)\"; its variants: \(names)"
+            )
+        }
+        return nil
+    }
+
     /// 1-`maximum` ASCII letters, digits, '-' and '_'.
     static func isToken(_ text: String, maximum: Int) -> Bool {
         guard !text.isEmpty, text.utf8.count <= maximum else { return false }

@@ -49,43 +49,12 @@ struct EventRoutes {
             uniquingKeysWith: { first, _ in first }
         )
         for (index, event) in batch.events {
-            guard case .exposure(let key, let variant, _, _) = event.kind else {
+            if let issue = ExperimentEventReader.exposureProblem(event, index: index, running: running, in: environment)
+            {
+                rejected.append(ExperimentEventReader.Rejection(index: index, id: event.id, issue: issue))
+            } else {
                 kept.append(event)
-                continue
             }
-            let path = JSONPath.root.appending("events").appending(index)
-            guard let experiment = running[key] else {
-                rejected.append(
-                    ExperimentEventReader.Rejection(
-                        index: index,
-                        id: event.id,
-                        issue: ValidationIssue(
-                            .error,
-                            at: path.appending("experiment"),
-                            rule: "not-running",
-                            "experiment \"\(key)\" is not running in \(environment); exposures count only while it runs"
-                        )
-                    )
-                )
-                continue
-            }
-            guard experiment.definition.variants.contains(where: { $0.name == variant }) else {
-                let names = experiment.definition.variants.map { "\"\($0.name)\"" }.joined(separator: ", ")
-                rejected.append(
-                    ExperimentEventReader.Rejection(
-                        index: index,
-                        id: event.id,
-                        issue: ValidationIssue(
-                            .error,
-                            at: path.appending("variant"),
-                            rule: "unknown-variant",
-                            "experiment \"\(key)\" has no variant \"\(variant)\"; its variants: \(names)"
-                        )
-                    )
-                )
-                continue
-            }
-            kept.append(event)
         }
         let stored = try await events.insert(kept, in: environment, receivedAt: now)
         rejected.sort { $0.index < $1.index }
