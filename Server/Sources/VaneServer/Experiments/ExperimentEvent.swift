@@ -265,8 +265,12 @@ enum ExperimentEventReader {
 
     /// Why an exposure cannot count (its experiment is not running, or has no such variant); nil
     /// for one that can, and for every metric event.
-    static func exposureProblem(_ event: ExperimentEvent, index: Int, running: [String: Experiment]) -> ValidationIssue?
-    {
+    static func exposureProblem(
+        _ event: ExperimentEvent,
+        index: Int,
+        running: [String: Experiment],
+        in environment: EnvironmentKey
+    ) -> ValidationIssue? {
         guard case .exposure(let key, let variant, _, _) = event.kind else { return nil }
         let path = JSONPath.root.appending("events").appending(index)
         guard let experiment = running[key] else {
