@@ -156,4 +156,15 @@ import Yams
             }
         }
     }
+
+    /// The audit log's documented actions are exactly those the server records.
+    @Test func theDocumentedAuditActionsAreTheRecordedOnes() throws {
+        let spec = try Self.spec()
+        let schemas = (spec["components"] as? [String: Any])?["schemas"] as? [String: Any]
+        let entry = schemas?["AuditEntry"] as? [String: Any]
+        let action = (entry?["properties"] as? [String: Any])?["action"] as? [String: Any]
+        let documented = try #require(action?["enum"] as? [String], "AuditEntry.action has no enum")
+        #expect(Set(documented) == Set(AuditAction.allCases.map(\.rawValue)))
+    }
+
 }

@@ -31,10 +31,7 @@ extension ConsoleRoutes {
     }
 
     /// Every action the audit log records.
-    static let auditActions = [
-        "template.publish", "template.rollback", "key.create", "key.revoke", "project.create", "environment.create",
-        "user.create", "user.update", "user.password", "experiment.create", "experiment.start", "experiment.stop",
-    ]
+    static let auditActions = AuditAction.allCases.map(\.rawValue)
 
     @Sendable func audit(_ request: Request, context: VaneRequestContext) async throws -> Response {
         let (user, _, principal) = try requireUser(request, context)

@@ -60,7 +60,7 @@ final class AccountStore: Sendable {
                 try await ConfigStore.insertAudit(
                     database,
                     actor: actor,
-                    action: "user.create",
+                    action: .userCreate,
                     projectId: nil,
                     environmentId: nil,
                     summary: "created \(role.rawValue) account \(user.email) (\(user.id))",
@@ -141,7 +141,7 @@ final class AccountStore: Sendable {
             try await ConfigStore.insertAudit(
                 database,
                 actor: actor,
-                action: "user.update",
+                action: .userUpdate,
                 projectId: nil,
                 environmentId: nil,
                 summary: "changed \(user.email): \(changes.joined(separator: "; "))",
@@ -181,7 +181,7 @@ final class AccountStore: Sendable {
             try await ConfigStore.insertAudit(
                 database,
                 actor: actor,
-                action: "user.password",
+                action: .userPassword,
                 projectId: nil,
                 environmentId: nil,
                 summary: actor.userId == userId

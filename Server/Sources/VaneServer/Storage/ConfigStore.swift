@@ -55,7 +55,7 @@ final class ConfigStore: Sendable {
                 try await Self.insertAudit(
                     database,
                     actor: actor,
-                    action: "project.create",
+                    action: .projectCreate,
                     projectId: id,
                     environmentId: nil,
                     summary: "created project \(id)",
@@ -107,7 +107,7 @@ final class ConfigStore: Sendable {
                 try await Self.insertAudit(
                     database,
                     actor: actor,
-                    action: "environment.create",
+                    action: .environmentCreate,
                     projectId: projectId,
                     environmentId: id,
                     summary: "created environment \(projectId)/\(id)",
@@ -374,7 +374,7 @@ final class ConfigStore: Sendable {
             try await Self.insertAudit(
                 database,
                 actor: actor,
-                action: rollbackSource == nil ? "template.publish" : "template.rollback",
+                action: rollbackSource == nil ? .templatePublish : .templateRollback,
                 projectId: projectId,
                 environmentId: environmentId,
                 summary: rollbackSource.map { "rolled back to version \($0) as version \(number)" }
@@ -439,7 +439,7 @@ final class ConfigStore: Sendable {
             try await Self.insertAudit(
                 database,
                 actor: actor,
-                action: "key.create",
+                action: .keyCreate,
                 projectId: projectId,
                 environmentId: environmentId,
                 summary: "created \(role.rawValue) key \(name) (\(key.id))",
@@ -484,7 +484,7 @@ final class ConfigStore: Sendable {
             try await Self.insertAudit(
                 database,
                 actor: actor,
-                action: "key.revoke",
+                action: .keyRevoke,
                 projectId: key.projectId,
                 environmentId: key.environmentId,
                 summary: "revoked \(key.role.rawValue) key \(key.name) (\(id))",
@@ -578,7 +578,7 @@ final class ConfigStore: Sendable {
     static func insertAudit(
         _ database: any SQLDatabase,
         actor: Actor,
-        action: String,
+        action: AuditAction,
         projectId: String?,
         environmentId: String?,
         summary: String,
@@ -589,7 +589,7 @@ final class ConfigStore: Sendable {
             """
             INSERT INTO audit_log (id, time, sequence, actor_key_id, actor_user_id, actor_name, action, project_id, environment_id, summary, details) \
             VALUES (\(bind: UUID().uuidString.lowercased()), \(bind: now), \(bind: AuditSequence.next(now: now)), \(bind: actor.keyId), \
-            \(bind: actor.userId), \(bind: actor.name), \(bind: action), \(bind: projectId), \(bind: environmentId), \(bind: summary), \
+            \(bind: actor.userId), \(bind: actor.name), \(bind: action.rawValue), \(bind: projectId), \(bind: environmentId), \(bind: summary), \
             \(bind: details.serialized(.compact)))
             """
         ).run()

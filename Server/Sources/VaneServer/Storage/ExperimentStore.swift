@@ -56,7 +56,7 @@ final class ExperimentStore: Sendable {
                 try await ConfigStore.insertAudit(
                     database,
                     actor: actor,
-                    action: "experiment.create",
+                    action: .experimentCreate,
                     projectId: environment.projectId,
                     environmentId: environment.environmentId,
                     summary: "created experiment \(definition.key)",
@@ -167,7 +167,7 @@ final class ExperimentStore: Sendable {
             try await ConfigStore.insertAudit(
                 database,
                 actor: actor,
-                action: "experiment.\(action)",
+                action: action == "start" ? .experimentStart : .experimentStop,
                 projectId: environment.projectId,
                 environmentId: environment.environmentId,
                 summary: action == "start" ? "started experiment \(key)" : "stopped experiment \(key)",
