@@ -183,3 +183,15 @@ extension AccessDenied: HTTPResponseError {
         try APIError(self).response(from: request, context: context)
     }
 }
+
+/// A storage failure thrown from a handler answers as the ``APIError`` it maps to (404 for a
+/// missing project, 409 for a taken id, 503 for a busy database …), so routes need not wrap it.
+extension StorageError: HTTPResponseError {
+    /// The mapped status.
+    var status: HTTPResponse.Status { APIError(self).status }
+
+    /// The error envelope.
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        try APIError(self).response(from: request, context: context)
+    }
+}

@@ -26,11 +26,7 @@ struct EventRoutes {
         {
             throw APIError.rateLimited(refusal)
         }
-        do {
-            try await store.requireEnvironment(environment)
-        } catch let error as StorageError {
-            throw APIError(error)
-        }
+        try await store.requireEnvironment(environment)
         let body = try await RequestReading.object(request, limit: ServerLimits.maximumEventBatchBytes)
         let now = Clock.nowMilliseconds()
         let batch: (events: [(index: Int, event: ExperimentEvent)], rejected: [ExperimentEventReader.Rejection])

@@ -32,18 +32,14 @@ struct ExperimentRoutes {
         }
         let issues = ExperimentTemplateCheck.issues(definition, against: live.template, version: live.version)
         guard issues.isEmpty else { throw APIError.invalidArgument(Self.summary(issues), details: issues) }
-        do {
-            let experiment = try await experiments.create(definition, in: environment, actor: principal.actor)
-            return JSONResponse.make(ExperimentJSON.experiment(experiment), status: .created)
-        } catch let error as StorageError {
-            throw APIError(error)
-        }
+        let experiment = try await experiments.create(definition, in: environment, actor: principal.actor)
+        return JSONResponse.make(ExperimentJSON.experiment(experiment), status: .created)
     }
 
     @Sendable func list(_ request: Request, context: VaneRequestContext) async throws -> Response {
         let environment = try RequestReading.environment(context)
         try context.requirePrincipal().require(.readHistory(environment))
-        try await existing(environment)
+        try await store.requireEnvironment(environment)
         var status: ExperimentStatus?
         if let text = request.uri.queryParameters.get("status") {
             guard let known = ExperimentStatus(rawValue: String(text)) else {
@@ -60,7 +56,7 @@ struct ExperimentRoutes {
     @Sendable func get(_ request: Request, context: VaneRequestContext) async throws -> Response {
         let environment = try RequestReading.environment(context)
         try context.requirePrincipal().require(.readHistory(environment))
-        try await existing(environment)
+        try await store.requireEnvironment(environment)
         let key = context.parameters.get("experiment") ?? ""
         guard let experiment = try await experiments.experiment(environment, key: key) else {
             throw APIError(StorageError.experimentNotFound(key))
@@ -74,63 +70,46 @@ struct ExperimentRoutes {
         try principal.require(.publish(environment))
         let live = try await liveTemplate(environment)
         let key = context.parameters.get("experiment") ?? ""
-        do {
-            // The template may have changed since the experiment was created: check it again.
-            if let experiment = try await experiments.experiment(environment, key: key), experiment.status == .draft {
-                let issues = ExperimentTemplateCheck.issues(
-                    experiment.definition,
-                    against: live.template,
-                    version: live.version
-                )
-                guard issues.isEmpty else {
-                    throw APIError(
-                        .preconditionFailed,
-                        "FAILED_PRECONDITION",
-                        "experiment \"\(key)\" cannot start on the live template: \(Self.summary(issues))",
-                        details: issues
-                    )
-                }
-            }
-            let started = try await experiments.start(
-                environment,
-                key: key,
-                liveVersion: live.version,
-                actor: principal.actor
+        // The template may have changed since the experiment was created: check it again.
+        if let experiment = try await experiments.experiment(environment, key: key), experiment.status == .draft {
+            let issues = ExperimentTemplateCheck.issues(
+                experiment.definition,
+                against: live.template,
+                version: live.version
             )
-            return JSONResponse.make(ExperimentJSON.experiment(started))
-        } catch let error as StorageError {
-            throw APIError(error)
+            guard issues.isEmpty else {
+                throw APIError(
+                    .preconditionFailed,
+                    "FAILED_PRECONDITION",
+                    "experiment \"\(key)\" cannot start on the live template: \(Self.summary(issues))",
+                    details: issues
+                )
+            }
         }
+        let started = try await experiments.start(
+            environment,
+            key: key,
+            liveVersion: live.version,
+            actor: principal.actor
+        )
+        return JSONResponse.make(ExperimentJSON.experiment(started))
     }
 
     @Sendable func stop(_ request: Request, context: VaneRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
         let environment = try RequestReading.environment(context)
         try principal.require(.publish(environment))
-        try await existing(environment)
+        try await store.requireEnvironment(environment)
         let key = context.parameters.get("experiment") ?? ""
-        do {
-            return JSONResponse.make(
-                ExperimentJSON.experiment(try await experiments.stop(environment, key: key, actor: principal.actor))
-            )
-        } catch let error as StorageError {
-            throw APIError(error)
-        }
-    }
-
-    /// The environment, checked to exist (404 naming the project or the environment).
-    func existing(_ environment: EnvironmentKey) async throws {
-        do {
-            try await store.requireEnvironment(environment)
-        } catch let error as StorageError {
-            throw APIError(error)
-        }
+        return JSONResponse.make(
+            ExperimentJSON.experiment(try await experiments.stop(environment, key: key, actor: principal.actor))
+        )
     }
 
     /// The environment's live template and its version (0 and an empty template before the first
     /// publish), the environment checked to exist.
     func liveTemplate(_ environment: EnvironmentKey) async throws -> (template: ConfigTemplate, version: Int64) {
-        try await existing(environment)
+        try await store.requireEnvironment(environment)
         let latest = try await store.latestVersion(
             projectId: environment.projectId,
             environmentId: environment.environmentId

@@ -23,11 +23,7 @@ struct TemplateRoutes {
     /// The environment, checked to exist.
     func existingEnvironment(_ context: VaneRequestContext) async throws -> EnvironmentKey {
         let environment = try RequestReading.environment(context)
-        do {
-            try await store.requireEnvironment(environment)
-        } catch let error as StorageError {
-            throw APIError(error)
-        }
+        try await store.requireEnvironment(environment)
         return environment
     }
 
