@@ -155,18 +155,44 @@ package final class ServeProcess: @unchecked Sendable {
     }
 
     /// SIGTERM, then waits up to `timeout` seconds; SIGKILL if it is still running. Returns the exit status.
+    ///
+    /// Waits with `waitpid` itself rather than `Process.isRunning`/`waitUntilExit()`: Foundation
+    /// notices a child's exit on a thread of its own, and with every thread of a 2-core machine
+    /// busy in tests it sometimes never did, so a stop spun forever beside an exited child.
     @discardableResult
     package func stop(timeout: TimeInterval = 15) -> Int32 {
+        stopLock.lock()
+        defer { stopLock.unlock() }
+        if let stoppedStatus { return stoppedStatus }
         guard process.isRunning else { return process.terminationStatus }
-        process.terminate()
+        let pid = process.processIdentifier
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+        var reaped = waitpid(pid, &status, WNOHANG)
+        while reaped == 0 && Date() < deadline {
+            usleep(50_000)
+            reaped = waitpid(pid, &status, WNOHANG)
         }
-        return process.terminationStatus
+        if reaped == 0 {
+            kill(pid, SIGKILL)
+            reaped = waitpid(pid, &status, 0)
+        }
+        // -1 (ECHILD): Foundation reaped it first and knows the status.
+        let result = reaped == pid ? Self.exitStatus(status) : process.terminationStatus
+        stoppedStatus = result
+        return result
     }
+
+    /// What `Process.terminationStatus` reports for a `waitpid` status: the exit code, or the
+    /// signal that ended the process.
+    static func exitStatus(_ status: Int32) -> Int32 {
+        let signal = status & 0x7f
+        return signal == 0 ? (status >> 8) & 0xff : signal
+    }
+
+    private let stopLock = NSLock()
+    private nonisolated(unsafe) var stoppedStatus: Int32?
 
     deinit {
         // Bounded like stop(): a server whose graceful shutdown waits on an open connection must
