@@ -52,6 +52,7 @@ let package = Package(
         .target(
             name: "VaneServer",
             dependencies: [
+                "ExperimentStatistics",
                 .product(name: "VaneCore", package: "vane"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

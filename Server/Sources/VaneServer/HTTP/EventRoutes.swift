@@ -40,10 +40,8 @@ struct EventRoutes {
         }
         var rejected = batch.rejected
         var kept: [ExperimentEvent] = []
-        let running = Dictionary(
-            try await experiments.experiments(environment, status: .running).map { ($0.key, $0) },
-            uniquingKeysWith: { first, _ in first }
-        )
+        let runningList = try await experiments.experiments(environment, status: .running)
+        let running = Dictionary(runningList.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         for (index, event) in batch.events {
             if let issue = ExperimentEventReader.exposureProblem(event, index: index, running: running, in: environment)
             {
@@ -52,7 +50,7 @@ struct EventRoutes {
                 kept.append(event)
             }
         }
-        let stored = try await events.insert(kept, in: environment, receivedAt: now)
+        let stored = try await events.insert(kept, in: environment, running: runningList, receivedAt: now)
         rejected.sort { $0.index < $1.index }
         return JSONResponse.make([
             "accepted": .number(JSONNumber(stored.count)),

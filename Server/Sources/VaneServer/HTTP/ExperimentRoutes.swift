@@ -14,6 +14,7 @@ struct ExperimentRoutes {
         group.post("experiments", use: create)
         group.get("experiments", use: list)
         group.get("experiments/:experiment", use: get)
+        group.get("experiments/:experiment/results", use: results)
         group.post("experiments/:experiment/start", use: start)
         group.post("experiments/:experiment/stop", use: stop)
     }
@@ -62,6 +63,18 @@ struct ExperimentRoutes {
             throw APIError(StorageError.experimentNotFound(key))
         }
         return JSONResponse.make(ExperimentJSON.experiment(experiment))
+    }
+
+    /// The health checks and statistics, from the sums kept as events arrive.
+    @Sendable func results(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let environment = try RequestReading.environment(context)
+        try context.requirePrincipal().require(.readHistory(environment))
+        try await store.requireEnvironment(environment)
+        let key = context.parameters.get("experiment") ?? ""
+        guard let (experiment, tally) = try await experiments.experimentWithTally(environment, key: key) else {
+            throw StorageError.experimentNotFound(key)
+        }
+        return JSONResponse.make(.object(ExperimentResultsJSON.results(experiment, tally: tally)))
     }
 
     @Sendable func start(_ request: Request, context: VaneRequestContext) async throws -> Response {

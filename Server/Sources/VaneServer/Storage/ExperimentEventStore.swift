@@ -10,11 +10,13 @@ final class ExperimentEventStore: Sendable {
         self.engine = engine
     }
 
-    /// Stores the events whose ids are new, in one transaction (all or none).
+    /// Stores the events whose ids are new and counts them in the sums of the `running`
+    /// experiments they concern, in one transaction (all or none).
     /// - Returns: The ids stored now; the others were stored before.
     func insert(
         _ events: [ExperimentEvent],
         in environment: EnvironmentKey,
+        running: [Experiment],
         receivedAt: Int64
     ) async throws -> Set<String> {
         guard !events.isEmpty else { return [] }
@@ -39,6 +41,7 @@ final class ExperimentEventStore: Sendable {
             ]
             return "(\(binds: values))"
         }
+        let kind = engine.kind
         return try await engine.transaction { database in
             let inserted = try await database.raw(
                 """
@@ -48,7 +51,12 @@ final class ExperimentEventStore: Sendable {
                 ON CONFLICT (project_id, environment_id, event_id) DO NOTHING RETURNING event_id
                 """
             ).all(decodingColumn: "event_id", as: String.self)
-            return Set(inserted)
+            let stored = Set(inserted)
+            // Only what is new counts: an id seen twice in the batch counts once.
+            var counted: Set<String> = []
+            let new = events.filter { stored.contains($0.id) && counted.insert($0.id).inserted }
+            try await ExperimentTallyStore.apply(new, to: running, in: environment, database: database, kind: kind)
+            return stored
         }
     }
 

@@ -95,6 +95,16 @@ final class ExperimentStore: Sendable {
         }
     }
 
+    /// One experiment with its sums, read in one transaction so they agree.
+    func experimentWithTally(_ environment: EnvironmentKey, key: String) async throws -> (Experiment, ExperimentTally)?
+    {
+        try await engine.transaction { database in
+            guard let row = try await Self.row(database, environment, key: key) else { return nil }
+            let experiment = try Self.experiment(row, environment: environment)
+            return (experiment, try await ExperimentTallyStore.tally(environment, experiment: key, database: database))
+        }
+    }
+
     /// Starts a draft: from now on its exposures and events count.
     /// - Parameter liveVersion: The template version it starts on (checked by the caller with
     ///   ``ExperimentTemplateCheck``).

@@ -201,6 +201,39 @@ enum Migrations {
                 """,
             ]
         ),
+        Migration(
+            version: 6,
+            description: "experiment aggregates",
+            statements: [
+                // Each running experiment's sums (ExperimentTally as JSON), one row per
+                // experiment: results read this row, never the events.
+                """
+                CREATE TABLE experiment_tallies (
+                    project_id TEXT NOT NULL,
+                    environment_id TEXT NOT NULL,
+                    experiment_key TEXT NOT NULL,
+                    tally TEXT NOT NULL,
+                    update_time BIGINT NOT NULL,
+                    PRIMARY KEY (project_id, environment_id, experiment_key)
+                )
+                """,
+                // What each exposed unit contributes (ExperimentUnit), so a new event replaces
+                // the unit's old contribution without reading its other events.
+                """
+                CREATE TABLE experiment_units (
+                    project_id TEXT NOT NULL,
+                    environment_id TEXT NOT NULL,
+                    experiment_key TEXT NOT NULL,
+                    unit_id TEXT NOT NULL,
+                    variant TEXT NOT NULL,
+                    first_exposure BIGINT NOT NULL,
+                    several_variants BIGINT NOT NULL,
+                    totals TEXT NOT NULL,
+                    PRIMARY KEY (project_id, environment_id, experiment_key, unit_id)
+                )
+                """,
+            ]
+        ),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

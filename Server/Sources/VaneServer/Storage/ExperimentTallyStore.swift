@@ -1,0 +1,233 @@
+import Foundation
+import SQLKit
+import VaneCore
+
+/// Keeps each running experiment's sums (``ExperimentTally``) and per-unit state
+/// (``ExperimentUnit``) up to date as events arrive, inside the transaction that stores the
+/// events: results then cost the same for a thousand events or a hundred million.
+///
+/// A batch costs a few statements per experiment it touches, whatever its size: lock and read
+/// the tally, read the units it names, replay the stored events of newly exposed units, write the
+/// changed units and the tally. Batches that touch one experiment take turns on its tally row
+/// (`FOR UPDATE` on PostgreSQL; `BEGIN IMMEDIATE` serializes SQLite writers).
+enum ExperimentTallyStore {
+    private static let encoder = JSONEncoder()
+    private static let decoder = JSONDecoder()
+
+    /// A stored tally or unit that no longer reads (written by another version of vane, or edited
+    /// in the database).
+    struct UnreadableState: Error, CustomStringConvertible {
+        var experiment: String
+        var what: String
+        var description: String {
+            "the stored \(what) of experiment \"\(experiment)\" cannot be read; "
+                + "it was written by another version of vane or changed in the database"
+        }
+    }
+
+    /// Applies newly stored events to the running experiments they concern.
+    static func apply(
+        _ events: [ExperimentEvent],
+        to running: [Experiment],
+        in environment: EnvironmentKey,
+        database: any SQLDatabase,
+        kind: DatabaseEngine.Kind
+    ) async throws {
+        // Sorted, so batches touching several experiments lock them in one order (no deadlock).
+        for experiment in running.sorted(by: { $0.key < $1.key }) {
+            let definition = experiment.definition
+            let names = ExperimentAggregation.eventNames(definition)
+            var exposures: [ExperimentAggregation.Exposure] = []
+            var metrics: [ExperimentAggregation.MetricEvent] = []
+            for event in events {
+                switch event.kind {
+                case .exposure(let key, let variant, _, _) where key == experiment.key:
+                    exposures.append(.init(unit: event.unit, variant: variant, time: event.time))
+                case .metric(let name, let value, _) where names.contains(name):
+                    metrics.append(.init(unit: event.unit, name: name, time: event.time, value: value))
+                default:
+                    break
+                }
+            }
+            guard !exposures.isEmpty || !metrics.isEmpty else { continue }
+            let scope = Scope(environment: environment, experiment: experiment.key)
+            var tally = try await lockTally(scope, database: database, kind: kind)
+            let unitKeys = Set(exposures.map(\.unit)).union(metrics.map(\.unit))
+            var units = try await readUnits(Array(unitKeys), scope: scope, database: database)
+            let replay = ExperimentAggregation.unitsToReplay(units, exposures: exposures)
+            let replayed = try await storedMetricEvents(
+                of: Array(replay),
+                names: names,
+                in: environment,
+                database: database
+            )
+            let changed = ExperimentAggregation.apply(
+                definition,
+                tally: &tally,
+                units: &units,
+                exposures: exposures,
+                metrics: metrics,
+                replayed: replayed
+            )
+            guard !changed.isEmpty else { continue }
+            try await writeUnits(
+                changed.sorted().compactMap { key in units[key].map { (key, $0) } },
+                scope: scope,
+                database: database
+            )
+            try await database.raw(
+                """
+                UPDATE experiment_tallies SET tally = \(bind: try text(tally)), update_time = \(bind: Clock.nowMilliseconds()) \
+                WHERE \(scope.condition)
+                """
+            ).run()
+        }
+    }
+
+    /// An experiment's tally; an empty one when no event has counted yet.
+    static func tally(
+        _ environment: EnvironmentKey,
+        experiment: String,
+        database: any SQLDatabase
+    ) async throws
+        -> ExperimentTally
+    {
+        let scope = Scope(environment: environment, experiment: experiment)
+        guard
+            let row = try await database.raw("SELECT tally FROM experiment_tallies WHERE \(scope.condition)").first()
+        else { return ExperimentTally() }
+        return try decode(ExperimentTally.self, try row.decode(column: "tally", as: String.self), scope, "sums")
+    }
+
+    /// Where an experiment's rows are.
+    private struct Scope {
+        var environment: EnvironmentKey
+        var experiment: String
+
+        var condition: SQLQueryString {
+            "project_id = \(bind: environment.projectId) AND environment_id = \(bind: environment.environmentId) AND experiment_key = \(bind: experiment)"
+        }
+    }
+
+    private static func lockTally(
+        _ scope: Scope,
+        database: any SQLDatabase,
+        kind: DatabaseEngine.Kind
+    ) async throws
+        -> ExperimentTally
+    {
+        let lock: SQLQueryString = kind == .postgres ? " FOR UPDATE" : ""
+        let select: SQLQueryString = "SELECT tally FROM experiment_tallies WHERE \(scope.condition)\(lock)"
+        if let row = try await database.raw(select).first() {
+            return try decode(ExperimentTally.self, try row.decode(column: "tally", as: String.self), scope, "sums")
+        }
+        // The first events of the experiment: another node may be inserting the same row.
+        try await database.raw(
+            """
+            INSERT INTO experiment_tallies (project_id, environment_id, experiment_key, tally, update_time) \
+            VALUES (\(bind: scope.environment.projectId), \(bind: scope.environment.environmentId), \(bind: scope.experiment), \
+            \(bind: try text(ExperimentTally())), \(bind: Clock.nowMilliseconds())) \
+            ON CONFLICT (project_id, environment_id, experiment_key) DO NOTHING
+            """
+        ).run()
+        guard let row = try await database.raw(select).first() else { return ExperimentTally() }
+        return try decode(ExperimentTally.self, try row.decode(column: "tally", as: String.self), scope, "sums")
+    }
+
+    private static func readUnits(
+        _ keys: [String],
+        scope: Scope,
+        database: any SQLDatabase
+    ) async throws
+        -> [String: ExperimentUnit]
+    {
+        guard !keys.isEmpty else { return [:] }
+        var units: [String: ExperimentUnit] = [:]
+        for row in try await database.raw(
+            """
+            SELECT unit_id, variant, first_exposure, several_variants, totals FROM experiment_units \
+            WHERE \(scope.condition) AND unit_id IN (\(binds: keys))
+            """
+        ).all() {
+            let key = try row.decode(column: "unit_id", as: String.self)
+            units[key] = ExperimentUnit(
+                variant: try row.decode(column: "variant", as: String.self),
+                firstExposure: try row.decode(column: "first_exposure", as: Int64.self),
+                isInSeveralVariants: try row.decode(column: "several_variants", as: Int64.self) != 0,
+                totals: try decode(
+                    [String: EventTotal].self,
+                    try row.decode(column: "totals", as: String.self),
+                    scope,
+                    "state of unit \"\(key)\""
+                )
+            )
+        }
+        return units
+    }
+
+    private static func writeUnits(
+        _ units: [(key: String, unit: ExperimentUnit)],
+        scope: Scope,
+        database: any SQLDatabase
+    ) async throws {
+        guard !units.isEmpty else { return }
+        let rows = try units.map { key, unit -> SQLQueryString in
+            let values: [any Encodable & Sendable] = [
+                scope.environment.projectId, scope.environment.environmentId, scope.experiment, key, unit.variant,
+                unit.firstExposure, unit.isInSeveralVariants ? 1 : 0, try text(unit.totals),
+            ]
+            return "(\(binds: values))"
+        }
+        try await database.raw(
+            """
+            INSERT INTO experiment_units (project_id, environment_id, experiment_key, unit_id, variant, first_exposure, \
+            several_variants, totals) VALUES \(rows.joined(separator: ", ")) \
+            ON CONFLICT (project_id, environment_id, experiment_key, unit_id) DO UPDATE SET \
+            variant = excluded.variant, first_exposure = excluded.first_exposure, \
+            several_variants = excluded.several_variants, totals = excluded.totals
+            """
+        ).run()
+    }
+
+    /// All stored metric events of `units` with one of `names`, by unit.
+    private static func storedMetricEvents(
+        of units: [String],
+        names: Set<String>,
+        in environment: EnvironmentKey,
+        database: any SQLDatabase
+    ) async throws -> [String: [ExperimentAggregation.MetricEvent]] {
+        guard !units.isEmpty, !names.isEmpty else { return [:] }
+        var events: [String: [ExperimentAggregation.MetricEvent]] = [:]
+        for row in try await database.raw(
+            """
+            SELECT unit_id, metric_name, event_time, metric_value FROM experiment_events \
+            WHERE project_id = \(bind: environment.projectId) AND environment_id = \(bind: environment.environmentId) \
+            AND unit_id IN (\(binds: units)) AND event_type = 'metric' AND metric_name IN (\(binds: names.sorted()))
+            """
+        ).all() {
+            let unit = try row.decode(column: "unit_id", as: String.self)
+            events[unit, default: []].append(
+                ExperimentAggregation.MetricEvent(
+                    unit: unit,
+                    name: try row.decode(column: "metric_name", as: String.self),
+                    time: try row.decode(column: "event_time", as: Int64.self),
+                    value: try row.decode(column: "metric_value", as: Double.self)
+                )
+            )
+        }
+        return events
+    }
+
+    private static func text(_ value: some Encodable) throws -> String {
+        String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    private static func decode<T: Decodable>(_ type: T.Type, _ text: String, _ scope: Scope, _ what: String) throws -> T
+    {
+        do {
+            return try decoder.decode(type, from: Data(text.utf8))
+        } catch {
+            throw UnreadableState(experiment: scope.experiment, what: what)
+        }
+    }
+}

@@ -1,0 +1,207 @@
+import Foundation
+import Testing
+import VaneCore
+
+@testable import VaneServer
+
+/// `GET …/experiments/{key}/results` (issue #15): the sums kept as events arrive, read back as
+/// counts, health checks and statistics, on both databases.
+@Suite(.timeLimit(.minutes(10))) struct ExperimentResultsTests {
+    static let eventsPath = TestServer.demoPath + "/events"
+    static let resultsPath = ExperimentAPITests.path + "/checkout-button/results"
+
+    /// An event at `offset` seconds from now (events must be within the last 30 days).
+    static func event(_ id: String, unit: String, at offset: Int, _ members: JSONObject) -> JSONValue {
+        var object: JSONObject = [
+            "id": .string(id), "unit": .string(unit),
+            "time": .string(Clock.rfc3339(milliseconds: Clock.nowMilliseconds() + Int64(offset) * 1_000)),
+        ]
+        for member in members { object[member.key] = member.value }
+        return .object(object)
+    }
+
+    static func exposure(_ id: String, unit: String, variant: String, at offset: Int = -3_600) -> JSONValue {
+        event(
+            id,
+            unit: unit,
+            at: offset,
+            ["type": "exposure", "experiment": "checkout-button", "variant": .string(variant), "templateVersion": "1"]
+        )
+    }
+
+    static func metric(
+        _ id: String,
+        unit: String,
+        name: String,
+        value: Double = 1,
+        at offset: Int = -1_800
+    )
+        -> JSONValue
+    {
+        event(
+            id,
+            unit: unit,
+            at: offset,
+            ["type": "metric", "name": .string(name), "value": .number(JSONNumber(value))]
+        )
+    }
+
+    static func send(_ server: TestServer, _ events: [JSONValue]) async throws {
+        let reply = try await server.send(.post, eventsPath, json: ["events": .array(events)])
+        #expect(reply.status == .ok, "\(reply.text)")
+        #expect(reply.object?["rejected"]?.arrayValue == [], "\(reply.text)")
+    }
+
+    static func results(_ server: TestServer) async throws -> JSONObject {
+        let reply = try await server.send(.get, resultsPath)
+        #expect(reply.status == .ok, "\(reply.text)")
+        return try #require(reply.object, "\(reply.text)")
+    }
+
+    /// A measure's per-variant entries by variant name.
+    static func variants(_ results: JSONObject, metric: String, measure: String) -> [String: JSONObject] {
+        let metricObject = results["metrics"]?.arrayValue?.compactMap(\.objectValue).first {
+            $0["name"]?.stringValue == metric
+        }
+        let measureObject = metricObject?["measures"]?.arrayValue?.compactMap(\.objectValue).first {
+            $0["measure"]?.stringValue == measure
+        }
+        var byName: [String: JSONObject] = [:]
+        for variant in measureObject?["variants"]?.arrayValue?.compactMap(\.objectValue) ?? [] {
+            if let name = variant["variant"]?.stringValue { byName[name] = variant }
+        }
+        return byName
+    }
+
+    static func exposed(_ results: JSONObject) -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for variant in results["variants"]?.arrayValue?.compactMap(\.objectValue) ?? [] {
+            if let name = variant["name"]?.stringValue, case .number(let n)? = variant["exposedUnits"] {
+                counts[name] = n.intValue
+            }
+        }
+        return counts
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func resultsCountUnitsOnceAndOnlyEventsAfterTheirExposure(database: TestDatabase) async throws {
+        try await TestServer.run(database) { server in
+            try await EventIngestionTests.startExperiment(server)
+            let before = try await Self.results(server)
+            #expect(before["notice"]?.stringValue?.contains("no unit has been exposed") == true, "\(before)")
+            #expect(Self.exposed(before) == ["control": 0, "new-flow": 0])
+
+            try await Self.send(
+                server,
+                [
+                    // u1: a checkout before its exposure (does not count), one after (counts).
+                    Self.metric("m0", unit: "u1", name: "checkout_completed", at: -7_200),
+                    Self.exposure("x1", unit: "u1", variant: "control"),
+                    Self.metric("m1", unit: "u1", name: "checkout_completed"),
+                    Self.metric("r1", unit: "u1", name: "revenue", value: 30),
+                    Self.exposure("x2", unit: "u2", variant: "control"),
+                    Self.exposure("x3", unit: "u3", variant: "new-flow"),
+                    Self.metric("m3", unit: "u3", name: "checkout_completed"),
+                    Self.metric("r3", unit: "u3", name: "revenue", value: 50),
+                    Self.metric("r3b", unit: "u3", name: "revenue", value: 20),
+                    // Never exposed: kept raw, counted nowhere.
+                    Self.metric("m9", unit: "u9", name: "checkout_completed"),
+                ]
+            )
+            // u4's checkout arrives before its exposure (sent late by an app that was offline).
+            try await Self.send(server, [Self.metric("m4", unit: "u4", name: "checkout_completed")])
+            try await Self.send(server, [Self.exposure("x4", unit: "u4", variant: "new-flow")])
+
+            let results = try await Self.results(server)
+            #expect(results["notice"] == nil, "\(results)")
+            #expect(Self.exposed(results) == ["control": 2, "new-flow": 2])
+            let conversion = Self.variants(results, metric: "checkout_completed", measure: "conversionRate")
+            #expect(conversion["control"]?["convertedUnits"] == 1, "u1's checkout before exposure is not a second")
+            #expect(conversion["new-flow"]?["convertedUnits"] == 2, "u4's late exposure counts its stored checkout")
+            let revenue = Self.variants(results, metric: "revenue", measure: "meanPerUnit")
+            #expect(revenue["control"]?["estimate"]?.objectValue?["value"] == 15, "30 over 2 units")
+            #expect(revenue["new-flow"]?["estimate"]?.objectValue?["value"] == 35, "70 over 2 units")
+            let comparisons = results["metrics"]?.arrayValue?.first?.objectValue?["measures"]?.arrayValue?.first?
+                .objectValue?["comparisons"]?.arrayValue
+            #expect(comparisons?.count == 1)
+            #expect(comparisons?.first?.objectValue?["alwaysValid"]?.objectValue?["pValue"] != nil)
+            #expect(results["metrics"]?.arrayValue?.first?.objectValue?["role"] == "primary")
+
+            // A retried batch (same ids) changes nothing.
+            let reply = try await server.send(
+                .post,
+                Self.eventsPath,
+                json: [
+                    "events": [
+                        Self.exposure("x3", unit: "u3", variant: "new-flow"),
+                        Self.metric("r3", unit: "u3", name: "revenue", value: 50),
+                    ]
+                ]
+            )
+            #expect(reply.object?["duplicates"] == 2)
+            #expect(try await Self.results(server) == results)
+        }
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func aUnitInTwoVariantsIsFlaggedAndLeftOut(database: TestDatabase) async throws {
+        try await TestServer.run(database) { server in
+            try await EventIngestionTests.startExperiment(server)
+            try await Self.send(
+                server,
+                [
+                    Self.exposure("a1", unit: "u1", variant: "control"),
+                    Self.exposure("a2", unit: "u2", variant: "control"),
+                    Self.exposure("a3", unit: "u3", variant: "new-flow"),
+                    Self.metric("m1", unit: "u1", name: "checkout_completed"),
+                ]
+            )
+            try await Self.send(server, [Self.exposure("a4", unit: "u1", variant: "new-flow", at: -3_000)])
+            let results = try await Self.results(server)
+            let health = results["health"]?.objectValue
+            #expect(health?["unitsInSeveralVariants"] == 1)
+            #expect(
+                health?["warnings"]?.arrayValue?.first?.stringValue?.contains("more than one variant") == true,
+                "\(results)"
+            )
+            #expect(Self.exposed(results) == ["control": 1, "new-flow": 1])
+            let conversion = Self.variants(results, metric: "checkout_completed", measure: "conversionRate")
+            #expect(conversion["control"]?["convertedUnits"] == 0, "u1's checkout left with u1")
+        }
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func aStoppedExperimentKeepsItsResultsAndCountsNoMore(database: TestDatabase) async throws {
+        try await TestServer.run(database) { server in
+            try await EventIngestionTests.startExperiment(server)
+            try await Self.send(
+                server,
+                [
+                    Self.exposure("a1", unit: "u1", variant: "control"),
+                    Self.exposure("a2", unit: "u2", variant: "new-flow"),
+                ]
+            )
+            let stopped = try await server.send(.post, ExperimentAPITests.path + "/checkout-button/stop")
+            #expect(stopped.status == .ok, "\(stopped.text)")
+            let frozen = try await Self.results(server)
+            #expect(frozen["status"] == "stopped")
+            // Metric events still arrive (other experiments may read them); this one is closed.
+            try await Self.send(server, [Self.metric("m1", unit: "u1", name: "checkout_completed")])
+            var after = try await Self.results(server)
+            #expect(after["status"] == "stopped")
+            after["status"] = frozen["status"]
+            #expect(after == frozen)
+        }
+    }
+
+    @Test func resultsOfAnUnknownExperimentAre404() async throws {
+        try await TestServer.run(.sqlite) { server in
+            let reply = try await server.send(.get, ExperimentAPITests.path + "/nope/results")
+            #expect(reply.status == .notFound)
+            #expect(reply.errorMessage?.contains("nope") == true, "\(reply.text)")
+            let client = try await server.createKey(role: "client")
+            let denied = try await server.send(.get, Self.resultsPath, key: client)
+            #expect(denied.status == .forbidden, "a client key sends events; it does not read results")
+        }
+    }
+}
