@@ -2,15 +2,17 @@ import ArgumentParser
 import Foundation
 import VaneCore
 
-/// `vane experiments`: create, list, show, start and stop an environment's A/B tests.
+/// `vane experiments`: create, list, show, start and stop an environment's A/B tests, read their
+/// results and export their raw events.
 struct ExperimentsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "experiments",
-        abstract: "Create, list, show, start and stop experiments (A/B tests) of an environment.",
+        abstract: "Create, start and stop experiments (A/B tests) of an environment; read their results.",
         discussion: "See docs/EXPERIMENTS.md for the definition file and how results are read.",
         subcommands: [
             ExperimentsCreateCommand.self, ExperimentsListCommand.self, ExperimentsShowCommand.self,
-            ExperimentsStartCommand.self, ExperimentsStopCommand.self,
+            ExperimentsStartCommand.self, ExperimentsStopCommand.self, ExperimentsResultsCommand.self,
+            ExperimentsExportCommand.self,
         ]
     )
 

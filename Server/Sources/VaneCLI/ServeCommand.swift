@@ -109,6 +109,12 @@ struct ServeCommand: AsyncParsableCommand {
     var retainVersions: Int?
 
     @Option(
+        name: .customLong("event-retention-days"),
+        help: "Delete raw experiment events after this many days (default 90, at least 31); results keep counting them."
+    )
+    var eventRetentionDays: Int?
+
+    @Option(
         name: .customLong("stream-heartbeat"),
         help: "Seconds between heartbeat comments on event streams (default 15)."
     )
@@ -270,6 +276,13 @@ struct ServeCommand: AsyncParsableCommand {
         }
         configuration.retainedVersions =
             try pick(options.retainVersions, "--retain-versions", "VANE_RETAIN_VERSIONS", .retainedVersions) { Int($0) }
+        configuration.eventRetentionDays =
+            try pick(
+                options.eventRetentionDays,
+                "--event-retention-days",
+                "VANE_EVENT_RETENTION_DAYS",
+                .eventRetentionDays
+            ) { Int($0) } ?? configuration.eventRetentionDays
         configuration.streamHeartbeatSeconds =
             try pick(options.streamHeartbeat, "--stream-heartbeat", "VANE_STREAM_HEARTBEAT", .streamHeartbeatSeconds) {
                 Double($0)

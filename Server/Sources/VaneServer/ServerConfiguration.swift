@@ -48,6 +48,10 @@ public struct ServerConfiguration: Sendable {
     public var healthPort: Int?
     /// How many versions to keep per environment; nil keeps every version.
     public var retainedVersions: Int?
+    /// How many days raw experiment events are kept (at least 31: apps may send events up to 30
+    /// days old, and a late exposure recounts its unit's stored events). Results do not need
+    /// them: the sums are kept apart.
+    public var eventRetentionDays = 90
     /// Whether the first start creates the `demo` project.
     public var createsDemoProject = true
     /// Seconds between heartbeat comments on `…/stream` connections.
@@ -86,7 +90,7 @@ public struct ServerConfiguration: Sendable {
         case pollIntervalMilliseconds, idleTimeoutSeconds, maximumConnections
         case adminKey, addressRateLimit, keyRateLimit, trustedProxies, maximumStreamsPerKey
         case maximumStreamsPerAddress, secret, tlsCertificatePath, tlsKeyPath, healthPort
-        case sessionIdleMinutes, sessionLifetimeHours, passwordHashCost
+        case sessionIdleMinutes, sessionLifetimeHours, passwordHashCost, eventRetentionDays
     }
 
     /// The shortest admin key ``validate()`` accepts: generated keys are 40 or more characters.
@@ -150,6 +154,12 @@ public struct ServerConfiguration: Sendable {
             refuse(
                 .retainedVersions,
                 "must be at least 1 (0 would delete every version as it is published), found \(retainedVersions)"
+            )
+        }
+        if !(31...36_500).contains(eventRetentionDays) {
+            refuse(
+                .eventRetentionDays,
+                "must be from 31 to 36500 days (apps send events up to 30 days old), found \(eventRetentionDays)"
             )
         }
         if !(0.05...3600).contains(streamHeartbeatSeconds) {

@@ -283,13 +283,9 @@ public final class VaneServerApplication: Sendable {
         FetchRoutes(cache: cache, limiter: limiter).register(on: environment)
         StreamRoutes(streams: streams).register(on: environment)
         let experiments = ExperimentStore(engine: store.engine)
-        ExperimentRoutes(store: store, experiments: experiments).register(on: environment)
-        EventRoutes(
-            store: store,
-            experiments: experiments,
-            events: ExperimentEventStore(engine: store.engine),
-            limiter: limiter
-        ).register(on: environment)
+        let events = ExperimentEventStore(engine: store.engine)
+        ExperimentRoutes(store: store, experiments: experiments, events: events).register(on: environment)
+        EventRoutes(store: store, experiments: experiments, events: events, limiter: limiter).register(on: environment)
         return router
     }
 
@@ -321,7 +317,14 @@ public final class VaneServerApplication: Sendable {
     func makeApplication(
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
-        var services: [any Service] = [DatabaseService(engine: store.engine)]
+        var services: [any Service] = [
+            DatabaseService(engine: store.engine),
+            EventRetention(
+                events: ExperimentEventStore(engine: store.engine),
+                retentionDays: configuration.eventRetentionDays,
+                logger: logger
+            ),
+        ]
         if store.engine.kind == .postgres, case .postgres(let url) = configuration.databaseLocation {
             services.append(
                 VersionPoller(

@@ -3,6 +3,10 @@ import TestSupport
 import Testing
 import VaneCore
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// The remote commands against a real `vane serve` process over loopback.
 @Suite(.serialized, .timeLimit(.minutes(5))) struct RemoteCommandsTests {
     static let flags = #"{"parameters": {"a": {"defaultValue": {"value": "one"}}}}"#
@@ -374,6 +378,69 @@ import VaneCore
             #expect(
                 lines.last?.contains("checkout-button  running  control 50 / new-flow 50  checkout_completed") == true
             )
+
+            // Two units see the experiment, one of them converts: results and export read them.
+            let now = Date().timeIntervalSince1970
+            func time(_ offset: Double) -> JSONValue {
+                .string(ISO8601Timestamp.string(milliseconds: Int64((now + offset) * 1_000)))
+            }
+            let events: JSONValue = [
+                "events": [
+                    [
+                        "id": "e1", "type": "exposure", "unit": "u1", "time": time(-60),
+                        "experiment": "checkout-button", "variant": "control",
+                    ],
+                    [
+                        "id": "e2", "type": "exposure", "unit": "u2", "time": time(-50),
+                        "experiment": "checkout-button", "variant": "new-flow",
+                    ],
+                    ["id": "e3", "type": "metric", "unit": "u2", "time": time(-40), "name": "checkout_completed"],
+                    ["id": "e4", "type": "metric", "unit": "u2", "time": time(-30), "name": "unrelated"],
+                ]
+            ]
+            var request = URLRequest(
+                url: try #require(URL(string: server.url + "/v1/projects/demo/environments/production/events"))
+            )
+            request.httpMethod = "POST"
+            request.setValue("Bearer \(server.adminKey)", forHTTPHeaderField: "Authorization")
+            request.httpBody = Data(events.serialized().utf8)
+            let (_, response) = try await URLSession.shared.data(for: request)
+            #expect((response as? HTTPURLResponse)?.statusCode == 200)
+
+            let results = try await server.run(["experiments", "results", "checkout-button"])
+            #expect(results.status == 0, "\(results.stderr)")
+            #expect(
+                results.stdout.hasPrefix("Experiment checkout-button: running, sequential, started 20"),
+                "\(results.stdout)"
+            )
+            #expect(
+                results.stdout.contains("Health: split as configured (p = 1.0000); 0 unit(s) in several variants"),
+                "\(results.stdout)"
+            )
+            #expect(results.stdout.contains("checkout_completed (primary): share of units that converted"))
+            #expect(results.stdout.contains("new-flow  1/1"), "\(results.stdout)")
+            let resultsJSON = try await server.run(["experiments", "results", "checkout-button", "--json"])
+            #expect(try JSONValue.parse(resultsJSON.stdout).objectValue?["experiment"] == "checkout-button")
+
+            let exported = try await server.run(["experiments", "export", "checkout-button"])
+            #expect(exported.status == 0, "\(exported.stderr)")
+            let ids = exported.stdout.split(separator: "\n").map { try? JSONValue.parse(String($0)).objectValue?["id"] }
+            #expect(
+                ids == ["e1", "e2", "e3"],
+                "the experiment's exposures and the events its metrics read, oldest first"
+            )
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "export-\(UUID().uuidString).ndjson"
+            )
+            let since = ISO8601Timestamp.string(milliseconds: Int64((now - 45) * 1_000))
+            let written = try await server.run([
+                "experiments", "export", "checkout-button", "--since", since, "-o", file.path,
+            ])
+            #expect(written.status == 0, "\(written.stderr)")
+            #expect(try String(contentsOf: file, encoding: .utf8).split(separator: "\n").count == 1)
+            let badTime = try await server.run(["experiments", "export", "checkout-button", "--since", "yesterday"])
+            #expect(badTime.status == 2)
+            #expect(badTime.stderr.contains("--since must be an RFC 3339 time"), "\(badTime.stderr)")
 
             let stopped = try await server.run(["experiments", "stop", "checkout-button"])
             #expect(stopped.stdout == "Stopped experiment checkout-button in demo/production.\n")

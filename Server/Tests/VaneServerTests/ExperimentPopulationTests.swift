@@ -201,6 +201,12 @@ import VaneCore
             }
             try await flush()
 
+            if population.name == "known_effect" {
+                // Every event comes back from the export, over many pages.
+                let export = try await server.send(.get, ExperimentAPITests.path + "/population/events")
+                let expected = units.reduce(0) { $0 + 1 + $1.sessions + ($1.converted ? 1 : 0) }
+                #expect(export.text.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) } == expected)
+            }
             let reply = try await server.send(.get, ExperimentAPITests.path + "/population/results")
             let results = try #require(reply.object, "\(reply.text.prefix(500))")
             Self.check(results, against: population)

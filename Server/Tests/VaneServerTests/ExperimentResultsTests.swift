@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 import VaneCore
 
@@ -191,6 +192,51 @@ import VaneCore
             #expect(after["status"] == "stopped")
             after["status"] = frozen["status"]
             #expect(after == frozen)
+        }
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func rawEventsExportAsNDJSONAndRetentionKeepsTheResults(database: TestDatabase) async throws {
+        try await TestServer.run(database) { server in
+            try await EventIngestionTests.startExperiment(server)
+            try await Self.send(
+                server,
+                [
+                    Self.metric("m1", unit: "u1", name: "checkout_completed", at: -600),
+                    Self.exposure("x2", unit: "u2", variant: "new-flow", at: -3_000),
+                    Self.exposure("x1", unit: "u1", variant: "control", at: -3_000),
+                    Self.metric("other", unit: "u1", name: "unrelated", at: -500),
+                ]
+            )
+            let export = try await server.send(.get, ExperimentAPITests.path + "/checkout-button/events")
+            #expect(export.status == .ok, "\(export.text)")
+            #expect(export.headers[.contentType] == "application/x-ndjson")
+            let lines = export.text.split(separator: "\n").compactMap { try? JSONValue.parse(String($0)).objectValue }
+            #expect(
+                lines.map { $0["id"]?.stringValue } == ["x1", "x2", "m1"],
+                "time order, then id; no unrelated event"
+            )
+            #expect(lines.first?["variant"] == "control")
+            #expect(lines.first?["receiveTime"]?.stringValue?.hasPrefix("20") == true)
+            #expect(lines.last?["value"] == 1)
+
+            let since = Clock.rfc3339(milliseconds: Clock.nowMilliseconds() - 1_000 * 1_000)
+            let recent = try await server.send(.get, ExperimentAPITests.path + "/checkout-button/events?since=\(since)")
+            #expect(recent.text.split(separator: "\n").count == 1, "\(recent.text)")
+            let bad = try await server.send(.get, ExperimentAPITests.path + "/checkout-button/events?until=soon")
+            #expect(bad.status == .badRequest)
+            #expect(bad.errorMessage?.contains("until") == true)
+
+            let before = try await Self.results(server)
+            let retention = EventRetention(
+                events: ExperimentEventStore(engine: server.application.store.engine),
+                retentionDays: 31,
+                logger: Logger(label: "test")
+            )
+            try await retention.deleteExpired(now: Clock.nowMilliseconds() + 31 * 86_400_000)
+            let emptied = try await server.send(.get, ExperimentAPITests.path + "/checkout-button/events")
+            #expect(emptied.text.isEmpty, "every event is older than the retention period")
+            #expect(try await Self.results(server) == before, "results keep counting deleted events")
         }
     }
 

@@ -179,6 +179,20 @@ struct VaneAdminClient: Sendable {
         return try await send(action == nil ? "GET" : "POST", path)
     }
 
+    /// `GET …/experiments/{key}/{resource}`: an experiment's `results` (JSON) or `events` (NDJSON).
+    func experimentResource(
+        project: String,
+        environment: String,
+        key: String,
+        resource: String,
+        query: [URLQueryItem] = []
+    ) async throws(Failure) -> Reply {
+        let path =
+            Self.environmentPath(project: project, environment: environment, .experiments) + "/"
+            + EnvironmentAddress.pathSegment(key) + "/" + resource
+        return try await send("GET", path, query: query)
+    }
+
     // MARK: - Keys
 
     /// `POST /v1/keys`: the new key's record, with its secret in `key`.

@@ -42,7 +42,13 @@ enum ExperimentResultsJSON {
             analysis = nil
             object["notice"] = .string(notice(error))
         }
-        if let mismatch = analysis?.sampleRatioMismatch {
+        // Computed even when the rest cannot be: exposures to every variant but control are
+        // exactly the mismatch to report.
+        let exposed = aggregates.variants.contains { $0.exposedUnits > 0 }
+        let threshold = AnalysisConfiguration().sampleRatioMismatchThreshold
+        if let mismatch = analysis?.sampleRatioMismatch
+            ?? (exposed ? SampleRatioMismatch(variants: aggregates.variants, threshold: threshold) : nil)
+        {
             health["sampleRatioMismatch"] = sampleRatioMismatch(mismatch)
             if mismatch.isMismatch {
                 let observed = mismatch.variants.map { "\($0.variant) \($0.observedUnits)" }.joined(separator: ", ")

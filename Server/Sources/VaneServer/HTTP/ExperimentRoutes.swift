@@ -9,12 +9,14 @@ import VaneCore
 struct ExperimentRoutes {
     let store: ConfigStore
     let experiments: ExperimentStore
+    let events: ExperimentEventStore
 
     func register(on group: RouterGroup<VaneRequestContext>) {
         group.post("experiments", use: create)
         group.get("experiments", use: list)
         group.get("experiments/:experiment", use: get)
         group.get("experiments/:experiment/results", use: results)
+        group.get("experiments/:experiment/events", use: export)
         group.post("experiments/:experiment/start", use: start)
         group.post("experiments/:experiment/stop", use: stop)
     }
@@ -60,7 +62,7 @@ struct ExperimentRoutes {
         try await store.requireEnvironment(environment)
         let key = context.parameters.get("experiment") ?? ""
         guard let experiment = try await experiments.experiment(environment, key: key) else {
-            throw APIError(StorageError.experimentNotFound(key))
+            throw StorageError.experimentNotFound(key)
         }
         return JSONResponse.make(ExperimentJSON.experiment(experiment))
     }
@@ -76,6 +78,51 @@ struct ExperimentRoutes {
         }
         return JSONResponse.make(.object(ExperimentResultsJSON.results(experiment, tally: tally)))
     }
+
+    /// The experiment's raw events as NDJSON, oldest first, written a page at a time so an
+    /// export of millions of events holds one page in memory.
+    @Sendable func export(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let environment = try RequestReading.environment(context)
+        try context.requirePrincipal().require(.readHistory(environment))
+        try await store.requireEnvironment(environment)
+        var bounds: [String: Int64] = [:]
+        for name in ["since", "until"] {
+            guard let text = request.uri.queryParameters.get(name) else { continue }
+            guard let time = Clock.milliseconds(rfc3339: String(text)) else {
+                throw APIError.invalidArgument(
+                    "query parameter \(name) must be an RFC 3339 time such as 2026-11-01T00:00:00Z, found \"\(text.prefix(64))\""
+                )
+            }
+            bounds[name] = time
+        }
+        let key = context.parameters.get("experiment") ?? ""
+        guard let experiment = try await experiments.experiment(environment, key: key) else {
+            throw StorageError.experimentNotFound(key)
+        }
+        let (since, until) = (bounds["since"], bounds["until"])
+        let body = ResponseBody { [events] writer in
+            var cursor: ExperimentEventStore.ExportCursor?
+            while true {
+                let page = try await events.exportPage(
+                    experiment,
+                    since: since,
+                    until: until,
+                    after: cursor,
+                    limit: Self.exportPageSize
+                )
+                guard let last = page.last else { break }
+                var text = ""
+                for stored in page { text += JSONValue.object(stored.json).serialized(.compact) + "\n" }
+                try await writer.write(ByteBuffer(string: text))
+                if page.count < Self.exportPageSize { break }
+                cursor = .init(time: last.event.time, id: last.event.id)
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: [.contentType: "application/x-ndjson"], body: body)
+    }
+
+    static let exportPageSize = 1_000
 
     @Sendable func start(_ request: Request, context: VaneRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()

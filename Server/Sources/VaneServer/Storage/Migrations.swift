@@ -232,6 +232,10 @@ enum Migrations {
                     PRIMARY KEY (project_id, environment_id, experiment_key, unit_id)
                 )
                 """,
+                // Exports read events in time order; retention deletes the oldest.
+                """
+                CREATE INDEX experiment_events_by_time ON experiment_events (event_time)
+                """,
             ]
         ),
     ]
