@@ -5,6 +5,7 @@ import NIOConcurrencyHelpers
 //   GET /             hello world (Server/Benchmarks/http-benchmark.sh)
 //   GET /sse          a Server-Sent Events stream: `retry:`, then whatever /publish sends
 //   POST /publish?version=N   writes `id: N` to every open /sse stream (Server/Benchmarks/stream-benchmark.sh)
+//   POST /events      reads a body and answers a small JSON object (Server/Benchmarks/ingest-benchmark.sh)
 // One task and one buffer per stream, the least a Hummingbird stream can cost.
 //     vane-http-baseline PORT
 
@@ -56,6 +57,16 @@ router.post("/publish") { request, _ in
         ByteBuffer(string: "id: \(version)\nevent: version\ndata: {\"templateVersion\":\"\(version)\"}\n\n")
     )
     return "ok"
+}
+// The floor under `POST …/events`: read a batch's body (up to 1 MiB) and answer a small JSON
+// object, with no parsing and no database.
+router.post("/events") { request, _ in
+    let body = try await request.body.collect(upTo: 1 << 20)
+    return Response(
+        status: .ok,
+        headers: [.contentType: "application/json"],
+        body: ResponseBody(byteBuffer: ByteBuffer(string: "{\"accepted\":\(body.readableBytes > 0 ? 100 : 0)}"))
+    )
 }
 let application = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)))
 try await application.runService()

@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# Experiment events ingested per second by one `vane serve` node, in batches of 100 (issue #15), on
+# SQLite and on PostgreSQL, beside Hummingbird's bare POST route (`vane-http-baseline`'s /events,
+# which reads the same bodies and answers without parsing or storing them) driven by the same
+# client in the same run; then the time `GET …/results` takes once the events are in.
+# Release build, loopback only, bounded in time.
+#
+#   Server/Benchmarks/ingest-benchmark.sh [seconds-per-run] [client-threads]    (default 20, 8)
+#
+# PostgreSQL runs through scripts/with-postgres (a throwaway server in a temp dir). Prints a
+# Markdown table for docs/PERFORMANCE.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+duration=${1:-20}
+threads=${2:-8}
+scratch=.build-release
+
+if [ "${VANE_INGEST_INNER:-}" != 1 ]; then
+    swift build -c release --scratch-path "$scratch" --product vane >/dev/null
+    swift build -c release --scratch-path "$scratch" --product vane-http-baseline >/dev/null
+    VANE_INGEST_INNER=1 exec ../scripts/with-postgres "$0" "$duration" "$threads"
+fi
+bin=$(swift build -c release --scratch-path "$scratch" --show-bin-path)
+
+work=$(mktemp -d)
+pids=()
+cleanup() { kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+admin=vane_admin_benchmark-key-000000000000000000000000000
+
+wait_ready() {
+    for _ in $(seq 1 200); do curl -sf "$1" >/dev/null && return 0; sleep 0.1; done
+    echo "not ready: $1" >&2
+    return 1
+}
+
+# Starts vane with the given database arguments, sets up an environment with a running
+# experiment, and prints its port.
+start_vane() {
+    local port
+    port=$(free_port)
+    VANE_LOG_LEVEL=error "$bin/vane" serve --port "$port" --data-dir "$work/data-$port" --admin-key "$admin" \
+        --rate-limit 0 --address-rate-limit 0 --key-rate-limit 0 --no-demo "$@" >"$work/vane-$port.log" 2>&1 &
+    pids+=($!)
+    wait_ready "http://127.0.0.1:$port/readyz"
+    local api=(curl -sf -H "Authorization: Bearer $admin" -H 'Content-Type: application/json')
+    local base="http://127.0.0.1:$port/v1/projects/bench/environments/prod"
+    "${api[@]}" -X POST "http://127.0.0.1:$port/v1/projects" -d '{"id": "bench"}' >/dev/null
+    "${api[@]}" -X POST "http://127.0.0.1:$port/v1/projects/bench/environments" -d '{"id": "prod"}' >/dev/null
+    "${api[@]}" -X PUT "$base/template" -H 'If-Match: *' -d '{
+        "conditions": [{"name": "treatment", "expression": "percent('checkout') > 50"}],
+        "parameters": {"checkout_flow": {"defaultValue": {"value": "old"},
+                                         "conditionalValues": {"treatment": {"value": "new"}}}}}' >/dev/null
+    "${api[@]}" -X POST "$base/experiments" -d '{
+        "key": "checkout", "parameters": ["checkout_flow"],
+        "variants": [{"name": "control", "weight": 50}, {"name": "new", "condition": "treatment", "weight": 50}],
+        "primaryMetric": {"event": "purchase", "kind": "conversion"},
+        "guardrailMetrics": [{"event": "purchase", "kind": "mean"},
+                             {"event": "purchase", "kind": "ratio", "denominatorEvent": "session_started"}]}' >/dev/null
+    "${api[@]}" -X POST "$base/experiments/checkout/start" >/dev/null
+    echo "$port"
+}
+
+# The client: THREADS keep-alive connections posting pre-built batches of 100 events (new units:
+# an exposure, then session and purchase events) for DURATION seconds.
+drive() {
+    python3 - "$1" "$2" "$duration" "$threads" <<'PY'
+import http.client, json, sys, threading, time, uuid, random
+url_path, port, duration, threads = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+admin = "vane_admin_benchmark-key-000000000000000000000000000"
+now = time.time()
+def stamp(t): return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + ".%03dZ" % int((t % 1) * 1000)
+def batches(worker):
+    rng = random.Random(worker)
+    n = 0
+    while True:
+        events = []
+        while len(events) < 100:
+            unit = "u-%d-%d" % (worker, n); n += 1
+            t = now - 3600 + rng.random() * 1800
+            events.append({"id": uuid.uuid4().hex, "type": "exposure", "unit": unit, "time": stamp(t),
+                           "experiment": "checkout", "variant": "new" if rng.random() < 0.5 else "control",
+                           "templateVersion": "1"})
+            for s in range(rng.randint(1, 2)):
+                events.append({"id": uuid.uuid4().hex, "type": "metric", "unit": unit, "time": stamp(t + 60 + s),
+                               "name": "session_started"})
+            if rng.random() < 0.2:
+                events.append({"id": uuid.uuid4().hex, "type": "metric", "unit": unit, "time": stamp(t + 120),
+                               "name": "purchase", "value": round(rng.uniform(5, 80), 2)})
+        yield json.dumps({"events": events[:100]}).encode()
+# Bodies are built before the clock starts, so the client's JSON work is not measured.
+prebuilt = []
+for w in range(threads):
+    gen = batches(w)
+    prebuilt.append([next(gen) for _ in range(int(4000 * duration / 20 / threads) + 50)])
+done = [0] * threads
+latencies = [[] for _ in range(threads)]
+stop = time.time() + duration
+def worker(w):
+    conn = http.client.HTTPConnection("127.0.0.1", port)
+    headers = {"Authorization": "Bearer " + admin, "Content-Type": "application/json"}
+    for body in prebuilt[w]:
+        if time.time() >= stop: break
+        started = time.perf_counter()
+        conn.request("POST", url_path, body, headers)
+        reply = conn.getresponse(); data = reply.read()
+        latencies[w].append(time.perf_counter() - started)
+        if reply.status != 200: raise SystemExit("status %d: %s" % (reply.status, data[:300]))
+        done[w] += 1
+    conn.close()
+begin = time.time()
+pool = [threading.Thread(target=worker, args=(w,)) for w in range(threads)]
+for t in pool: t.start()
+for t in pool: t.join()
+elapsed = time.time() - begin
+all_lat = sorted(x for l in latencies for x in l)
+total = sum(done)
+if total == sum(len(p) for p in prebuilt): print("warning: the client ran out of prebuilt batches", file=sys.stderr)
+print("%d %.1f %.2f %.2f" % (total * 100, total * 100 / elapsed, all_lat[len(all_lat) // 2] * 1000,
+                             all_lat[int(len(all_lat) * 0.99)] * 1000))
+PY
+}
+
+# The median of 200 `GET …/results`, in milliseconds.
+results_time() {
+    python3 - "$1" <<'PY'
+import http.client, sys, time
+port = int(sys.argv[1])
+conn = http.client.HTTPConnection("127.0.0.1", port)
+headers = {"Authorization": "Bearer vane_admin_benchmark-key-000000000000000000000000000"}
+times = []
+for _ in range(200):
+    started = time.perf_counter()
+    conn.request("GET", "/v1/projects/bench/environments/prod/experiments/checkout/results", headers=headers)
+    reply = conn.getresponse(); reply.read()
+    assert reply.status == 200, reply.status
+    times.append(time.perf_counter() - started)
+times.sort()
+print("%.2f" % (times[100] * 1000))
+PY
+}
+
+hello_port=$(free_port)
+"$bin/vane-http-baseline" "$hello_port" >"$work/hello.log" 2>&1 &
+pids+=($!)
+wait_ready "http://127.0.0.1:$hello_port/"
+
+sqlite_port=$(start_vane)
+postgres_port=$(start_vane --database-url "$VANE_TEST_POSTGRES_URL")
+events_path=/v1/projects/bench/environments/prod/events
+
+read -r b_events b_rate b_p50 b_p99 < <(drive /events "$hello_port")
+read -r s_events s_rate s_p50 s_p99 < <(drive "$events_path" "$sqlite_port")
+read -r p_events p_rate p_p50 p_p99 < <(drive "$events_path" "$postgres_port")
+s_results=$(results_time "$sqlite_port")
+p_results=$(results_time "$postgres_port")
+hello_get=$(python3 - "$hello_port" <<'PY'
+import http.client, sys, time
+conn = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]))
+times = []
+for _ in range(200):
+    started = time.perf_counter(); conn.request("GET", "/"); conn.getresponse().read()
+    times.append(time.perf_counter() - started)
+times.sort(); print("%.2f" % (times[100] * 1000))
+PY
+)
+
+ratio() { python3 -c "print('%.2f' % ($1 / $2))"; }
+echo "| target | events in ${duration} s | events/s | vs baseline | batch p50 ms | batch p99 ms |"
+echo "|---|---:|---:|---:|---:|---:|"
+echo "| Hummingbird POST /events (reads the body only) | $b_events | $b_rate | 1.00 | $b_p50 | $b_p99 |"
+echo "| vane, SQLite | $s_events | $s_rate | $(ratio "$s_rate" "$b_rate") | $s_p50 | $s_p99 |"
+echo "| vane, PostgreSQL | $p_events | $p_rate | $(ratio "$p_rate" "$b_rate") | $p_p50 | $p_p99 |"
+echo
+echo "| GET …/results after the run (median of 200) | ms |"
+echo "|---|---:|"
+echo "| Hummingbird GET / (baseline) | $hello_get |"
+echo "| vane, SQLite, $s_events events | $s_results |"
+echo "| vane, PostgreSQL, $p_events events | $p_results |"
