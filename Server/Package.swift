@@ -183,7 +183,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ExperimentStatisticsTests",
-            dependencies: ["ExperimentStatistics"],
+            dependencies: ["ExperimentStatistics", "TestSupport"],
             // reference.json (read through #filePath) and the script that wrote it from scipy and
             // statsmodels.
             exclude: ["Fixtures"],

@@ -35,78 +35,76 @@ wait_ready() {
     return 1
 }
 
-# Starts vane with the given database arguments, sets up an environment with a running
-# experiment, and prints its port.
+# Starts vane with the given database arguments (after the variable to set to its port), sets up
+# an environment with a running experiment.
 start_vane() {
-    local port
+    local variable=$1 port
+    shift
     port=$(free_port)
     VANE_LOG_LEVEL=error "$bin/vane" serve --port "$port" --data-dir "$work/data-$port" --admin-key "$admin" \
         --rate-limit 0 --address-rate-limit 0 --key-rate-limit 0 --no-demo "$@" >"$work/vane-$port.log" 2>&1 &
     pids+=($!)
-    wait_ready "http://127.0.0.1:$port/readyz"
+    wait_ready "http://127.0.0.1:$port/readyz" || { cat "$work/vane-$port.log" >&2; return 1; }
     local api=(curl -sf -H "Authorization: Bearer $admin" -H 'Content-Type: application/json')
     local base="http://127.0.0.1:$port/v1/projects/bench/environments/prod"
     "${api[@]}" -X POST "http://127.0.0.1:$port/v1/projects" -d '{"id": "bench"}' >/dev/null
     "${api[@]}" -X POST "http://127.0.0.1:$port/v1/projects/bench/environments" -d '{"id": "prod"}' >/dev/null
     "${api[@]}" -X PUT "$base/template" -H 'If-Match: *' -d '{
-        "conditions": [{"name": "treatment", "expression": "percent('checkout') > 50"}],
+        "conditions": [{"name": "treatment", "expression": "percent('"'"'checkout'"'"') > 50"}],
         "parameters": {"checkout_flow": {"defaultValue": {"value": "old"},
                                          "conditionalValues": {"treatment": {"value": "new"}}}}}' >/dev/null
     "${api[@]}" -X POST "$base/experiments" -d '{
         "key": "checkout", "parameters": ["checkout_flow"],
         "variants": [{"name": "control", "weight": 50}, {"name": "new", "condition": "treatment", "weight": 50}],
         "primaryMetric": {"event": "purchase", "kind": "conversion"},
-        "guardrailMetrics": [{"event": "purchase", "kind": "mean"},
+        "guardrailMetrics": [{"name": "order_value", "event": "purchase", "kind": "mean"},
                              {"event": "purchase", "kind": "ratio", "denominatorEvent": "session_started"}]}' >/dev/null
     "${api[@]}" -X POST "$base/experiments/checkout/start" >/dev/null
-    echo "$port"
+    printf -v "$variable" '%s' "$port"
 }
 
 # The client: THREADS keep-alive connections posting pre-built batches of 100 events (new units:
 # an exposure, then session and purchase events) for DURATION seconds.
 drive() {
     python3 - "$1" "$2" "$duration" "$threads" <<'PY'
-import http.client, json, sys, threading, time, uuid, random
+import http.client, json, sys, threading, time, random
 url_path, port, duration, threads = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
 admin = "vane_admin_benchmark-key-000000000000000000000000000"
 now = time.time()
 def stamp(t): return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + ".%03dZ" % int((t % 1) * 1000)
-def batches(worker):
-    rng = random.Random(worker)
-    n = 0
-    while True:
-        events = []
-        while len(events) < 100:
-            unit = "u-%d-%d" % (worker, n); n += 1
-            t = now - 3600 + rng.random() * 1800
-            events.append({"id": uuid.uuid4().hex, "type": "exposure", "unit": unit, "time": stamp(t),
-                           "experiment": "checkout", "variant": "new" if rng.random() < 0.5 else "control",
-                           "templateVersion": "1"})
-            for s in range(rng.randint(1, 2)):
-                events.append({"id": uuid.uuid4().hex, "type": "metric", "unit": unit, "time": stamp(t + 60 + s),
-                               "name": "session_started"})
-            if rng.random() < 0.2:
-                events.append({"id": uuid.uuid4().hex, "type": "metric", "unit": unit, "time": stamp(t + 120),
-                               "name": "purchase", "value": round(rng.uniform(5, 80), 2)})
-        yield json.dumps({"events": events[:100]}).encode()
-# Bodies are built before the clock starts, so the client's JSON work is not measured.
-prebuilt = []
-for w in range(threads):
-    gen = batches(w)
-    prebuilt.append([next(gen) for _ in range(int(4000 * duration / 20 / threads) + 50)])
+def skeleton(worker, rng):
+    """A batch of 100 events whose ids and units contain @@, replaced by a batch number when sent,
+    so every batch sent is new while building it costs one bytes.replace."""
+    events, n = [], 0
+    while len(events) < 100:
+        unit = "u-%d-@@-%d" % (worker, n); n += 1
+        t = now - 3600 + rng.random() * 1800
+        events.append({"id": "x-%d-@@-%d" % (worker, n), "type": "exposure", "unit": unit, "time": stamp(t),
+                       "experiment": "checkout", "variant": "new" if rng.random() < 0.5 else "control",
+                       "templateVersion": "1"})
+        for s in range(rng.randint(1, 2)):
+            events.append({"id": "s-%d-@@-%d-%d" % (worker, n, s), "type": "metric", "unit": unit,
+                           "time": stamp(t + 60 + s), "name": "session_started"})
+        if rng.random() < 0.2:
+            events.append({"id": "p-%d-@@-%d" % (worker, n), "type": "metric", "unit": unit, "time": stamp(t + 120),
+                           "name": "purchase", "value": round(rng.uniform(5, 80), 2)})
+    return json.dumps({"events": events[:100]}).encode()
+skeletons = [[skeleton(w, random.Random(w * 1000 + k)) for k in range(16)] for w in range(threads)]
 done = [0] * threads
 latencies = [[] for _ in range(threads)]
 stop = time.time() + duration
 def worker(w):
     conn = http.client.HTTPConnection("127.0.0.1", port)
     headers = {"Authorization": "Bearer " + admin, "Content-Type": "application/json"}
-    for body in prebuilt[w]:
-        if time.time() >= stop: break
+    n = 0
+    while time.time() < stop:
+        body = skeletons[w][n % 16].replace(b"@@", b"%d" % n); n += 1
         started = time.perf_counter()
         conn.request("POST", url_path, body, headers)
         reply = conn.getresponse(); data = reply.read()
         latencies[w].append(time.perf_counter() - started)
-        if reply.status != 200: raise SystemExit("status %d: %s" % (reply.status, data[:300]))
+        if reply.status != 200 or json.loads(data).get("accepted") != 100:
+            raise SystemExit("status %d: %s" % (reply.status, data[:300]))
         done[w] += 1
     conn.close()
 begin = time.time()
@@ -116,7 +114,6 @@ for t in pool: t.join()
 elapsed = time.time() - begin
 all_lat = sorted(x for l in latencies for x in l)
 total = sum(done)
-if total == sum(len(p) for p in prebuilt): print("warning: the client ran out of prebuilt batches", file=sys.stderr)
 print("%d %.1f %.2f %.2f" % (total * 100, total * 100 / elapsed, all_lat[len(all_lat) // 2] * 1000,
                              all_lat[int(len(all_lat) * 0.99)] * 1000))
 PY
@@ -146,8 +143,8 @@ hello_port=$(free_port)
 pids+=($!)
 wait_ready "http://127.0.0.1:$hello_port/"
 
-sqlite_port=$(start_vane)
-postgres_port=$(start_vane --database-url "$VANE_TEST_POSTGRES_URL")
+start_vane sqlite_port
+start_vane postgres_port --database "$VANE_TEST_POSTGRES_URL"
 events_path=/v1/projects/bench/environments/prod/events
 
 read -r b_events b_rate b_p50 b_p99 < <(drive /events "$hello_port")

@@ -285,7 +285,13 @@ public final class VaneServerApplication: Sendable {
         let experiments = ExperimentStore(engine: store.engine)
         let events = ExperimentEventStore(engine: store.engine)
         ExperimentRoutes(store: store, experiments: experiments, events: events).register(on: environment)
-        EventRoutes(store: store, experiments: experiments, events: events, limiter: limiter).register(on: environment)
+        EventRoutes(
+            store: store,
+            cache: cache,
+            experiments: experiments,
+            ingestor: EventIngestor(store: events),
+            limiter: limiter
+        ).register(on: environment)
         return router
     }
 

@@ -1,4 +1,5 @@
 import ExperimentStatistics
+import TestSupport
 import Testing
 
 /// Properties every result must have, whatever the data.

@@ -1,4 +1,5 @@
 import ExperimentStatistics
+import TestSupport
 import Testing
 
 /// Every statistic against scipy/statsmodels on simulated experiments (Fixtures/make_fixtures.py).

@@ -1,5 +1,6 @@
 import ExperimentStatistics
 import Foundation
+import TestSupport
 import Testing
 
 /// Fixtures/reference.json, written by Fixtures/make_fixtures.py from scipy and statsmodels.
@@ -37,47 +38,10 @@ struct ReferenceFixtures: Decodable, Sendable {
         }
     }
 
-    struct SampleRatio: Decodable, Sendable {
-        let chiSquare: Double
-        let pValue: Double
-        let isMismatch: Bool
-    }
-
-    struct VariantValues: Decodable, Sendable {
-        let variant: String
-        let value: Double
-        let variance: Double
-        let unitVariance: Double
-    }
-
-    struct ComparisonValues: Decodable, Sendable {
-        let variant: String
-        let difference: Double
-        let differenceVariance: Double
-        let relativeDifference: Double
-        let relativeVariance: Double
-        let zScore: Double
-        let pValue: Double
-        let intervalLower: Double
-        let intervalUpper: Double
-        let relativeIntervalLower: Double
-        let relativeIntervalUpper: Double
-        let alwaysValidPValue: Double
-        let sequenceLower: Double
-        let sequenceUpper: Double
-        let relativeSequenceLower: Double
-        let relativeSequenceUpper: Double
-        let chanceToBeatControl: Double
-        let expectedLossOfTreatment: Double
-        let expectedLossOfControl: Double
-    }
-
-    struct MeasureValues: Decodable, Sendable {
-        let metric: String
-        let measure: String
-        let variants: [VariantValues]
-        let comparisons: [ComparisonValues]
-    }
+    typealias SampleRatio = ReferenceStatistics.SampleRatio
+    typealias VariantValues = ReferenceStatistics.VariantValues
+    typealias ComparisonValues = ReferenceStatistics.ComparisonValues
+    typealias MeasureValues = ReferenceStatistics.MeasureValues
 
     struct Expected: Decodable, Sendable {
         let sampleRatioMismatch: SampleRatio

@@ -1,4 +1,5 @@
 import ExperimentStatistics
+import TestSupport
 import Testing
 
 /// The special functions against scipy on a grid, to 1e-10 relative.

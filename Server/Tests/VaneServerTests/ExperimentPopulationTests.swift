@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import VaneCore
 
@@ -42,8 +43,8 @@ import VaneCore
 
     struct Expected: Decodable, Sendable {
         var counts: [Counts]
-        var sampleRatioMismatch: Mismatch
-        var measures: [Measure]
+        var sampleRatioMismatch: ReferenceStatistics.SampleRatio
+        var measures: [ReferenceStatistics.MeasureValues]
     }
 
     struct Counts: Decodable, Sendable {
@@ -52,33 +53,6 @@ import VaneCore
         var convertedUnits: Int
         var valueSumCents: Int
         var sessionsSum: Int
-    }
-
-    struct Mismatch: Decodable, Sendable {
-        var chiSquare: Double
-        var pValue: Double
-        var isMismatch: Bool
-    }
-
-    struct Measure: Decodable, Sendable {
-        var metric: String
-        var measure: String
-        var variants: [Estimate]
-        var comparisons: [Comparison]
-    }
-
-    struct Estimate: Decodable, Sendable {
-        var variant: String
-        var value: Double
-        var variance: Double
-    }
-
-    struct Comparison: Decodable, Sendable {
-        var variant: String
-        var difference, differenceVariance, relativeDifference, relativeVariance: Double
-        var zScore, pValue, intervalLower, intervalUpper, relativeIntervalLower, relativeIntervalUpper: Double
-        var alwaysValidPValue, sequenceLower, sequenceUpper, relativeSequenceLower, relativeSequenceUpper: Double
-        var chanceToBeatControl, expectedLossOfTreatment, expectedLossOfControl: Double
     }
 
     static let fixture: Fixture = {

@@ -240,6 +240,55 @@ import VaneCore
         }
     }
 
+    /// Concurrent batches share transactions (EventIngestor); each request still learns exactly
+    /// which of its events were new, and every unit counts once. (Through the ingestor itself:
+    /// the test client sends its requests one after another on one connection.)
+    @Test(arguments: TestDatabase.allCases)
+    func concurrentBatchesCountEveryEventOnce(database: TestDatabase) async throws {
+        try await TestServer.run(database) { server in
+            try await EventIngestionTests.startExperiment(server)
+            let engine = server.application.store.engine
+            let environment = EnvironmentKey(projectId: "demo", environmentId: "production")
+            let running = try await ExperimentStore(engine: engine).runningExperiments(environment)
+            #expect(running.map(\.key) == ["checkout-button"])
+            let ingestor = EventIngestor(store: ExperimentEventStore(engine: engine))
+            let time = Clock.nowMilliseconds() - 3_600_000
+            func events(unit: Int) -> [ExperimentEvent] {
+                let variant = unit % 2 == 0 ? "control" : "new-flow"
+                let exposure = ExperimentEvent.Kind.exposure(
+                    experiment: "checkout-button",
+                    variant: variant,
+                    flagKey: nil,
+                    templateVersion: 1
+                )
+                let checkout = ExperimentEvent.Kind.metric(name: "checkout_completed", value: 1, properties: nil)
+                return [
+                    ExperimentEvent(id: "x\(unit)", unit: "u\(unit)", time: time, kind: exposure),
+                    ExperimentEvent(id: "m\(unit)", unit: "u\(unit)", time: time + 1_000, kind: checkout),
+                ]
+            }
+            // 24 batches of 50 units; batch k repeats the last 10 units of batch k-1 (same ids).
+            var batches: [[ExperimentEvent]] = []
+            for batch in 0..<24 {
+                batches.append(((batch * 40)..<(batch * 40 + 50)).flatMap(events(unit:)))
+            }
+            let accepted = try await withThrowingTaskGroup(of: Int.self) { group in
+                for batch in batches {
+                    group.addTask {
+                        try await ingestor.ingest(batch, in: environment, running: running, receivedAt: time).count
+                    }
+                }
+                return try await group.reduce(0, +)
+            }
+            let units = 23 * 40 + 50
+            #expect(accepted == 2 * units, "every distinct event new for exactly one request")
+            let results = try await Self.results(server)
+            #expect(Self.exposed(results) == ["control": units / 2, "new-flow": units / 2])
+            let conversion = Self.variants(results, metric: "checkout_completed", measure: "conversionRate")
+            #expect(conversion["control"]?["convertedUnits"]?.numberValue?.intValue == units / 2)
+        }
+    }
+
     @Test func resultsOfAnUnknownExperimentAre404() async throws {
         try await TestServer.run(.sqlite) { server in
             let reply = try await server.send(.get, ExperimentAPITests.path + "/nope/results")

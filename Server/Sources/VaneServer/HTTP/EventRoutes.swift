@@ -6,8 +6,9 @@ import VaneCore
 /// whose id is already stored is counted as a duplicate and changes nothing.
 struct EventRoutes {
     let store: ConfigStore
+    let cache: ServingCache
     let experiments: ExperimentStore
-    let events: ExperimentEventStore
+    let ingestor: EventIngestor
     let limiter: RateLimiter
 
     func register(on group: RouterGroup<VaneRequestContext>) {
@@ -26,7 +27,8 @@ struct EventRoutes {
         {
             throw APIError.rateLimited(refusal)
         }
-        try await store.requireEnvironment(environment)
+        // Environments are never deleted: one with a template being served exists.
+        if cache.template(for: environment) == nil { try await store.requireEnvironment(environment) }
         let body = try await RequestReading.object(request, limit: ServerLimits.maximumEventBatchBytes)
         let now = Clock.nowMilliseconds()
         let batch: (events: [(index: Int, event: ExperimentEvent)], rejected: [ExperimentEventReader.Rejection])
@@ -40,7 +42,7 @@ struct EventRoutes {
         }
         var rejected = batch.rejected
         var kept: [ExperimentEvent] = []
-        let runningList = try await experiments.experiments(environment, status: .running)
+        let runningList = try await experiments.runningExperiments(environment)
         let running = Dictionary(runningList.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         for (index, event) in batch.events {
             if let issue = ExperimentEventReader.exposureProblem(event, index: index, running: running, in: environment)
@@ -50,7 +52,7 @@ struct EventRoutes {
                 kept.append(event)
             }
         }
-        let stored = try await events.insert(kept, in: environment, running: runningList, receivedAt: now)
+        let stored = try await ingestor.ingest(kept, in: environment, running: runningList, receivedAt: now)
         rejected.sort { $0.index < $1.index }
         return JSONResponse.make([
             "accepted": .number(JSONNumber(stored.count)),

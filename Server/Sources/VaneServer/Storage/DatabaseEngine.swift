@@ -56,7 +56,10 @@ final class DatabaseEngine: Sendable {
                 do {
                     for pragma in [
                         "PRAGMA busy_timeout = 5000", "PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL",
-                        "PRAGMA foreign_keys = ON",
+                        // Statement journals (a multi-row INSERT … ON CONFLICT in a transaction
+                        // keeps one) in memory instead of a temporary file: a tenth of the
+                        // database thread's time when ingesting events.
+                        "PRAGMA foreign_keys = ON", "PRAGMA temp_store = MEMORY",
                     ] {
                         try await database.raw(SQLQueryString(pragma)).run()
                     }

@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import SQLKit
 import VaneCore
 
@@ -10,8 +11,31 @@ import VaneCore
 final class ExperimentStore: Sendable {
     let engine: DatabaseEngine
 
+    /// The running experiments per environment, as `POST …/events` reads them on every batch,
+    /// with when they were read.
+    private let running = NIOLockedValueBox<
+        [EnvironmentKey: (readAt: ContinuousClock.Instant, experiments: [Experiment])]
+    >(
+        [:]
+    )
+    /// How long a node trusts its list of running experiments. A start or stop on this node
+    /// refreshes it at once; on another node it takes effect here within this time, and the
+    /// events' transaction checks each experiment's status again before counting.
+    static let runningListLifetime = Duration.seconds(1)
+
     init(engine: DatabaseEngine) {
         self.engine = engine
+    }
+
+    /// The environment's running experiments, read at most once a second per node.
+    func runningExperiments(_ environment: EnvironmentKey) async throws -> [Experiment] {
+        let now = ContinuousClock.now
+        if let cached = running.withLockedValue({ $0[environment] }), now - cached.readAt < Self.runningListLifetime {
+            return cached.experiments
+        }
+        let experiments = try await experiments(environment, status: .running)
+        running.withLockedValue { $0[environment] = (now, experiments) }
+        return experiments
     }
 
     /// A stored definition that no longer reads (written by a newer server, or edited by hand).
@@ -152,6 +176,7 @@ final class ExperimentStore: Sendable {
         _ transform: @escaping @Sendable (any SQLDatabase, Experiment) async throws -> Experiment
     ) async throws -> Experiment {
         let kind = engine.kind
+        defer { running.withLockedValue { $0[environment] = nil } }
         return try await engine.transaction { database in
             try await Self.lockEnvironment(database, environment, kind: kind)
             guard let row = try await Self.row(database, environment, key: key) else {

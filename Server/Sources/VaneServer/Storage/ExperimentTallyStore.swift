@@ -52,6 +52,9 @@ enum ExperimentTallyStore {
             guard !exposures.isEmpty || !metrics.isEmpty else { continue }
             let scope = Scope(environment: environment, experiment: experiment.key)
             var tally = try await lockTally(scope, database: database, kind: kind)
+            // The caller's list may be a second old (ExperimentStore.runningExperiments): an
+            // experiment stopped since, on any node, counts nothing more.
+            guard try await isRunning(scope, database: database) else { continue }
             let unitKeys = Set(exposures.map(\.unit)).union(metrics.map(\.unit))
             var units = try await readUnits(Array(unitKeys), scope: scope, database: database)
             let replay = ExperimentAggregation.unitsToReplay(units, exposures: exposures)
@@ -100,7 +103,7 @@ enum ExperimentTallyStore {
     }
 
     /// Where an experiment's rows are.
-    private struct Scope {
+    struct Scope {
         var environment: EnvironmentKey
         var experiment: String
 
@@ -134,6 +137,13 @@ enum ExperimentTallyStore {
         return try decode(ExperimentTally.self, try row.decode(column: "tally", as: String.self), scope, "sums")
     }
 
+    private static func isRunning(_ scope: Scope, database: any SQLDatabase) async throws -> Bool {
+        try await database.raw("SELECT status FROM experiments WHERE \(scope.condition)").first()?.decode(
+            column: "status",
+            as: String.self
+        ) == ExperimentStatus.running.rawValue
+    }
+
     private static func readUnits(
         _ keys: [String],
         scope: Scope,
@@ -154,12 +164,7 @@ enum ExperimentTallyStore {
                 variant: try row.decode(column: "variant", as: String.self),
                 firstExposure: try row.decode(column: "first_exposure", as: Int64.self),
                 isInSeveralVariants: try row.decode(column: "several_variants", as: Int64.self) != 0,
-                totals: try decode(
-                    [String: EventTotal].self,
-                    try row.decode(column: "totals", as: String.self),
-                    scope,
-                    "state of unit \"\(key)\""
-                )
+                totals: try totals(try row.decode(column: "totals", as: String.self), scope: scope, unit: key)
             )
         }
         return units
@@ -171,10 +176,10 @@ enum ExperimentTallyStore {
         database: any SQLDatabase
     ) async throws {
         guard !units.isEmpty else { return }
-        let rows = try units.map { key, unit -> SQLQueryString in
+        let rows = units.map { key, unit -> SQLQueryString in
             let values: [any Encodable & Sendable] = [
                 scope.environment.projectId, scope.environment.environmentId, scope.experiment, key, unit.variant,
-                unit.firstExposure, unit.isInSeveralVariants ? 1 : 0, try text(unit.totals),
+                unit.firstExposure, unit.isInSeveralVariants ? 1 : 0, totalsText(unit.totals),
             ]
             return "(\(binds: values))"
         }
@@ -216,6 +221,26 @@ enum ExperimentTallyStore {
             )
         }
         return events
+    }
+
+    /// A unit's totals as stored: `name count sum` per event name, joined by `;`. Event names
+    /// are tokens (letters, digits, `-`, `_`), and a Double's description reads back exactly.
+    /// Written for every unit a batch touches, so it is kept simpler than JSON.
+    static func totalsText(_ totals: [String: EventTotal]) -> String {
+        totals.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.count) \($0.value.sum)" }.joined(separator: ";")
+    }
+
+    /// Reads ``totalsText(_:)``.
+    static func totals(_ text: String, scope: Scope, unit: String) throws -> [String: EventTotal] {
+        var totals: [String: EventTotal] = [:]
+        for entry in text.split(separator: ";") {
+            let parts = entry.split(separator: " ")
+            guard parts.count == 3, let count = Int(parts[1]), let sum = Double(parts[2]) else {
+                throw UnreadableState(experiment: scope.experiment, what: "state of unit \"\(unit)\"")
+            }
+            totals[String(parts[0])] = EventTotal(count: count, sum: sum)
+        }
+        return totals
     }
 
     private static func text(_ value: some Encodable) throws -> String {

@@ -1,0 +1,114 @@
+import NIOConcurrencyHelpers
+
+/// Stores event batches that arrive together in one transaction (group commit).
+///
+/// Every batch costs a transaction's fixed price — its commit waits for the disk, and it locks
+/// each experiment's sums while counting — however few events it holds. So the batches of one
+/// environment queue here, and one writer per environment stores whatever has queued, up to
+/// ``maximumEventsPerTransaction``, in one ``ExperimentEventStore/insert(_:in:running:receivedAt:)``.
+/// A lone batch is written at once; under load, the batches that arrived during one commit share
+/// the next. Each request still learns which of its own events were new.
+final class EventIngestor: Sendable {
+    /// Events one transaction takes at most (a request's 1,000 are never split).
+    static let maximumEventsPerTransaction = 5_000
+
+    private struct Pending: Sendable {
+        var events: [ExperimentEvent]
+        var running: [Experiment]
+        var receivedAt: Int64
+        var continuation: CheckedContinuation<Set<String>, any Error>
+    }
+
+    private struct Queue: Sendable {
+        var pending: [Pending] = []
+        var writing = false
+    }
+
+    private let store: ExperimentEventStore
+    private let queues = NIOLockedValueBox<[EnvironmentKey: Queue]>([:])
+
+    init(store: ExperimentEventStore) {
+        self.store = store
+    }
+
+    /// Stores `events` (counting them for the `running` experiments) together with whatever else
+    /// is queued for the environment.
+    /// - Returns: The ids of `events` stored now; the others were stored before, or earlier in
+    ///   the same transaction for another request.
+    func ingest(
+        _ events: [ExperimentEvent],
+        in environment: EnvironmentKey,
+        running: [Experiment],
+        receivedAt: Int64
+    ) async throws -> Set<String> {
+        guard !events.isEmpty else { return [] }
+        return try await withCheckedThrowingContinuation { continuation in
+            let startsWriter = queues.withLockedValue { queues in
+                var queue = queues[environment] ?? Queue()
+                queue.pending.append(
+                    Pending(events: events, running: running, receivedAt: receivedAt, continuation: continuation)
+                )
+                let starts = !queue.writing
+                queue.writing = true
+                queues[environment] = queue
+                return starts
+            }
+            if startsWriter {
+                Task { await self.write(environment) }
+            }
+        }
+    }
+
+    /// Writes the environment's queue, a group at a time, until it is empty.
+    private func write(_ environment: EnvironmentKey) async {
+        while true {
+            let group = queues.withLockedValue { queues -> [Pending] in
+                guard var queue = queues[environment], !queue.pending.isEmpty else {
+                    queues[environment] = nil
+                    return []
+                }
+                var count = 0
+                var taken = 0
+                for pending in queue.pending {
+                    if taken > 0 && count + pending.events.count > Self.maximumEventsPerTransaction { break }
+                    count += pending.events.count
+                    taken += 1
+                }
+                let group = Array(queue.pending.prefix(taken))
+                queue.pending.removeFirst(taken)
+                queues[environment] = queue
+                return group
+            }
+            guard !group.isEmpty else { return }
+            await write(group, in: environment)
+        }
+    }
+
+    private func write(_ group: [Pending], in environment: EnvironmentKey) async {
+        // Every request read the running experiments within the last second; the transaction
+        // checks each one's status again, so the union is safe.
+        var running: [String: Experiment] = [:]
+        for pending in group {
+            for experiment in pending.running { running[experiment.key] = experiment }
+        }
+        do {
+            let stored = try await store.insert(
+                group.flatMap(\.events),
+                in: environment,
+                running: Array(running.values),
+                receivedAt: group.map(\.receivedAt).max() ?? 0
+            )
+            // An id sent by two requests of the group is new for the first only.
+            var claimed: Set<String> = []
+            for pending in group {
+                var mine: Set<String> = []
+                for event in pending.events where stored.contains(event.id) && claimed.insert(event.id).inserted {
+                    mine.insert(event.id)
+                }
+                pending.continuation.resume(returning: mine)
+            }
+        } catch {
+            for pending in group { pending.continuation.resume(throwing: error) }
+        }
+    }
+}
