@@ -6,6 +6,7 @@
 # Release build, loopback only, bounded in time.
 #
 #   Server/Benchmarks/ingest-benchmark.sh [seconds-per-run] [client-threads]    (default 20, 8)
+#   VANE_INGEST_ONLY=sqlite Server/Benchmarks/ingest-benchmark.sh 450   # one long SQLite run (~10 M events)
 #
 # PostgreSQL runs through scripts/with-postgres (a throwaway server in a temp dir). Prints a
 # Markdown table for docs/PERFORMANCE.md.
@@ -147,6 +148,11 @@ start_vane sqlite_port
 start_vane postgres_port --database "$VANE_TEST_POSTGRES_URL"
 events_path=/v1/projects/bench/environments/prod/events
 
+if [ "${VANE_INGEST_ONLY:-}" = sqlite ]; then
+    read -r s_events s_rate s_p50 s_p99 < <(drive "$events_path" "$sqlite_port")
+    echo "| vane, SQLite | $s_events events in $duration s | $s_rate events/s | results median $(results_time "$sqlite_port") ms |"
+    exit 0
+fi
 read -r b_events b_rate b_p50 b_p99 < <(drive /events "$hello_port")
 read -r s_events s_rate s_p50 s_p99 < <(drive "$events_path" "$sqlite_port")
 read -r p_events p_rate p_p50 p_p99 < <(drive "$events_path" "$postgres_port")

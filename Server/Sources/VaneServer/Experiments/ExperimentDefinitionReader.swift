@@ -314,15 +314,6 @@ enum ExperimentDefinitionReader {
 
     /// Whether a variant, metric or event name is acceptable (see ``readName(_:at:what:_:)``).
     static func isValidName(_ name: String) -> Bool {
-        guard !name.isEmpty, name.utf8.count <= maximumNameCharacters else { return false }
-        return name.utf8.allSatisfy { byte in
-            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
-                || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
-                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
-                || [UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: ":"), UInt8(ascii: "/")]
-                    .contains(
-                        byte
-                    )
-        }
+        Identifier.isMadeOf(name, maximum: maximumNameCharacters, punctuation: "_-.:/")
     }
 }

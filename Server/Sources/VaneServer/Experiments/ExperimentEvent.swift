@@ -295,12 +295,6 @@ enum ExperimentEventReader {
 
     /// 1-`maximum` ASCII letters, digits, '-' and '_'.
     static func isToken(_ text: String, maximum: Int) -> Bool {
-        guard !text.isEmpty, text.utf8.count <= maximum else { return false }
-        return text.utf8.allSatisfy { byte in
-            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
-                || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
-                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-")
-                || byte == UInt8(ascii: "_")
-        }
+        Identifier.isMadeOf(text, maximum: maximum, punctuation: "-_")
     }
 }

@@ -47,12 +47,8 @@ struct AdminRoutes {
         let body = try await RequestReading.object(request)
         let id = try identifier(body, kind: "project")
         let name = try RequestReading.optionalString(body, "name") ?? id
-        do {
-            let project = try await store.createProject(id: id, name: name, actor: principal.actor)
-            return JSONResponse.make(try await projectJSON(project), status: .created)
-        } catch let error as StorageError {
-            throw APIError(error)
-        }
+        let project = try await store.createProject(id: id, name: name, actor: principal.actor)
+        return JSONResponse.make(try await projectJSON(project), status: .created)
     }
 
     @Sendable func listProjects(_ request: Request, context: VaneRequestContext) async throws -> Response {
@@ -65,7 +61,7 @@ struct AdminRoutes {
     @Sendable func getProject(_ request: Request, context: VaneRequestContext) async throws -> Response {
         try context.requirePrincipal().require(.administer)
         let id = context.parameters.get("project") ?? ""
-        guard let project = try await store.project(id: id) else { throw APIError(StorageError.projectNotFound(id)) }
+        guard let project = try await store.project(id: id) else { throw StorageError.projectNotFound(id) }
         return JSONResponse.make(try await projectJSON(project))
     }
 
@@ -93,24 +89,20 @@ struct AdminRoutes {
         let body = try await RequestReading.object(request)
         let id = try identifier(body, kind: "environment")
         let name = try RequestReading.optionalString(body, "name") ?? id
-        do {
-            let environment = try await store.createEnvironment(
-                projectId: projectId,
-                id: id,
-                name: name,
-                actor: principal.actor
-            )
-            return JSONResponse.make(Self.environmentJSON(environment), status: .created)
-        } catch let error as StorageError {
-            throw APIError(error)
-        }
+        let environment = try await store.createEnvironment(
+            projectId: projectId,
+            id: id,
+            name: name,
+            actor: principal.actor
+        )
+        return JSONResponse.make(Self.environmentJSON(environment), status: .created)
     }
 
     @Sendable func listEnvironments(_ request: Request, context: VaneRequestContext) async throws -> Response {
         try context.requirePrincipal().require(.administer)
         let projectId = context.parameters.get("project") ?? ""
         guard try await store.project(id: projectId) != nil else {
-            throw APIError(StorageError.projectNotFound(projectId))
+            throw StorageError.projectNotFound(projectId)
         }
         let environments = try await store.environments(projectId: projectId)
         return JSONResponse.make(["environments": .array(environments.map(Self.environmentJSON))])
@@ -138,8 +130,6 @@ struct AdminRoutes {
             )
         } catch let refusal as KeyAdministration.Refusal {
             throw APIError.invalidArgument(refusal.message)
-        } catch let error as StorageError {
-            throw APIError(error)
         }
         guard case .object(var object) = Self.keyJSON(key) else {
             return JSONResponse.make(Self.keyJSON(key), status: .created)
@@ -157,11 +147,7 @@ struct AdminRoutes {
         let principal = try context.requirePrincipal()
         try principal.require(.administer)
         let id = context.parameters.get("id") ?? ""
-        do {
-            try await administration.revoke(id: id, actor: principal.actor)
-        } catch let error as StorageError {
-            throw APIError(error)
-        }
+        try await administration.revoke(id: id, actor: principal.actor)
         return Response(status: .noContent)
     }
 
@@ -190,22 +176,18 @@ struct AdminRoutes {
     func auditPage(_ request: Request, projectId: String?, environmentId: String?) async throws -> Response {
         let size = try RequestReading.queryInteger(request, "pageSize", in: 1...300) ?? 100
         let page: Page<AuditEntry>
-        do {
-            var filter = AuditFilter()
-            filter.actor = request.uri.queryParameters.get("actor").map { String($0.prefix(254)) }
-            filter.action = request.uri.queryParameters.get("action").map { String($0.prefix(100)) }
-            filter.startTime = try RequestReading.queryTime(request, "startTime")
-            filter.endTime = try RequestReading.queryTime(request, "endTime")
-            page = try await store.audit(
-                projectId: projectId,
-                environmentId: environmentId,
-                filter: filter,
-                pageSize: Int(size),
-                pageToken: request.uri.queryParameters.get("pageToken").map { String($0) }
-            )
-        } catch let error as StorageError {
-            throw APIError(error)
-        }
+        var filter = AuditFilter()
+        filter.actor = request.uri.queryParameters.get("actor").map { String($0.prefix(254)) }
+        filter.action = request.uri.queryParameters.get("action").map { String($0.prefix(100)) }
+        filter.startTime = try RequestReading.queryTime(request, "startTime")
+        filter.endTime = try RequestReading.queryTime(request, "endTime")
+        page = try await store.audit(
+            projectId: projectId,
+            environmentId: environmentId,
+            filter: filter,
+            pageSize: Int(size),
+            pageToken: request.uri.queryParameters.get("pageToken").map { String($0) }
+        )
         let entries: [JSONValue] = page.items.map { entry in
             var actor: JSONObject = ["name": .string(entry.actor.name)]
             if let keyId = entry.actor.keyId { actor["keyId"] = .string(keyId) }

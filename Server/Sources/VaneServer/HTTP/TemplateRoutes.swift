@@ -77,7 +77,7 @@ struct TemplateRoutes {
                 environmentId: environment.environmentId
             )
             if let expected, expected != current {
-                throw APIError(StorageError.versionConflict(expected: expected, current: current))
+                throw StorageError.versionConflict(expected: expected, current: current)
             }
             // Not published, so no version yet: what a caller sent as `version` is not echoed as
             // if it were one.
@@ -161,7 +161,7 @@ struct TemplateRoutes {
         if let size = try RequestReading.queryInteger(request, "pageSize", in: 1...300) { query.pageSize = Int(size) }
         query.pageToken = request.uri.queryParameters.get("pageToken").map { String($0) }
         // A page token is a version number; the page holds the versions below it.
-        if let token = query.pageToken, (Int64(token) ?? 0) < 1 { throw APIError(StorageError.invalidPageToken(token)) }
+        if let token = query.pageToken, (Int64(token) ?? 0) < 1 { throw StorageError.invalidPageToken(token) }
         query.startTime = try RequestReading.queryTime(request, "startTime")
         query.endTime = try RequestReading.queryTime(request, "endTime")
         query.endVersionNumber = try RequestReading.queryInteger(request, "endVersionNumber", in: 0...Int64.max)
@@ -226,7 +226,7 @@ struct TemplateRoutes {
                 environmentId: environment.environmentId,
                 number: number
             )
-        else { throw APIError(StorageError.versionNotFound(number)) }
+        else { throw StorageError.versionNotFound(number) }
         return version.template
     }
 

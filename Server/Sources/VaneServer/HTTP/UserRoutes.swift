@@ -81,8 +81,6 @@ struct UserRoutes {
             return JSONResponse.make(.object(object), status: .created)
         } catch let error as AccountError {
             throw APIError.invalidArgument(error.message)
-        } catch let error as StorageError {
-            throw APIError(error)
         }
     }
 
@@ -99,29 +97,21 @@ struct UserRoutes {
         case .bool(let value)?: disabled = value
         default: throw APIError.invalidArgument("\"disabled\" must be true or false")
         }
-        do {
-            let user = try await accounts.store.updateUser(
-                id: id,
-                role: role,
-                environments: try Self.grants(body["environments"]),
-                disabled: disabled,
-                actor: principal.actor
-            )
-            return JSONResponse.make(Self.json(user))
-        } catch let error as StorageError {
-            throw APIError(error)
-        }
+        let user = try await accounts.store.updateUser(
+            id: id,
+            role: role,
+            environments: try Self.grants(body["environments"]),
+            disabled: disabled,
+            actor: principal.actor
+        )
+        return JSONResponse.make(Self.json(user))
     }
 
     @Sendable func resetPassword(_ request: Request, context: VaneRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
         try principal.require(.administer)
         let id = context.parameters.get("id") ?? ""
-        do {
-            let password = try await accounts.resetPassword(userId: id, actor: principal.actor)
-            return JSONResponse.make(["oneTimePassword": .string(password)])
-        } catch let error as StorageError {
-            throw APIError(error)
-        }
+        let password = try await accounts.resetPassword(userId: id, actor: principal.actor)
+        return JSONResponse.make(["oneTimePassword": .string(password)])
     }
 }

@@ -224,7 +224,8 @@ enum ExperimentTallyStore {
     }
 
     /// A unit's totals as stored: `name count sum` per event name, joined by `;`. Event names
-    /// are tokens (letters, digits, `-`, `_`), and a Double's description reads back exactly.
+    /// never hold a space or `;` (``ExperimentDefinitionReader/isValidName(_:)``), and a
+    /// Double's description reads back exactly.
     /// Written for every unit a batch touches, so it is kept simpler than JSON.
     static func totalsText(_ totals: [String: EventTotal]) -> String {
         totals.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.count) \($0.value.sum)" }.joined(separator: ";")
