@@ -5,18 +5,9 @@ struct MeasureAnalysis {
     let control: Int
     let configuration: AnalysisConfiguration
 
-    private static let noEvents = MetricAggregates(convertedUnits: 0, valueSum: 0, valueSumOfSquares: 0)
-    private static let noRatioEvents = RatioMetricAggregates(
-        numeratorSum: 0,
-        denominatorSum: 0,
-        numeratorSumOfSquares: 0,
-        denominatorSumOfSquares: 0,
-        productSum: 0
-    )
-
     func conversionRate(metric: String) -> MeasureResults {
         let estimates = variants.map { variant in
-            let converted = (variant.metrics[metric] ?? Self.noEvents).convertedUnits
+            let converted = (variant.metrics[metric] ?? MetricAggregates.zero).convertedUnits
             let computed = VariantEstimators.conversionRate(converted: converted, units: variant.exposedUnits)
             return VariantEstimate(
                 variant: variant.name,
@@ -36,7 +27,7 @@ struct MeasureAnalysis {
 
     func meanPerUnit(metric: String) -> MeasureResults {
         let estimates = variants.map { variant in
-            let sums = variant.metrics[metric] ?? Self.noEvents
+            let sums = variant.metrics[metric] ?? MetricAggregates.zero
             let computed = VariantEstimators.meanPerUnit(sums, units: variant.exposedUnits)
             return VariantEstimate(
                 variant: variant.name,
@@ -54,7 +45,7 @@ struct MeasureAnalysis {
     func ratio(metric: String) -> MeasureResults {
         let estimates = variants.map { variant in
             let computed = VariantEstimators.ratio(
-                variant.ratioMetrics[metric] ?? Self.noRatioEvents,
+                variant.ratioMetrics[metric] ?? RatioMetricAggregates.zero,
                 units: variant.exposedUnits
             )
             return VariantEstimate(
@@ -72,7 +63,7 @@ struct MeasureAnalysis {
 
     /// Beta(α₀ + converted, β₀ + exposed − converted).
     private func posterior(_ variant: VariantAggregates, metric: String) -> BetaDistribution {
-        let converted = Double((variant.metrics[metric] ?? Self.noEvents).convertedUnits)
+        let converted = Double((variant.metrics[metric] ?? MetricAggregates.zero).convertedUnits)
         return BetaDistribution(
             alpha: configuration.conversionPriorAlpha + converted,
             beta: configuration.conversionPriorBeta + Double(variant.exposedUnits) - converted

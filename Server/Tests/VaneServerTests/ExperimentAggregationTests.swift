@@ -76,7 +76,7 @@ import Testing
         for (a, b) in zip(keptAggregates.variants, expectedAggregates.variants) {
             #expect(a.exposedUnits == b.exposedUnits, "\(a.name) \(comment)")
             for (name, sums) in b.metrics {
-                let got = a.metrics[name] ?? ExperimentAggregation.noSums
+                let got = a.metrics[name] ?? MetricAggregates.zero
                 #expect(got.convertedUnits == sums.convertedUnits, "\(a.name) \(name) \(comment)")
                 #expect(abs(got.valueSum - sums.valueSum) <= 1e-9 * max(1, abs(sums.valueSum)), "\(name) \(comment)")
                 #expect(
@@ -85,7 +85,7 @@ import Testing
                 )
             }
             for (name, sums) in b.ratioMetrics {
-                let got = a.ratioMetrics[name] ?? ExperimentAggregation.noRatioSums
+                let got = a.ratioMetrics[name] ?? RatioMetricAggregates.zero
                 for (x, y) in [
                     (got.numeratorSum, sums.numeratorSum), (got.denominatorSum, sums.denominatorSum),
                     (got.productSum, sums.productSum), (got.numeratorSumOfSquares, sums.numeratorSumOfSquares),

@@ -18,6 +18,9 @@ public struct MetricAggregates: Sendable, Hashable, Codable {
         self.valueSumOfSquares = valueSumOfSquares
     }
 
+    /// The sums of a metric no unit has an event of yet.
+    public static let zero = MetricAggregates(convertedUnits: 0, valueSum: 0, valueSumOfSquares: 0)
+
     /// Adds one metric event of `value` for a unit whose total before it was `previousUnitTotal`
     /// (`nil` when this is the unit's first event of the metric, which makes it convert).
     public mutating func recordEvent(value: Double, previousUnitTotal: Double?) {

@@ -27,4 +27,13 @@ public struct RatioMetricAggregates: Sendable, Hashable, Codable {
         self.denominatorSumOfSquares = denominatorSumOfSquares
         self.productSum = productSum
     }
+
+    /// The sums of a ratio metric no unit has an event of yet.
+    public static let zero = RatioMetricAggregates(
+        numeratorSum: 0,
+        denominatorSum: 0,
+        numeratorSumOfSquares: 0,
+        denominatorSumOfSquares: 0,
+        productSum: 0
+    )
 }

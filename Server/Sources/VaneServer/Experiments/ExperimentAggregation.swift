@@ -54,9 +54,9 @@ struct ExperimentTally: Sendable, Hashable, Codable {
                 var ratios: [String: RatioMetricAggregates] = [:]
                 for metric in definition.metrics {
                     if metric.kind == .ratio {
-                        ratios[metric.name] = sums.ratioMetrics[metric.name] ?? ExperimentAggregation.noRatioSums
+                        ratios[metric.name] = sums.ratioMetrics[metric.name] ?? RatioMetricAggregates.zero
                     } else {
-                        metrics[metric.name] = sums.metrics[metric.name] ?? ExperimentAggregation.noSums
+                        metrics[metric.name] = sums.metrics[metric.name] ?? MetricAggregates.zero
                     }
                 }
                 return VariantAggregates(
@@ -97,15 +97,6 @@ enum ExperimentAggregation {
         var time: Int64
         var value: Double
     }
-
-    static let noSums = MetricAggregates(convertedUnits: 0, valueSum: 0, valueSumOfSquares: 0)
-    static let noRatioSums = RatioMetricAggregates(
-        numeratorSum: 0,
-        denominatorSum: 0,
-        numeratorSumOfSquares: 0,
-        denominatorSumOfSquares: 0,
-        productSum: 0
-    )
 
     /// The event names an experiment's metrics read.
     static func eventNames(_ definition: ExperimentDefinition) -> Set<String> {
@@ -204,7 +195,7 @@ extension ExperimentTally {
             if metric.kind == .ratio {
                 let x = total.sum
                 let y = (metric.denominatorEvent.flatMap { unit.totals[$0] } ?? .none).sum
-                var ratio = sums.ratioMetrics[metric.name] ?? ExperimentAggregation.noRatioSums
+                var ratio = sums.ratioMetrics[metric.name] ?? RatioMetricAggregates.zero
                 ratio.numeratorSum += s * x
                 ratio.denominatorSum += s * y
                 // Taking a unit out can leave a rounding error below zero; a square sum cannot be.
@@ -213,7 +204,7 @@ extension ExperimentTally {
                 ratio.productSum += s * x * y
                 sums.ratioMetrics[metric.name] = ratio
             } else {
-                var metricSums = sums.metrics[metric.name] ?? ExperimentAggregation.noSums
+                var metricSums = sums.metrics[metric.name] ?? MetricAggregates.zero
                 if total.count > 0 { metricSums.convertedUnits += sign }
                 metricSums.valueSum += s * total.sum
                 metricSums.valueSumOfSquares = max(0, metricSums.valueSumOfSquares + s * total.sum * total.sum)
