@@ -36,7 +36,10 @@ import VaneService
         "randomizationId": .string("u1"), "device.country": .string("fr"),
     ]
 
-    @Test func publishesReachWatchersAndSnapshotsWithinASecondAndTheServiceStopsWithItsGroup() async throws {
+    /// Well under the fixture's 60 s poll interval: a delivery faster than this came through the stream.
+    static let streamNotPoll: TimeInterval = 10
+
+    @Test func publishesReachWatchersAndSnapshotsThroughTheStreamAndTheServiceStopsWithItsGroup() async throws {
         try await ServerFixture.with { fixture in
             try await fixture.publish(Self.template(newFlowDefault: false))  // version 2 (the demo is 1)
             let metrics = TestMetrics()
@@ -60,7 +63,9 @@ import VaneService
             #expect(config.int(forKey: "retry.limit") == 4)
             #expect(config.string(forKey: "not.in.vane") == nil)
 
-            // A publish reaches a value watcher within a second, without a restart.
+            // A publish reaches a value watcher through the event stream, without a restart. The bound
+            // tells the stream from the 60 s poll; the stream's latency itself is a benchmark figure
+            // (docs/PERFORMANCE.md, "stream"), because a timed assertion fails on a loaded machine.
             let delivery = try await withDeadline(seconds: 30) {
                 try await config.watchBool(forKey: ConfigKey("checkout.new-flow", context: Self.france), default: true)
                 {
@@ -79,7 +84,7 @@ import VaneService
                     return TimeInterval.infinity
                 }
             }
-            #expect(delivery < 1, "a publish reaches the watcher within a second")
+            #expect(delivery < Self.streamNotPoll, "a publish reaches the watcher through the stream, not the poll")
             #expect(service.client.templateVersion == 3)
             #expect(config.bool(forKey: ConfigKey("checkout.new-flow", context: Self.france), default: false))
             let snapshot = provider.snapshot()
@@ -107,13 +112,13 @@ import VaneService
                     return TimeInterval.infinity
                 }
             }
-            #expect(snapshotDelivery < 1, "a publish reaches the snapshot watcher within a second")
+            #expect(snapshotDelivery < Self.streamNotPoll, "a publish reaches the snapshot watcher through the stream")
 
             // Metrics: evaluations, the template's version and age, the stream's state.
             #expect(metrics.counterTotal(label: VaneService.MetricLabel.evaluations) >= 8)
             #expect(try metrics.expectGauge(VaneService.MetricLabel.streamConnected, Self.dimensions).lastValue == 1)
             #expect(
-                await eventually(within: 2) {
+                await eventually(within: 10) {
                     (try? metrics.expectGauge(VaneService.MetricLabel.templateVersion, Self.dimensions).lastValue) == 4
                 }
             )
