@@ -53,6 +53,8 @@ public final class VaneServerApplication: Sendable {
     public let firstStart: FirstStartReport
     let keys: KeyIndex
     let publisher: TemplatePublisher
+    /// Experiments, and the running ones fetch serves.
+    let experiments: ExperimentStore
     let streamHub: StreamHub
     let readiness: Readiness
     let logger: Logger
@@ -71,6 +73,7 @@ public final class VaneServerApplication: Sendable {
         store: ConfigStore,
         keys: KeyIndex,
         publisher: TemplatePublisher,
+        experiments: ExperimentStore,
         firstStart: FirstStartReport,
         secret: ServerSecret,
         accounts: Accounts,
@@ -85,6 +88,7 @@ public final class VaneServerApplication: Sendable {
         self.cache = publisher.cache
         self.events = publisher.events
         self.publisher = publisher
+        self.experiments = experiments
         self.streamHub = StreamHub(
             events: events,
             heartbeatSeconds: configuration.streamHeartbeatSeconds,
@@ -178,12 +182,15 @@ public final class VaneServerApplication: Sendable {
                 "the configured admin key changed: revoked the admin key \(id) that the previous one created"
             )
         }
+        let experiments = ExperimentStore(engine: engine, serving: publisher.cache)
+        try await experiments.serveRunning()
         try await publisher.loadAll()
         let application = VaneServerApplication(
             configuration: configuration,
             store: store,
             keys: keys,
             publisher: publisher,
+            experiments: experiments,
             firstStart: report,
             secret: secret,
             accounts: accounts,
@@ -282,7 +289,6 @@ public final class VaneServerApplication: Sendable {
         TemplateRoutes(store: store, cache: cache, publisher: publisher).register(on: environment)
         FetchRoutes(cache: cache, limiter: limiter).register(on: environment)
         StreamRoutes(streams: streams).register(on: environment)
-        let experiments = ExperimentStore(engine: store.engine)
         let events = ExperimentEventStore(engine: store.engine)
         ExperimentRoutes(store: store, experiments: experiments, events: events).register(on: environment)
         EventRoutes(
@@ -336,6 +342,7 @@ public final class VaneServerApplication: Sendable {
                 VersionPoller(
                     keys: keys,
                     publisher: publisher,
+                    experiments: experiments,
                     intervalMilliseconds: configuration.pollIntervalMilliseconds,
                     logger: logger
                 )

@@ -249,7 +249,9 @@ import VaneCore
             try await EventIngestionTests.startExperiment(server)
             let engine = server.application.store.engine
             let environment = EnvironmentKey(projectId: "demo", environmentId: "production")
-            let running = try await ExperimentStore(engine: engine).runningExperiments(environment)
+            let running = try await ExperimentStore(engine: engine, serving: ServingCache()).runningExperiments(
+                environment
+            )
             #expect(running.map(\.key) == ["checkout-button"])
             let ingestor = EventIngestor(store: ExperimentEventStore(engine: engine))
             let time = Clock.nowMilliseconds() - 3_600_000

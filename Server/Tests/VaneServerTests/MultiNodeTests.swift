@@ -54,6 +54,28 @@ import VaneCore
         }
     }
 
+    @Test func anExperimentStartedOnOneNodeReachesTheOthersFetches() async throws {
+        var configuration = try await TestDatabase.postgres.configuration()
+        configuration.pollIntervalMilliseconds = 200
+        let shared = configuration
+        try await TestServer.run(configuration: shared) { first in
+            try await TestServer.run(configuration: shared) { second in
+                let key = try await first.createKey(role: "client")
+                let assignment: @Sendable () async throws -> JSONValue? = {
+                    try await FetchExperimentTests.fetch(second, key: key, unit: "user-1").metadata?["experiment"]
+                }
+                #expect(try await assignment() == nil)
+                try await EventIngestionTests.startExperiment(first)
+                let announced = try await eventually { try await assignment() != nil }
+                #expect(announced, "the second node never named the variant")
+                let stopped = try await first.send(.post, ExperimentAPITests.path + "/checkout-button/stop")
+                #expect(stopped.status == .ok)
+                let ended = try await eventually { try await assignment() == nil }
+                #expect(ended, "the second node still names a variant of a stopped experiment")
+            }
+        }
+    }
+
     /// Waits for the first event of `stream` for `environment` at or above `version`, for at most `seconds`.
     static func firstEvent(
         _ stream: AsyncStream<PublishEvent>,

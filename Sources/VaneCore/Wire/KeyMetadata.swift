@@ -16,6 +16,9 @@ public struct KeyMetadata: Sendable, Hashable {
     public var allowedValues: [String]
     /// Whether a live update may apply a new value at once, rather than at the app's next `activate()`.
     public var realtime: Bool
+    /// The running experiment this key's value belongs to, and which variant it is; set by the
+    /// server per client, never declared.
+    public var experiment: ExperimentAssignment?
 
     /// Creates metadata.
     public init(
@@ -23,18 +26,21 @@ public struct KeyMetadata: Sendable, Hashable {
         description: String? = nil,
         category: String? = nil,
         allowedValues: [String] = [],
-        realtime: Bool = false
+        realtime: Bool = false,
+        experiment: ExperimentAssignment? = nil
     ) {
         self.title = title
         self.description = description
         self.category = category
         self.allowedValues = allowedValues
         self.realtime = realtime
+        self.experiment = experiment
     }
 
     /// Whether nothing is set.
     public var isEmpty: Bool {
         title == nil && description == nil && category == nil && allowedValues.isEmpty && !realtime
+            && experiment == nil
     }
 
     /// Reads the `metadata.{key}` object of a fetch response (or a cache file): members of the
@@ -45,7 +51,8 @@ public struct KeyMetadata: Sendable, Hashable {
             description: json["description"]?.stringValue,
             category: json["category"]?.stringValue,
             allowedValues: json["allowedValues"]?.arrayValue?.compactMap(\.stringValue) ?? [],
-            realtime: json["realtime"]?.boolValue ?? false
+            realtime: json["realtime"]?.boolValue ?? false,
+            experiment: json["experiment"]?.objectValue.flatMap(ExperimentAssignment.init(json:))
         )
     }
 
@@ -57,6 +64,7 @@ public struct KeyMetadata: Sendable, Hashable {
         if !allowedValues.isEmpty { object["allowedValues"] = .array(allowedValues.map { .string($0) }) }
         if realtime { object["realtime"] = .bool(true) }
         if let description { object["description"] = .string(description) }
+        if let experiment { object["experiment"] = .object(experiment.json()) }
         return object
     }
 
@@ -69,7 +77,8 @@ public struct KeyMetadata: Sendable, Hashable {
             description: description ?? fallback.description,
             category: category ?? fallback.category,
             allowedValues: allowedValues.isEmpty ? fallback.allowedValues : allowedValues,
-            realtime: realtime || fallback.realtime
+            realtime: realtime || fallback.realtime,
+            experiment: experiment
         )
     }
 }

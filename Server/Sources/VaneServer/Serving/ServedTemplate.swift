@@ -34,14 +34,19 @@ final class ServedTemplate: Sendable {
     /// Per branch: the UTF-8 of `"key":"value"`, empty when the branch sends nothing, so a fetch
     /// response is assembled from ready-made pieces.
     private let entryFragments: ByteFragments
-    /// Per parameter: the UTF-8 of `"key":{metadata}`, empty when the key has none.
+    /// Per branch: the UTF-8 of `"key":{metadata}` as a client that got this branch receives it,
+    /// empty when it receives none. The same for every branch of a key unless a running
+    /// experiment controls it: then each branch that is a variant names it.
     private let metadataFragments: ByteFragments
+    /// The running experiments this version is served with (``ServingCache`` keeps it current).
+    let experiments: ServedExperiments
     /// Per branch: the digest of what it adds to a response, its entry and its key's metadata;
     /// zero when it sends nothing.
     private let branchDigests: [Digest128]
     /// What a fetch ETag's proof binds besides the request (see ``ResultETag``), encoded once: a
-    /// domain tag, the environment, the version number and the SHA-256 of the template, so a proof
-    /// cannot outlive its template even where version numbers start again (a new database).
+    /// domain tag, the environment, the version number, the SHA-256 of the template and that of
+    /// the running experiments, so a proof cannot outlive its template even where version numbers
+    /// start again (a new database), nor an experiment's start or stop.
     let proofScope: [UInt8]
 
     /// Parses (once) and compiles a stored version.
@@ -57,6 +62,19 @@ final class ServedTemplate: Sendable {
         )
     }
 
+    /// The same version served with other running experiments: nothing is parsed or compiled
+    /// again, only the response fragments are made anew.
+    func serving(_ experiments: ServedExperiments) -> ServedTemplate {
+        ServedTemplate(
+            environment: environment,
+            number: versionNumber,
+            parsed: parsed,
+            compiled: compiled,
+            templateJSON: templateJSON,
+            experiments: experiments
+        )
+    }
+
     /// A version ready to serve, from its parsed and compiled forms and its stored text.
     /// Nothing here parses a condition again.
     init(
@@ -64,7 +82,8 @@ final class ServedTemplate: Sendable {
         number: Int64,
         parsed: ParsedTemplate,
         compiled: CompiledTemplate,
-        templateJSON: String
+        templateJSON: String,
+        experiments: ServedExperiments = .none
     ) {
         self.environment = environment
         versionNumber = number
@@ -75,7 +94,8 @@ final class ServedTemplate: Sendable {
         proofScope =
             Array("vane-fetch-etag-1\u{0}\(environment.projectId)\u{0}\(environment.environmentId)\u{0}".utf8)
             + withUnsafeBytes(of: number.littleEndian) { Array($0) }
-            + Array(SHA256.hash(data: Array(templateJSON.utf8)))
+            + Array(SHA256.hash(data: Array(templateJSON.utf8))) + experiments.digest
+        self.experiments = experiments
         var metadata: [String: JSONValue] = [:]
         var valueTypes: [String: ParameterValueType] = [:]
         var conditional = Set<String>()
@@ -104,19 +124,30 @@ final class ServedTemplate: Sendable {
         for (index, key) in compiled.keys.enumerated() {
             var quotedKey = ""
             JSONValue.writeString(key, to: &quotedKey)
-            let metadataFragment = metadata[key].map { Array((quotedKey + ":" + $0.serialized()).utf8) } ?? []
-            metadataFragments.append(metadataFragment)
+            let declared = metadata[key].map { Array((quotedKey + ":" + $0.serialized()).utf8) } ?? []
             branchStarts.append(branchDigests.count)
-            for outcome in compiled.outcomes(ofParameterAt: index) {
+            let resolutions = compiled.resolutions(ofParameterAt: index)
+            for (branch, outcome) in compiled.outcomes(ofParameterAt: index).enumerated() {
+                var metadataFragment = declared
+                let assignment = experiments.assignment(forKey: key, condition: resolutions[branch].matchedCondition)
+                if let assignment {
+                    var details = metadata[key]?.objectValue ?? [:]
+                    details["experiment"] = .object(assignment.json())
+                    metadataFragment = Array((quotedKey + ":" + JSONValue.object(details).serialized()).utf8)
+                }
                 guard let value = outcome.value else {
+                    // The app reads its in-app default; an experiment's variant (a control that
+                    // keeps the app's own value) still tells it so, to record the exposure.
                     entryFragments.append([])
-                    branchDigests.append(.zero)
+                    metadataFragments.append(assignment == nil ? [] : metadataFragment)
+                    branchDigests.append(assignment == nil ? .zero : Digest128(hashing: [0] + metadataFragment))
                     continue
                 }
                 var text = quotedKey + ":"
                 JSONValue.writeString(value.stringValue, to: &text)
                 let entry = Array(text.utf8)
                 entryFragments.append(entry)
+                metadataFragments.append(metadataFragment)
                 // The metadata is part of what the branch sends; the separator keeps the two apart.
                 branchDigests.append(Digest128(hashing: entry + [0] + metadataFragment))
             }
@@ -148,14 +179,15 @@ final class ServedTemplate: Sendable {
         var first = true
         branchStarts.withUnsafeBufferPointer { starts in
             result.forEachBranch { parameter, branch in
-                let entry = starts[parameter] + branch
-                guard !entryFragments.isEmpty(at: entry) else { return }
-                if !first { response.append(UInt8(ascii: ",")) }
-                first = false
-                entryFragments.write(entry, to: &response)
-                if !metadataFragments.isEmpty(at: parameter) {
+                let index = starts[parameter] + branch
+                if !entryFragments.isEmpty(at: index) {
+                    if !first { response.append(UInt8(ascii: ",")) }
+                    first = false
+                    entryFragments.write(index, to: &response)
+                }
+                if !metadataFragments.isEmpty(at: index) {
                     if metadata.count > 1 { metadata.append(UInt8(ascii: ",")) }
-                    metadataFragments.write(parameter, to: &metadata)
+                    metadataFragments.write(index, to: &metadata)
                 }
             }
         }

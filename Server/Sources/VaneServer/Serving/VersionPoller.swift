@@ -1,14 +1,16 @@
 import Logging
 import ServiceLifecycle
 
-/// With several nodes on one PostgreSQL database, picks up versions other nodes published and
-/// keys they created or revoked.
+/// With several nodes on one PostgreSQL database, picks up versions other nodes published, keys
+/// they created or revoked, and experiments they started or stopped.
 ///
 /// It reads only the newest version number per environment, so a poll is cheap; it loads a
-/// template only when its number moved (``TemplatePublisher/catchUp()``).
+/// template only when its number moved (``TemplatePublisher/catchUp()``). The running experiments
+/// are read whole (a few rows); fetch serves them anew only when they changed.
 struct VersionPoller: Service {
     let keys: KeyIndex
     let publisher: TemplatePublisher
+    let experiments: ExperimentStore
     let intervalMilliseconds: Int64
     let logger: Logger
 
@@ -29,5 +31,6 @@ struct VersionPoller: Service {
     func poll() async throws {
         try await keys.refresh()
         try await publisher.catchUp()
+        try await experiments.serveRunning()
     }
 }

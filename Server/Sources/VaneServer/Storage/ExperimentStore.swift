@@ -10,6 +10,9 @@ import VaneCore
 /// experiments on the same parameter cannot both start, on any number of nodes.
 final class ExperimentStore: Sendable {
     let engine: DatabaseEngine
+    /// Where fetch learns which experiments run: kept current on this node's starts and stops,
+    /// and by ``serveRunning()`` for other nodes'.
+    let serving: ServingCache
 
     /// The running experiments per environment, as `POST …/events` reads them on every batch,
     /// with when they were read.
@@ -23,8 +26,29 @@ final class ExperimentStore: Sendable {
     /// events' transaction checks each experiment's status again before counting.
     static let runningListLifetime = Duration.seconds(1)
 
-    init(engine: DatabaseEngine) {
+    init(engine: DatabaseEngine, serving: ServingCache) {
         self.engine = engine
+        self.serving = serving
+    }
+
+    /// Reads every running experiment and serves each environment's with its template: at start,
+    /// and on every poll of the version poller (starts and stops on other nodes).
+    func serveRunning() async throws {
+        let rows = try await engine.withSession { database in
+            try await database.raw(
+                "SELECT * FROM experiments WHERE status = \(bind: ExperimentStatus.running.rawValue)"
+            )
+            .all()
+        }
+        var running: [EnvironmentKey: [ExperimentDefinition]] = [:]
+        for row in rows {
+            let environment = EnvironmentKey(
+                projectId: try row.decode(column: "project_id", as: String.self),
+                environmentId: try row.decode(column: "environment_id", as: String.self)
+            )
+            running[environment, default: []].append(try Self.experiment(row, environment: environment).definition)
+        }
+        serving.serveRunning(running.mapValues(ServedExperiments.init))
     }
 
     /// The environment's running experiments, read at most once a second per node.
@@ -177,7 +201,7 @@ final class ExperimentStore: Sendable {
     ) async throws -> Experiment {
         let kind = engine.kind
         defer { running.withLockedValue { $0[environment] = nil } }
-        return try await engine.transaction { database in
+        let changed = try await engine.transaction { database in
             try await Self.lockEnvironment(database, environment, kind: kind)
             guard let row = try await Self.row(database, environment, key: key) else {
                 throw StorageError.experimentNotFound(key)
@@ -210,6 +234,10 @@ final class ExperimentStore: Sendable {
             )
             return changed
         }
+        // Fetches on this node learn of it at once.
+        let running = try await experiments(environment, status: .running)
+        serving.serve(ServedExperiments(running.map(\.definition)), in: environment)
+        return changed
     }
 
     /// The environment must exist; on PostgreSQL its row is locked until the transaction ends.
