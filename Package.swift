@@ -46,6 +46,7 @@ let package = Package(
             name: "Vane",
             dependencies: [
                 "VaneCore",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

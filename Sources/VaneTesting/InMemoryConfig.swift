@@ -1,3 +1,4 @@
+import Foundation
 public import Vane
 import VaneCore
 
@@ -15,33 +16,75 @@ import VaneCore
 ///
 /// Values resolve like ``VaneClient``'s: an override, then a remote value, then a default, all
 /// through the same coercion rule, so a test sees what the app would. Safe from any thread.
-public final class InMemoryConfig: RemoteConfigReader, Sendable {
+///
+/// It records experiments as the client does: put a key in a variant with
+/// ``setExperiment(_:variant:forKey:)``, and its first read records an ``Exposure``; events the
+/// code under test tracks are kept in ``trackedEvents``.
+///
+/// ```swift
+/// @Test func checkoutTracksItsCompletion() {
+///     let config = InMemoryConfig(["checkout_variant": "one_page"])
+///     config.setExperiment("checkout-button", variant: "new-flow", forKey: "checkout_variant")
+///     let model = CheckoutModel(config: config, tracker: config)
+///     model.complete(total: 39.90)
+///     #expect(config.exposures.map(\.variant) == ["new-flow"])
+///     #expect(config.trackedEvents.map(\.name) == ["checkout_completed"])
+/// }
+/// ```
+public final class InMemoryConfig: RemoteConfigReader, EventTracker, Sendable {
     private struct State {
         var remote: [String: String] = [:]
         var overrides: [String: String] = [:]
         var defaults: [String: String] = [:]
         var reads: [String] = []
         var mismatches: [TypeMismatch] = []
+        var experiments: [String: ExperimentAssignment] = [:]
+        var exposures: [Exposure] = []
+        var tracked: [TrackedEvent] = []
     }
 
     private let state: LockedValue<State>
 
+    /// The unit exposures and tracked events are recorded for.
+    public let unit: String
+
     /// Creates a config with remote values (all other keys read their caller's default).
-    public init(_ remote: [String: String] = [:], defaults: [String: String] = [:]) {
+    /// - Parameter unit: The randomization id recorded with exposures and tracked events.
+    public init(_ remote: [String: String] = [:], defaults: [String: String] = [:], unit: String = "test-unit") {
         state = LockedValue(State(remote: remote, defaults: defaults))
+        self.unit = unit
     }
 
     // MARK: - Reading
 
-    /// The value for a key and its source; every call is recorded in ``readKeys``.
+    /// The value for a key and its source; every call is recorded in ``readKeys``, and the first
+    /// read of a key in an experiment (not overridden) in ``exposures``.
     public func value(forKey key: String) -> ResolvedValue? {
         state.withLockedValue { state in
             state.reads.append(key)
             if let value = state.overrides[key] { return ResolvedValue(CoercedValue(value), source: .override) }
+            if let assignment = state.experiments.removeValue(forKey: key) {
+                state.exposures.append(
+                    Exposure(
+                        flagKey: key,
+                        experiment: assignment.experiment,
+                        variant: assignment.variant,
+                        unit: unit,
+                        templateVersion: 1,
+                        time: Date()
+                    )
+                )
+            }
             if let value = state.remote[key] { return ResolvedValue(CoercedValue(value), source: .remote) }
             if let value = state.defaults[key] { return ResolvedValue(CoercedValue(value), source: .default) }
             return nil
         }
+    }
+
+    /// Records the event in ``trackedEvents``.
+    public func track(_ name: String, value: Double?, properties: [String: String]) {
+        let event = TrackedEvent(name: name, value: value, properties: properties, unit: unit, time: Date())
+        state.withLockedValue { $0.tracked.append(event) }
     }
 
     /// Records the mismatch in ``typeMismatches``.
@@ -64,6 +107,12 @@ public final class InMemoryConfig: RemoteConfigReader, Sendable {
     /// Removes a remote value.
     public func removeValue(forKey key: String) {
         state.withLockedValue { $0.remote[key] = nil }
+    }
+
+    /// Puts a key in a running experiment's variant, as a fetch response does: its next read
+    /// records an ``Exposure`` (once, like the client; set it again for another).
+    public func setExperiment(_ experiment: String, variant: String, forKey key: String) {
+        state.withLockedValue { $0.experiments[key] = ExperimentAssignment(experiment: experiment, variant: variant) }
     }
 
     /// Sets a bundled default.
@@ -100,11 +149,20 @@ public final class InMemoryConfig: RemoteConfigReader, Sendable {
     /// Every typed read that found a value of another type.
     public var typeMismatches: [TypeMismatch] { state.withLockedValue { $0.mismatches } }
 
-    /// Forgets recorded reads and mismatches; values stay.
+    /// Every exposure recorded, in order.
+    public var exposures: [Exposure] { state.withLockedValue { $0.exposures } }
+
+    /// Every event tracked, in order.
+    public var trackedEvents: [TrackedEvent] { state.withLockedValue { $0.tracked } }
+
+    /// Forgets recorded reads, mismatches, exposures and tracked events; values and experiments
+    /// stay.
     public func resetRecording() {
         state.withLockedValue { state in
             state.reads.removeAll()
             state.mismatches.removeAll()
+            state.exposures.removeAll()
+            state.tracked.removeAll()
         }
     }
 }

@@ -120,6 +120,35 @@ let sdkReads = harness.measureSideBySide([
     ),
     ("SDK read: client[FeatureFlag]", { blackHole(sdkClient[sdkFlag]) }),
 ])
+// `track` beside a Dictionary insert (a new key each time; the dictionary is emptied, keeping its
+// capacity, every 10,000). The client keeps its queue on disk (a write at most once a second, on
+// another thread) and sends a batch of 1,000 at a time to the in-process transport.
+let trackDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("vane-track-\(UUID().uuidString)")
+var trackConfiguration = SDKFixtures.configuration(directory: trackDirectory, entries: [:])
+trackConfiguration.events = EventOptions(batchSize: 1_000, flushInterval: 0)
+let trackClient = VaneClient(configuration: trackConfiguration)
+let insertKeys = (0..<10_000).map { "event_\($0)" }
+var inserted: [String: Double] = [:]
+inserted.reserveCapacity(insertKeys.count)
+var insertIndex = 0
+let tracking = harness.measureSideBySide([
+    (
+        "Dictionary<String, Double> insert (baseline)",
+        {
+            if insertIndex == insertKeys.count {
+                insertIndex = 0
+                inserted.removeAll(keepingCapacity: true)
+            }
+            inserted[insertKeys[insertIndex]] = 39.9
+            insertIndex += 1
+        }
+    ),
+    (
+        "SDK: client.track(\"checkout_completed\", value:, properties:)",
+        { trackClient.track("checkout_completed", value: 39.9, properties: ["currency": "EUR"]) }
+    ),
+])
+try? FileManager.default.removeItem(at: trackDirectory)
 // Baseline: the same 3,000 entries as a JSON object read with Foundation, as a hand-written cache would.
 let jsonCacheURL = sdkDirectory.appendingPathComponent("baseline.json")
 try JSONSerialization.data(withJSONObject: sdkEntries).write(to: jsonCacheURL)
@@ -184,6 +213,15 @@ let rows = [
             sdkReads[2].nanosecondsPerOperation / sdkReads[0].nanosecondsPerOperation
         ),
         met: sdkReads[2].nanosecondsPerOperation <= 3 * sdkReads[0].nanosecondsPerOperation
+    ),
+    Row(measurement: tracking[0], target: "1.00×", met: nil),
+    Row(
+        measurement: tracking[1],
+        target: String(
+            format: "%.1f× baseline (recorded, no target)",
+            tracking[1].nanosecondsPerOperation / tracking[0].nanosecondsPerOperation
+        ),
+        met: nil
     ),
     Row(measurement: startups[0], target: "1.00×", met: nil),
     Row(

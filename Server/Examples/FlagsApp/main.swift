@@ -3,9 +3,12 @@
 //
 //   swift run --package-path Server vane serve                         # prints a client key for demo/production
 //   VANE_CLIENT_KEY=vane_client_… swift run --package-path Server vane-example-app [--country de] [--override key=value]
+//       [--user ID] [--track name[=value]]…
 //
 // It prints what it would show before fetching (bundled defaults or last launch's cache), then
 // fetches, activates and prints again. Run it twice: the second launch starts from the cache.
+// Reading `checkout_variant` while an experiment runs on it records an exposure; `--track` records
+// metric events; both are sent before the app ends, or kept on disk for the next launch.
 import Foundation
 import Vane
 
@@ -13,16 +16,28 @@ let environment = ProcessInfo.processInfo.environment
 var arguments = Array(CommandLine.arguments.dropFirst())
 var country: String?
 var overrides: [(String, String)] = []
+var user: String?
+var tracked: [(String, Double?)] = []
 while !arguments.isEmpty {
     let argument = arguments.removeFirst()
     switch argument {
     case "--country" where !arguments.isEmpty:
         country = arguments.removeFirst()
+    case "--user" where !arguments.isEmpty:
+        user = arguments.removeFirst()
+    case "--track" where !arguments.isEmpty:
+        let pair = arguments.removeFirst().split(separator: "=", maxSplits: 1).map(String.init)
+        tracked.append((pair[0], pair.count == 2 ? Double(pair[1]) : nil))
     case "--override" where !arguments.isEmpty:
         let pair = arguments.removeFirst().split(separator: "=", maxSplits: 1).map(String.init)
         if pair.count == 2 { overrides.append((pair[0], pair[1])) }
     default:
-        FileHandle.standardError.write(Data("usage: vane-example-app [--country CC] [--override key=value]\n".utf8))
+        FileHandle.standardError.write(
+            Data(
+                "usage: vane-example-app [--country CC] [--override key=value] [--user ID] [--track name[=value]]\n"
+                    .utf8
+            )
+        )
         exit(2)
     }
 }
@@ -44,6 +59,7 @@ bundledDefaults["banner_text"] = "Welcome (bundled default)"
 var context = ClientContext.current()
 context.appVersion = "2.1.0"
 if let country { context.country = country }
+context.userId = user
 let storage =
     environment["VANE_EXAMPLE_STORAGE"].map { URL(fileURLWithPath: $0) }
     ?? URL(fileURLWithPath: ".vane/example-app")
@@ -84,3 +100,13 @@ do {
     print("Fetch failed, still showing the values above: \(error)")
 }
 show("After activating")
+
+// Metric events for experiments, then everything waiting goes to the server (an app does this
+// when it goes to the background). What cannot be sent now stays on disk for the next launch.
+for (name, value) in tracked { client.track(name, value: value) }
+do {
+    try await client.flush()
+} catch {
+    print("Events not sent yet: \(error)")
+}
+print("Events waiting: \(client.queuedEventCount) (dropped: \(client.droppedEventCount))")

@@ -33,7 +33,8 @@ final class SDKHarness: Sendable {
         timeout: TimeInterval = 10,
         backoff: BackoffPolicy = BackoffPolicy(initial: 60, maximum: 600, jitter: 0),
         serverURL: URL? = nil,
-        transport: TransportKind = .urlSession
+        transport: TransportKind = .urlSession,
+        events: EventOptions = EventOptions(flushInterval: 0)
     ) -> VaneClient {
         VaneClient(
             configuration: VaneClient.Configuration(
@@ -48,6 +49,7 @@ final class SDKHarness: Sendable {
                 minimumFetchInterval: minimumFetchInterval,
                 timeout: timeout,
                 backoff: backoff,
+                events: events,
                 transport: transport.make()
             )
         )

@@ -50,6 +50,19 @@ package final class ServeProcess: @unchecked Sendable {
         }
     }
 
+    /// A new `vane serve` on the same data directory and admin key, after ``stop()``: a restart
+    /// (it listens on a new port). Its output goes to `stdout-N.log` and `stderr-N.log`.
+    package func restarted(timeout: TimeInterval = 60) async throws -> ServeProcess {
+        let suffix = UUID().uuidString.prefix(8)
+        let (process, url) = try await Self.launch(
+            arguments: ["--data-dir", dataDirectory.appendingPathComponent("data").path, "--admin-key", adminKey],
+            standardOutput: dataDirectory.appendingPathComponent("stdout-\(suffix).log"),
+            standardError: dataDirectory.appendingPathComponent("stderr-\(suffix).log"),
+            timeout: timeout
+        )
+        return ServeProcess(url: url, adminKey: adminKey, dataDirectory: dataDirectory, process: process)
+    }
+
     /// Spawns `vane serve --host 127.0.0.1 --port 0` plus `arguments`, its output going to files
     /// (never a pipe nobody drains), and waits until its first line says where it serves.
     /// - Returns: The running process and its base URL, `http://127.0.0.1:PORT`.

@@ -16,6 +16,13 @@ public struct FetchedConfig: Sendable, Hashable {
     /// The evaluation context the values were computed for, as JSON text.
     var contextText: String
 
+    /// The randomization id the values were computed for (exposures are this unit's), from
+    /// ``contextText``; nil for a config made in code.
+    var randomizationId: String? {
+        guard !contextText.isEmpty, let context = try? JSONValue.parse(Array(contextText.utf8)) else { return nil }
+        return context.objectValue?["randomizationId"]?.stringValue
+    }
+
     /// Creates a config.
     public init(
         entries: [String: String],

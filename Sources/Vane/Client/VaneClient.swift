@@ -16,6 +16,10 @@ public import VaneCore
 /// so nothing on screen changes under the user unless the app decides.
 ///
 /// The client is safe to use from any thread or task. Reads are a lock and a dictionary lookup.
+///
+/// For A/B tests it records an exposure the first time the app reads a key a running experiment
+/// controls, and metric events with ``track(_:value:properties:)``; both wait in a queue kept on
+/// disk until ``flush()`` or a timer sends them (``EventOptions``).
 public final class VaneClient: RemoteConfigReader, Sendable {
     /// The configuration the client was created with.
     public let configuration: Configuration
@@ -23,7 +27,11 @@ public final class VaneClient: RemoteConfigReader, Sendable {
     public let installationId: String
 
     private let files: ClientFiles?
-    private let state: LockedValue<State>
+    let state: LockedValue<State>
+    /// Exposures and tracked events waiting for the server.
+    let events: EventQueue
+    let flushInFlight = LockedValue<Task<Result<Void, VaneError>, Never>?>(nil)
+    let eventTimers = LockedValue(EventTimers())
     private let persistLock = LockedValue<Void>()
     private let inFlight = LockedValue<Task<Result<FetchResult, VaneError>, Never>?>(nil)
     private let updateBroadcaster = Broadcaster<ConfigUpdate>()
@@ -40,11 +48,37 @@ public final class VaneClient: RemoteConfigReader, Sendable {
         var backoffUntil: Date?
         var lastFetchError: VaneError?
         var reportedMismatches: Set<TypeMismatch> = []
+        /// Per key a running experiment controls in the active config: the exposure its first
+        /// read records (its time is the read's). Emptied as keys are read; made anew by every
+        /// resolution.
+        var unexposed: [String: Exposure] = [:]
 
         mutating func resolve(defaults: InAppDefaults) -> Set<String> {
             let old = resolved
             resolved = ResolvedValues(overrides: overrides, active: active, defaults: defaults)
+            unexposed = Self.exposures(active: active, resolved: resolved)
             return ResolvedValues.changedKeys(from: old, to: resolved)
+        }
+
+        /// The exposures of the active config's experiment keys, except those a local override
+        /// decides (the user does not see the variant).
+        static func exposures(active: FetchedConfig?, resolved: ResolvedValues) -> [String: Exposure] {
+            guard let active, active.metadata.values.contains(where: { $0.experiment != nil }),
+                let unit = active.randomizationId
+            else { return [:] }
+            var exposures: [String: Exposure] = [:]
+            for (key, metadata) in active.metadata {
+                guard let assignment = metadata.experiment, resolved[key]?.source != .override else { continue }
+                exposures[key] = Exposure(
+                    flagKey: key,
+                    experiment: assignment.experiment,
+                    variant: assignment.variant,
+                    unit: unit,
+                    templateVersion: active.templateVersion,
+                    time: .distantPast
+                )
+            }
+            return exposures
         }
     }
 
@@ -64,22 +98,39 @@ public final class VaneClient: RemoteConfigReader, Sendable {
         let cache = files?.loadCache()
         let overrides = files?.loadOverrides() ?? [:]
         self.installationId = files?.loadInstallationId() ?? UUID().uuidString.lowercased()
-        state = LockedValue(
-            State(
-                context: configuration.context,
-                active: cache?.active,
-                fetched: cache?.fetched,
-                overrides: overrides,
-                resolved: ResolvedValues(overrides: overrides, active: cache?.active, defaults: configuration.defaults)
-            )
+        events = EventQueue(
+            file: files?.eventsURL,
+            capacity: configuration.events.maximumQueuedEvents,
+            logger: logger
         )
+        var state = State(
+            context: configuration.context,
+            active: cache?.active,
+            fetched: cache?.fetched,
+            overrides: overrides,
+            resolved: ResolvedValues(overrides: overrides, active: cache?.active, defaults: configuration.defaults)
+        )
+        _ = state.resolve(defaults: configuration.defaults)
+        self.state = LockedValue(state)
     }
 
     // MARK: - Reading
 
     /// The value for a key and its source, or nil when no override, remote value or default has it.
+    ///
+    /// The first read of a key a running experiment controls after an activation records an
+    /// ``Exposure``.
     public func value(forKey key: String) -> ResolvedValue? {
-        state.withLockedValue { $0.resolved[key] }
+        let (value, exposure) = state.withLockedValue { state -> (ResolvedValue?, Exposure?) in
+            // Without experiments this is the whole cost: one emptiness check.
+            if state.unexposed.isEmpty { return (state.resolved[key], nil) }
+            return (state.resolved[key], state.unexposed.removeValue(forKey: key))
+        }
+        if var exposure {
+            exposure.time = Date()
+            recordExposure(exposure)
+        }
+        return value
     }
 
     /// Logs a typed read that found a value of another type and sends it to ``typeMismatches``,
@@ -96,7 +147,8 @@ public final class VaneClient: RemoteConfigReader, Sendable {
 
     /// An immutable copy of every value as it resolves now.
     public func snapshot() -> RemoteConfigSnapshot {
-        RemoteConfigSnapshot(values: state.withLockedValue { $0.resolved }, reporter: self)
+        let (values, exposures) = state.withLockedValue { ($0.resolved, $0.unexposed) }
+        return RemoteConfigSnapshot(values: values, reporter: self, exposures: exposures)
     }
 
     /// Every key some source has a value for, sorted.

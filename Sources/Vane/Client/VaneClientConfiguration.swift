@@ -41,6 +41,8 @@ extension VaneClient {
         public var backoff: BackoffPolicy
         /// How ``VaneClient/startLiveUpdates()`` applies new versions and reconnects.
         public var liveUpdates: LiveUpdateOptions
+        /// How exposures and tracked events are queued and sent, and where exposures are passed on.
+        public var events: EventOptions
         /// How requests are sent.
         public var transport: any HTTPTransport
         /// Where the client logs type mismatches, failed fetches and unreadable files. Keys never appear.
@@ -67,6 +69,7 @@ extension VaneClient {
             timeout: TimeInterval = 30,
             backoff: BackoffPolicy = BackoffPolicy(),
             liveUpdates: LiveUpdateOptions = LiveUpdateOptions(),
+            events: EventOptions = EventOptions(),
             transport: any HTTPTransport = URLSessionTransport(),
             logger: Logger = Logger(label: "vane")
         ) {
@@ -82,6 +85,7 @@ extension VaneClient {
             self.timeout = timeout
             self.backoff = backoff
             self.liveUpdates = liveUpdates
+            self.events = events
             self.transport = transport
             self.logger = logger
         }

@@ -2,8 +2,8 @@ import Foundation
 import Logging
 import VaneCore
 
-/// A client's files in its storage directory: `config.vanecache` (the cache), `overrides.json` and
-/// `installation-id`. Unreadable files are logged and treated as missing; failed writes are
+/// A client's files in its storage directory: `config.vanecache` (the cache), `overrides.json`,
+/// `installation-id` and `events.json` (the ``EventQueue``). Unreadable files are logged and treated as missing; failed writes are
 /// logged and leave the previous file in place.
 struct ClientFiles: Sendable {
     let directory: URL
@@ -12,6 +12,7 @@ struct ClientFiles: Sendable {
     var cacheURL: URL { directory.appendingPathComponent("config.vanecache") }
     var overridesURL: URL { directory.appendingPathComponent("overrides.json") }
     var installationIdURL: URL { directory.appendingPathComponent("installation-id") }
+    var eventsURL: URL { directory.appendingPathComponent("events.json") }
 
     /// Opens (and creates) the directory; nil when it cannot be created.
     init?(directory: URL, logger: Logger) {

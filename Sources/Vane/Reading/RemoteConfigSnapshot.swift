@@ -7,11 +7,15 @@ import VaneCore
 /// (a layout and the flag that enables it).
 public struct RemoteConfigSnapshot: RemoteConfigReader {
     let values: ResolvedValues
-    let reporter: (any RemoteConfigReader)?
+    let reporter: VaneClient?
+    /// The exposures of experiment keys not read yet when the snapshot was taken: a read of one
+    /// records it through the client (once, however many snapshots read it).
+    let exposures: [String: Exposure]
 
-    init(values: ResolvedValues, reporter: (any RemoteConfigReader)?) {
+    init(values: ResolvedValues, reporter: VaneClient?, exposures: [String: Exposure] = [:]) {
         self.values = values
         self.reporter = reporter
+        self.exposures = exposures
     }
 
     /// A snapshot of fixed values (for previews), all with source `.remote`.
@@ -27,7 +31,13 @@ public struct RemoteConfigSnapshot: RemoteConfigReader {
     }
 
     /// The value for a key and its source.
-    public func value(forKey key: String) -> ResolvedValue? { values[key] }
+    public func value(forKey key: String) -> ResolvedValue? {
+        if !exposures.isEmpty, var exposure = exposures[key], let reporter {
+            exposure.time = Date()
+            reporter.recordExposure(exposure)
+        }
+        return values[key]
+    }
 
     /// Passes the report to the client the snapshot came from.
     public func reportTypeMismatch(_ mismatch: TypeMismatch) { reporter?.reportTypeMismatch(mismatch) }

@@ -85,4 +85,6 @@ public enum EnvironmentResource: String, Sendable, Hashable, CaseIterable {
     case audit
     /// `experiments`: the environment's A/B tests (admin API).
     case experiments
+    /// `events`: exposures and metric events apps send for experiments.
+    case events
 }

@@ -1,0 +1,205 @@
+import Crypto
+import Foundation
+import Logging
+import VaneCore
+
+/// Exposures and tracked events waiting to be sent, kept in `events.json` in the client's
+/// storage directory so a relaunch or a week offline loses none of them.
+///
+/// Bounded: when full, the oldest event is dropped and counted. Events leave the queue only when
+/// the server answered for them (stored, already stored, or refused for good), so a batch cut
+/// off by a crash or a timeout is sent again with the same ids and counted once.
+final class EventQueue: Sendable {
+    struct State: Sendable {
+        /// The queue is `events[start...]`: dropping the oldest moves `start`, so a full queue
+        /// costs no copying per event (the array is compacted now and then).
+        var events: [QueuedEvent] = []
+        var start = 0
+        /// Events dropped because the queue was full, since the client's first launch.
+        var dropped = 0
+        /// Identities of recorded exposures (``Exposure/identity``), oldest first, so each is
+        /// recorded once; bounded like the events.
+        var exposed: [String] = []
+        var exposedSet: Set<String> = []
+        /// Whether the file is behind the state.
+        var changed = false
+        /// Metric events made by this launch: with ``launchId``, their ids.
+        var counter = 0
+        /// Sending pauses after 429 and 5xx answers, as fetches do.
+        var consecutiveFailures = 0
+        var backoffUntil: Date?
+    }
+
+    /// The file; nil keeps events in memory only (``StorageLocation/none`` or an unwritable
+    /// directory).
+    let file: URL?
+    let capacity: Int
+    let logger: Logger
+    /// Random per launch: metric event ids are `{launchId}-{n}`, unique without a UUID per event.
+    let launchId = UUID().uuidString.lowercased()
+    private let state: LockedValue<State>
+    private let persistLock = LockedValue<Void>()
+
+    /// How many exposure identities are remembered.
+    static let rememberedExposures = 10_000
+
+    init(file: URL?, capacity: Int, logger: Logger) {
+        self.file = file
+        self.capacity = capacity
+        self.logger = logger
+        state = LockedValue(Self.load(file, capacity: capacity, logger: logger))
+    }
+
+    var count: Int { state.withLockedValue { $0.events.count - $0.start } }
+    var dropped: Int { state.withLockedValue { $0.dropped } }
+
+    /// The next metric event id.
+    func nextId() -> String {
+        let number = state.withLockedValue { state -> Int in
+            state.counter += 1
+            return state.counter
+        }
+        return launchId + "-" + String(number)
+    }
+
+    /// Queues an event, dropping the oldest when full.
+    /// - Returns: How many events wait now.
+    @discardableResult
+    func append(_ event: QueuedEvent) -> Int {
+        let (count, droppedNow) = state.withLockedValue { state -> (Int, Bool) in
+            var droppedNow = false
+            if state.events.count - state.start >= capacity {
+                state.start += 1
+                state.dropped += 1
+                droppedNow = state.dropped == 1 || state.dropped % 1_000 == 0
+                if state.start >= 1_024, state.start * 2 >= state.events.count {
+                    state.events.removeFirst(state.start)
+                    state.start = 0
+                }
+            }
+            state.events.append(event)
+            state.changed = true
+            return (state.events.count - state.start, droppedNow)
+        }
+        if droppedNow {
+            logger.warning(
+                "the event queue is full (\(capacity) events): dropping the oldest (\(dropped) so far); the server has not been reachable for a while, or flush() is never called"
+            )
+        }
+        return count
+    }
+
+    /// Remembers an exposure; false when it was recorded before.
+    func markExposed(_ identity: String) -> Bool {
+        state.withLockedValue { state in
+            guard state.exposedSet.insert(identity).inserted else { return false }
+            state.exposed.append(identity)
+            if state.exposed.count > Self.rememberedExposures {
+                let forgotten = state.exposed.count - Self.rememberedExposures
+                for old in state.exposed.prefix(forgotten) { state.exposedSet.remove(old) }
+                state.exposed.removeFirst(forgotten)
+            }
+            state.changed = true
+            return true
+        }
+    }
+
+    /// An exposure's event id: the same for the same exposure, so one recorded again after its
+    /// identity was forgotten is a duplicate the server ignores.
+    static func exposureId(_ identity: String) -> String {
+        "x-"
+            + SHA256.hash(data: Array(identity.utf8)).prefix(16).map { byte in
+                let hex = String(byte, radix: 16)
+                return hex.count == 1 ? "0" + hex : hex
+            }.joined()
+    }
+
+    /// The oldest `limit` events, left in the queue until ``remove(_:)``.
+    func oldest(_ limit: Int) -> [QueuedEvent] {
+        state.withLockedValue { state in
+            Array(state.events[state.start..<min(state.events.count, state.start + limit)])
+        }
+    }
+
+    /// Removes the events the server answered for.
+    func remove(_ ids: Set<String>) {
+        state.withLockedValue { state in
+            state.events = state.events[state.start...].filter { !ids.contains($0.id) }
+            state.start = 0
+            state.changed = true
+        }
+    }
+
+    /// When sending may start again; nil when it may now.
+    var backoffUntil: Date? { state.withLockedValue { $0.backoffUntil } }
+
+    /// Records a 429 or 5xx answer and returns when to try again.
+    func failed(retryAfter: TimeInterval?, policy: BackoffPolicy, now: Date) -> Date {
+        state.withLockedValue { state in
+            state.consecutiveFailures += 1
+            var delay = policy.delay(afterFailures: state.consecutiveFailures)
+            if let retryAfter { delay = max(delay, retryAfter) }
+            let retryAt = now.addingTimeInterval(delay)
+            state.backoffUntil = retryAt
+            return retryAt
+        }
+    }
+
+    /// Records an answer: the backoff ends.
+    func succeeded() {
+        state.withLockedValue { state in
+            state.consecutiveFailures = 0
+            state.backoffUntil = nil
+        }
+    }
+
+    /// Writes the file when the queue changed since the last write. Under `persistLock`, each
+    /// write takes the newest state, so writes that race end with the newest on disk.
+    func save() {
+        guard let file else { return }
+        persistLock.withLock {
+            guard
+                let object = state.withLockedValue({ state -> JSONObject? in
+                    guard state.changed else { return nil }
+                    state.changed = false
+                    return [
+                        "format": 1,
+                        "dropped": .number(JSONNumber(state.dropped)),
+                        "exposed": .array(state.exposed.map { .string($0) }),
+                        "events": .array(state.events[state.start...].map { .object($0.json()) }),
+                    ]
+                })
+            else { return }
+            do {
+                try AtomicFile.write(JSONValue.object(object).serializedData(.compact), to: file)
+            } catch {
+                state.withLockedValue { $0.changed = true }
+                logger.error("\(error); the events wait in memory and the next write tries again")
+            }
+        }
+    }
+
+    private static func load(_ file: URL?, capacity: Int, logger: Logger) -> State {
+        var state = State()
+        guard let file else { return state }
+        do {
+            guard let bytes = try AtomicFile.read(file) else { return state }
+            guard case .object(let object) = try JSONValue.parse(bytes), object["format"] == 1 else {
+                throw CacheFileError(path: "$", message: "not an event queue of format 1")
+            }
+            state.dropped = object["dropped"]?.numberValue?.intValue ?? 0
+            state.exposed = (object["exposed"]?.arrayValue ?? []).compactMap(\.stringValue)
+            state.exposedSet = Set(state.exposed)
+            let items = object["events"]?.arrayValue ?? []
+            state.events = items.compactMap { $0.objectValue.flatMap(QueuedEvent.init(json:)) }.suffix(capacity)
+            if state.events.count < items.count {
+                logger.warning(
+                    "left out \(items.count - state.events.count) events of \(file.path) that are unreadable or over the queue's size"
+                )
+            }
+        } catch {
+            logger.warning("ignoring the event queue \(file.path): \(error); its events are lost")
+        }
+        return state
+    }
+}
