@@ -278,6 +278,7 @@ public final class VaneServerApplication: Sendable {
                 keys: keys,
                 streamHub: streamHub,
                 publisher: publisher,
+                experiments: experiments,
                 renderer: ConsolePageRenderer(assets: consoleAssets),
                 secureCookies: configuration.tlsCertificatePath != nil
             ).register(on: router)
@@ -287,7 +288,8 @@ public final class VaneServerApplication: Sendable {
         UserRoutes(accounts: accounts).register(on: router)
         let environment = router.group(RouterPath(EnvironmentAddress.routePattern))
         TemplateRoutes(store: store, cache: cache, publisher: publisher).register(on: environment)
-        FetchRoutes(cache: cache, limiter: limiter).register(on: environment)
+        FetchRoutes(cache: cache, limiter: limiter, servedVersions: ServedVersionLog(engine: store.engine))
+            .register(on: environment)
         StreamRoutes(streams: streams).register(on: environment)
         let events = ExperimentEventStore(engine: store.engine)
         ExperimentRoutes(store: store, experiments: experiments, events: events).register(on: environment)

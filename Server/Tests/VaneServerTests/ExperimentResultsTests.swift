@@ -85,6 +85,34 @@ import VaneCore
     }
 
     @Test(arguments: TestDatabase.allCases)
+    func exposuresOfAVersionNoAppFetchedAreFlagged(database: TestDatabase) async throws {
+        try await TestServer.run(database) { server in
+            try await EventIngestionTests.startExperiment(server)
+            // Version 1 is live, but no app has fetched it yet.
+            try await Self.send(server, [Self.exposure("x1", unit: "u1", variant: "control")])
+            let key = try await server.createKey(role: "client")
+            let fetched = try await server.send(.post, TestServer.demoPath + "/fetch", key: key, json: ["context": [:]])
+            #expect(fetched.status == .ok)
+            var late = Self.exposure("x3", unit: "u3", variant: "new-flow").objectValue ?? [:]
+            late["templateVersion"] = "7"  // never published here: another server's, or made up
+            try await Self.send(server, [Self.exposure("x2", unit: "u2", variant: "control"), .object(late)])
+            // A replay is a duplicate: it counts nothing again.
+            try await Self.send(server, [.object(late)])
+
+            let health = try await Self.results(server)["health"]?.objectValue
+            #expect(
+                health?["exposuresWithoutFetch"] == 2,
+                "x1 (before any fetch) and x3 (version 7): \(String(describing: health))"
+            )
+            let warnings = health?["warnings"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            #expect(
+                warnings.contains { $0.hasPrefix("2 exposure(s) name a template version no app fetched") },
+                "\(warnings)"
+            )
+        }
+    }
+
+    @Test(arguments: TestDatabase.allCases)
     func resultsCountUnitsOnceAndOnlyEventsAfterTheirExposure(database: TestDatabase) async throws {
         try await TestServer.run(database) { server in
             try await EventIngestionTests.startExperiment(server)

@@ -15,6 +15,7 @@ struct ConsoleRoutes {
     let keys: KeyIndex
     let streamHub: StreamHub
     let publisher: TemplatePublisher
+    let experiments: ExperimentStore
     let renderer: ConsolePageRenderer
     /// Whether session cookies get `Secure` (the server terminates TLS itself).
     let secureCookies: Bool
@@ -41,6 +42,10 @@ struct ConsoleRoutes {
         environment.get("flags/:key/switch", use: switchPage)
         environment.post("flags/:key/switch", use: switchFlag)
         environment.get("history", use: history)
+        environment.get("experiments", use: experimentsPage)
+        environment.get("experiments/:experiment", use: experimentPage)
+        environment.post("experiments/:experiment/start", use: startExperiment)
+        environment.post("experiments/:experiment/stop", use: stopExperiment)
         environment.get("diff", use: diffPage)
         environment.get("rollback", use: rollbackPage)
         environment.post("rollback", use: rollback)
@@ -133,7 +138,7 @@ struct ConsoleRoutes {
         let review = drafts.hasDraft ? "Review (\(drafts.changes))" : "Review"
         let tabs = [
             ("flags", "Flags"), ("conditions", "Conditions"), ("evaluate", "Who gets what"), ("review", review),
-            ("history", "History"),
+            ("history", "History"), ("experiments", "Experiments"),
         ].map {
             ConsoleChrome.NavItem(href: "\(base)/\($0.0)", label: $0.1, current: $0.0 == tab)
         }

@@ -42,6 +42,9 @@ struct ExperimentTally: Sendable, Hashable, Codable {
     var variants: [String: VariantSums] = [:]
     /// Units exposed to more than one variant (each counted once; none of them is in `variants`).
     var unitsInSeveralVariants = 0
+    /// Exposures naming a template version fetch never served in the environment (nil in sums
+    /// stored before the check existed: none).
+    var exposuresWithoutFetch: Int?
 
     /// The statistics' input: every variant of the definition in its order, with every metric
     /// (zero sums where no event arrived yet).

@@ -7,15 +7,19 @@ import VaneCore
 /// is decided by (docs/EXPERIMENTS.md, "Reading results").
 enum ExperimentResultsJSON {
     static func results(_ experiment: Experiment, tally: ExperimentTally) -> JSONObject {
-        let definition = experiment.definition
-        let aggregates = tally.aggregates(for: definition)
+        results(ExperimentReport(experiment, tally: tally))
+    }
+
+    static func results(_ report: ExperimentReport) -> JSONObject {
+        let experiment = report.experiment
+        let definition = report.definition
         var object: JSONObject = [
             "experiment": .string(experiment.key),
             "status": .string(experiment.status.rawValue),
             "method": .string(definition.method.rawValue),
             "controlVariant": .string(definition.controlVariant),
             "variants": .array(
-                aggregates.variants.map { variant in
+                report.aggregates.variants.map { variant in
                     .object([
                         "name": .string(variant.name),
                         "weight": number(variant.splitWeight),
@@ -26,72 +30,23 @@ enum ExperimentResultsJSON {
         ]
         if let start = experiment.startTime { object["startTime"] = .string(Clock.rfc3339(milliseconds: start)) }
         if let stop = experiment.stopTime { object["stopTime"] = .string(Clock.rfc3339(milliseconds: stop)) }
-        var warnings: [String] = []
-        var health: JSONObject = ["unitsInSeveralVariants": .number(JSONNumber(tally.unitsInSeveralVariants))]
-        if tally.unitsInSeveralVariants > 0 {
-            warnings.append(
-                "\(tally.unitsInSeveralVariants) unit(s) were exposed to more than one variant and are left out of "
-                    + "the results; check that the variants' conditions do not overlap and that the randomization "
-                    + "id does not change"
-            )
-        }
-        let analysis: ExperimentResults?
-        do {
-            analysis = try ExperimentAnalysis.analyze(aggregates)
-        } catch {
-            analysis = nil
-            object["notice"] = .string(notice(error))
-        }
-        // Computed even when the rest cannot be: exposures to every variant but control are
-        // exactly the mismatch to report.
-        let exposed = aggregates.variants.contains { $0.exposedUnits > 0 }
-        let threshold = AnalysisConfiguration().sampleRatioMismatchThreshold
-        if let mismatch = analysis?.sampleRatioMismatch
-            ?? (exposed ? SampleRatioMismatch(variants: aggregates.variants, threshold: threshold) : nil)
-        {
-            health["sampleRatioMismatch"] = sampleRatioMismatch(mismatch)
-            if mismatch.isMismatch {
-                let observed = mismatch.variants.map { "\($0.variant) \($0.observedUnits)" }.joined(separator: ", ")
-                warnings.insert(
-                    "sample-ratio mismatch: the exposed units (\(observed)) do not fit the configured split "
-                        + "(p \(pValueText(mismatch.pValue)), below \(mismatch.threshold)); find the cause "
-                        + "before trusting any difference below",
-                    at: 0
-                )
-            }
-        }
-        health["warnings"] = .array(warnings.map(JSONValue.string))
+        var health: JSONObject = [
+            "unitsInSeveralVariants": .number(JSONNumber(report.unitsInSeveralVariants)),
+            "exposuresWithoutFetch": .number(JSONNumber(report.exposuresWithoutFetch)),
+        ]
+        if let notice = report.notice { object["notice"] = .string(notice) }
+        if let mismatch = report.sampleRatioMismatch { health["sampleRatioMismatch"] = sampleRatioMismatch(mismatch) }
+        health["warnings"] = .array(report.warnings.map(JSONValue.string))
         object["health"] = .object(health)
         object["metrics"] = .array(
             definition.metrics.enumerated().map { index, metric in
                 var entry = ExperimentJSON.metric(metric).objectValue ?? [:]
                 entry["role"] = .string(index == 0 ? "primary" : "guardrail")
-                let measures = Self.measures(of: metric).compactMap {
-                    analysis?.results(metric: metric.name, measure: $0)
-                }
-                entry["measures"] = .array(measures.map(Self.measure))
+                entry["measures"] = .array(report.measures(of: metric).map(Self.measure))
                 return .object(entry)
             }
         )
         return object
-    }
-
-    /// The measures a metric is read by: the first is the one it is decided on.
-    static func measures(of metric: ExperimentMetric) -> [Measure] {
-        switch metric.kind {
-        case .conversion: [.conversionRate, .meanPerUnit]
-        case .mean: [.meanPerUnit, .conversionRate]
-        case .ratio: [.ratio]
-        }
-    }
-
-    private static func notice(_ error: ExperimentStatisticsError) -> String {
-        switch error {
-        case .controlWithoutUnits(let variant):
-            "no results yet: no unit has been exposed to the control variant \"\(variant)\""
-        default:
-            "the results cannot be computed: \(error)"
-        }
     }
 
     private static func sampleRatioMismatch(_ mismatch: SampleRatioMismatch) -> JSONValue {
@@ -171,10 +126,5 @@ enum ExperimentResultsJSON {
     /// JSON has no infinity or NaN: an unbounded or undefined figure is null.
     private static func number(_ value: Double) -> JSONValue {
         value.isFinite ? .number(JSONNumber(value)) : .null
-    }
-
-    /// "= 0.0123", or "< 0.0001" for the tiny p-values a real mismatch gives.
-    private static func pValueText(_ value: Double) -> String {
-        value < 0.0001 ? "< 0.0001" : "= \((value * 10_000).rounded() / 10_000)"
     }
 }

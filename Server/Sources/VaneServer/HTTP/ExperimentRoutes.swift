@@ -25,7 +25,7 @@ struct ExperimentRoutes {
         let principal = try context.requirePrincipal()
         let environment = try RequestReading.environment(context)
         try principal.require(.publish(environment))
-        let live = try await liveTemplate(environment)
+        let live = try await Self.liveTemplate(environment, store: store)
         let body = try await RequestReading.object(request)
         let definition: ExperimentDefinition
         switch ExperimentDefinitionReader.read(body) {
@@ -128,9 +128,27 @@ struct ExperimentRoutes {
         let principal = try context.requirePrincipal()
         let environment = try RequestReading.environment(context)
         try principal.require(.publish(environment))
-        let live = try await liveTemplate(environment)
-        let key = context.parameters.get("experiment") ?? ""
-        // The template may have changed since the experiment was created: check it again.
+        let started = try await Self.start(
+            environment,
+            key: context.parameters.get("experiment") ?? "",
+            actor: principal.actor,
+            store: store,
+            experiments: experiments
+        )
+        return JSONResponse.make(ExperimentJSON.experiment(started))
+    }
+
+    /// Starts a draft after checking it against the live template again (it may have changed
+    /// since the experiment was created): the API's and the console's start.
+    /// - Throws: ``APIError`` (412) naming the problems; ``StorageError`` as the store throws it.
+    static func start(
+        _ environment: EnvironmentKey,
+        key: String,
+        actor: Actor,
+        store: ConfigStore,
+        experiments: ExperimentStore
+    ) async throws -> Experiment {
+        let live = try await liveTemplate(environment, store: store)
         if let experiment = try await experiments.experiment(environment, key: key), experiment.status == .draft {
             let issues = ExperimentTemplateCheck.issues(
                 experiment.definition,
@@ -146,13 +164,7 @@ struct ExperimentRoutes {
                 )
             }
         }
-        let started = try await experiments.start(
-            environment,
-            key: key,
-            liveVersion: live.version,
-            actor: principal.actor
-        )
-        return JSONResponse.make(ExperimentJSON.experiment(started))
+        return try await experiments.start(environment, key: key, liveVersion: live.version, actor: actor)
     }
 
     @Sendable func stop(_ request: Request, context: VaneRequestContext) async throws -> Response {
@@ -168,7 +180,10 @@ struct ExperimentRoutes {
 
     /// The environment's live template and its version (0 and an empty template before the first
     /// publish), the environment checked to exist.
-    func liveTemplate(_ environment: EnvironmentKey) async throws -> (template: ConfigTemplate, version: Int64) {
+    static func liveTemplate(
+        _ environment: EnvironmentKey,
+        store: ConfigStore
+    ) async throws -> (template: ConfigTemplate, version: Int64) {
         try await store.requireEnvironment(environment)
         let latest = try await store.latestVersion(
             projectId: environment.projectId,

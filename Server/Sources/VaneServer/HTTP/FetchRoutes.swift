@@ -1,6 +1,8 @@
 import Foundation
 import Hummingbird
+import Logging
 import NIOCore
+import Synchronization
 import VaneCore
 
 /// Client fetch: the values one app instance gets, evaluated on the server from memory.
@@ -10,6 +12,7 @@ import VaneCore
 struct FetchRoutes {
     let cache: ServingCache
     let limiter: RateLimiter
+    let servedVersions: ServedVersionLog
 
     func register(on group: RouterGroup<VaneRequestContext>) {
         group.post("fetch", use: fetch)
@@ -25,6 +28,7 @@ struct FetchRoutes {
         if let refusal = limiter.acquire(keyId: principal.id, address: context.clientAddress, body: bodyDigest) {
             throw APIError.rateLimited(refusal)
         }
+        let served = cache.template(for: environment)
         let outcome: FetchOutcome
         do {
             outcome = try FetchResponder.respond(
@@ -32,10 +36,23 @@ struct FetchRoutes {
                 digest: bodyDigest,
                 ifNoneMatch: request.headers,
                 now: Date(),
-                served: cache.template(for: environment)
+                served: served
             )
         } catch {
             throw APIError(error)
+        }
+        // The first answer with a version on this node records it, before the app can send an
+        // exposure of it.
+        if let served, !served.fetchRecorded.load(ordering: .relaxed) {
+            do {
+                try await servedVersions.record(served.versionNumber, in: environment)
+                served.fetchRecorded.store(true, ordering: .relaxed)
+            } catch {
+                context.logger.warning(
+                    "could not record that version \(served.versionNumber) was fetched; the next fetch tries again",
+                    metadata: ["error": "\(error)"]
+                )
+            }
         }
         switch outcome {
         case .notModified(let etag):

@@ -1,4 +1,5 @@
 import Crypto
+import Synchronization
 import VaneCore
 
 /// A published template ready to serve: compiled once, with everything a response needs
@@ -48,6 +49,9 @@ final class ServedTemplate: Sendable {
     /// the running experiments, so a proof cannot outlive its template even where version numbers
     /// start again (a new database), nor an experiment's start or stop.
     let proofScope: [UInt8]
+    /// Whether a fetch answered with this version on this node was recorded in the
+    /// ``ServedVersionLog``: one relaxed load per fetch after the first.
+    let fetchRecorded = Atomic<Bool>(false)
 
     /// Parses (once) and compiles a stored version.
     /// - Throws: ``TemplateCompilationError`` for a stored template that no longer compiles.

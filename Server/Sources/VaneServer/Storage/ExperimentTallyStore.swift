@@ -33,16 +33,23 @@ enum ExperimentTallyStore {
         database: any SQLDatabase,
         kind: DatabaseEngine.Kind
     ) async throws {
+        var versions = Set<Int64>()
+        for event in events {
+            if case .exposure(_, _, _, let version?) = event.kind { versions.insert(version) }
+        }
+        let unserved = try await ServedVersionLog.unserved(versions, in: environment, database: database)
         // Sorted, so batches touching several experiments lock them in one order (no deadlock).
         for experiment in running.sorted(by: { $0.key < $1.key }) {
             let definition = experiment.definition
             let names = ExperimentAggregation.eventNames(definition)
             var exposures: [ExperimentAggregation.Exposure] = []
             var metrics: [ExperimentAggregation.MetricEvent] = []
+            var withoutFetch = 0
             for event in events {
                 switch event.kind {
-                case .exposure(let key, let variant, _, _) where key == experiment.key:
+                case .exposure(let key, let variant, _, let version) where key == experiment.key:
                     exposures.append(.init(unit: event.unit, variant: variant, time: event.time))
+                    if let version, unserved.contains(version) { withoutFetch += 1 }
                 case .metric(let name, let value, _) where names.contains(name):
                     metrics.append(.init(unit: event.unit, name: name, time: event.time, value: value))
                 default:
@@ -72,7 +79,8 @@ enum ExperimentTallyStore {
                 metrics: metrics,
                 replayed: replayed
             )
-            guard !changed.isEmpty else { continue }
+            if withoutFetch > 0 { tally.exposuresWithoutFetch = (tally.exposuresWithoutFetch ?? 0) + withoutFetch }
+            guard !changed.isEmpty || withoutFetch > 0 else { continue }
             try await writeUnits(
                 changed.sorted().compactMap { key in units[key].map { (key, $0) } },
                 scope: scope,

@@ -238,6 +238,22 @@ enum Migrations {
                 """,
             ]
         ),
+        Migration(
+            version: 7,
+            description: "template versions fetch has served",
+            statements: [
+                // The results' check "exposures without any fetch of that version" reads it.
+                """
+                CREATE TABLE served_versions (
+                    project_id TEXT NOT NULL,
+                    environment_id TEXT NOT NULL,
+                    version_number BIGINT NOT NULL,
+                    first_served_time BIGINT NOT NULL,
+                    PRIMARY KEY (project_id, environment_id, version_number)
+                )
+                """
+            ]
+        ),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

@@ -1,0 +1,137 @@
+import Foundation
+
+/// A forest plot drawn on the server as SVG: each treatment's relative difference against
+/// control, a dot with its interval, beside a line at zero. No chart library, no script: the
+/// page works air-gapped and the same figures are in the table next to it.
+///
+/// The colours come from CSS classes (`chart-up`, `chart-down`, `chart-flat`): an interval that
+/// excludes zero is drawn as a change up or down, one that includes it as no clear change.
+enum ExperimentChart {
+    /// One treatment: relative differences as fractions (0.12 is +12 %); bounds may be infinite
+    /// (an always-valid interval is unbounded until enough units arrived).
+    struct Row: Sendable, Equatable {
+        var label: String
+        var estimate: Double
+        var lower: Double
+        var upper: Double
+    }
+
+    static let width = 640.0
+    static let labelWidth = 140.0
+    static let rowHeight = 40.0
+    static let axisHeight = 28.0
+    static let margin = 24.0
+
+    /// The chart, or nil when no row has a finite estimate (nothing to draw).
+    /// - Parameters:
+    ///   - id: Unique in the page: the title and description are referred to by it.
+    ///   - title: What the chart shows, for screen readers (its caption is in the page).
+    static func svg(rows: [Row], id: String, title: String) -> String? {
+        let drawable = rows.filter { $0.estimate.isFinite }
+        guard !drawable.isEmpty else { return nil }
+        let (low, high) = domain(drawable)
+        let plotLeft = labelWidth
+        let plotRight = width - margin
+        func x(_ value: Double) -> Double {
+            let clamped = min(max(value, low), high)
+            return plotLeft + (clamped - low) / (high - low) * (plotRight - plotLeft)
+        }
+        let height = axisHeight + Double(drawable.count) * rowHeight + 8
+        let escapedId = MarkupEscaping.escaped(id)
+        var svg = """
+            <svg class="chart" role="img" aria-labelledby="\(escapedId)-title \(escapedId)-desc" \
+            viewBox="0 0 \(format(width)) \(format(height))" preserveAspectRatio="xMinYMin meet">
+            <title id="\(escapedId)-title">\(MarkupEscaping.escaped(title))</title>
+            <desc id="\(escapedId)-desc">\(MarkupEscaping.escaped(description(drawable)))</desc>
+
+            """
+        // The axis: the domain's ends and zero.
+        for tick in [low, 0, high] {
+            let anchor = tick == low ? "start" : tick == high ? "end" : "middle"
+            svg += """
+                <text class="chart-tick" x="\(format(x(tick)))" y="16" text-anchor="\(anchor)">\(percent(tick))</text>
+
+                """
+        }
+        svg += """
+            <line class="chart-zero" x1="\(format(x(0)))" y1="\(format(axisHeight - 6))" \
+            x2="\(format(x(0)))" y2="\(format(height - 4))"/>
+
+            """
+        for (index, row) in drawable.enumerated() {
+            let y = axisHeight + Double(index) * rowHeight + rowHeight / 2
+            let kind = row.lower > 0 ? "chart-up" : row.upper < 0 ? "chart-down" : "chart-flat"
+            svg += """
+                <g class="\(kind)">
+                <text class="chart-label" x="0" y="\(format(y + 5))">\(MarkupEscaping.escaped(row.label))</text>
+                <line class="chart-interval" x1="\(format(x(row.lower)))" y1="\(format(y))" x2="\(format(x(row.upper)))" y2="\(format(y))"/>
+
+                """
+            // An unbounded end runs off the plot: an arrow says so.
+            if !row.lower.isFinite || row.lower < low {
+                svg += arrow(at: plotLeft, y: y, pointing: -1)
+            }
+            if !row.upper.isFinite || row.upper > high {
+                svg += arrow(at: plotRight, y: y, pointing: 1)
+            }
+            svg += """
+                <circle class="chart-point" cx="\(format(x(row.estimate)))" cy="\(format(y))" r="6"/>
+                </g>
+
+                """
+        }
+        return svg + "</svg>"
+    }
+
+    /// The values shown: every finite bound and estimate and zero, widened by a tenth; an
+    /// unbounded interval is shown to the edge.
+    static func domain(_ rows: [Row]) -> (Double, Double) {
+        var values: [Double] = [0]
+        for row in rows {
+            values.append(row.estimate)
+            if row.lower.isFinite { values.append(row.lower) }
+            if row.upper.isFinite { values.append(row.upper) }
+        }
+        var low = values.min() ?? 0
+        var high = values.max() ?? 0
+        if high - low < 0.02 {
+            low -= 0.01
+            high += 0.01
+        }
+        let pad = (high - low) * 0.1
+        return (low - pad, high + pad)
+    }
+
+    /// One sentence per row, for screen readers.
+    static func description(_ rows: [Row]) -> String {
+        rows.map { row in
+            "\(row.label): \(percent(row.estimate)) against control, 95 % interval \(bound(row.lower)) to \(bound(row.upper))"
+        }
+        .joined(separator: "; ")
+    }
+
+    /// `+12.3 %`, `−4.0 %`, `0 %`.
+    static func percent(_ fraction: Double) -> String {
+        guard fraction.isFinite else { return fraction > 0 ? "+∞" : "−∞" }
+        let value = (fraction * 1_000).rounded() / 10
+        if value == 0 { return "0 %" }
+        let text = String(format: "%.1f", abs(value))
+        return (value > 0 ? "+" : "−") + text + " %"
+    }
+
+    private static func bound(_ value: Double) -> String {
+        value.isFinite ? percent(value) : (value > 0 ? "unbounded above" : "unbounded below")
+    }
+
+    private static func arrow(at x: Double, y: Double, pointing direction: Double) -> String {
+        let tip = x + 8 * direction
+        return """
+            <path class="chart-arrow" d="M \(format(x)) \(format(y - 5)) L \(format(tip)) \(format(y)) L \(format(x)) \(format(y + 5)) Z"/>
+
+            """
+    }
+
+    private static func format(_ value: Double) -> String {
+        String(format: "%.1f", value)
+    }
+}

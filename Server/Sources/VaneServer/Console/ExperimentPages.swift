@@ -1,0 +1,388 @@
+import ExperimentStatistics
+import Foundation
+import Hummingbird
+import VaneCore
+
+/// An environment's experiments: the list, and each one's results with its health checks and a
+/// chart per metric; people who may publish start and stop them here. Results are
+/// ``ExperimentReport``'s, the same as `GET …/results` and `vane experiments results`.
+extension ConsoleRoutes {
+    struct ExperimentsPage: Sendable {
+        struct Row: Sendable {
+            var key: String
+            var href: String
+            var status: String
+            var statusClass: String
+            var hypothesis: String
+            var started: String?
+            var parameters: String
+        }
+
+        var rows: [Row]
+        var hasRows: Bool { !rows.isEmpty }
+        var createCommand: String
+    }
+
+    struct ExperimentPage: Sendable {
+        struct VariantRow: Sendable {
+            var name: String
+            var condition: String
+            var share: String
+            var exposedUnits: String
+            var isControl: Bool
+        }
+
+        struct MetricRow: Sendable {
+            var variant: String
+            var units: String
+            var converted: String?
+            var estimate: String
+            var change: String
+            var interval: String
+            var decision: String
+            var isControl: Bool
+        }
+
+        struct MetricSection: Sendable {
+            var id: String
+            var title: String
+            var role: String
+            var measure: String
+            var hasConverted: Bool
+            var decisionHeading: String
+            var rows: [MetricRow]
+            var chart: String?
+            var chartCaption: String
+        }
+
+        var key: String
+        var status: String
+        var statusClass: String
+        var hypothesis: String
+        var method: String
+        var parameters: String
+        var started: String?
+        var startVersion: String?
+        var stopped: String?
+        var warnings: [String]
+        var healthy: Bool
+        var sampleRatio: String?
+        var severalVariants: Int
+        var exposuresWithoutFetch: Int
+        var notice: String?
+        var variants: [VariantRow]
+        var metrics: [MetricSection]
+        var startAction: String?
+        var stopAction: String?
+        var csrf: String
+        var error: String?
+        var listHref: String
+    }
+
+    // MARK: The list
+
+    @Sendable func experimentsPage(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let (user, _, principal) = try requireUser(request, context)
+        let (key, project, environment) = try await self.environment(context)
+        try principal.require(.readHistory(key))
+        let base = ConsolePaths.environment(key) + "/experiments/"
+        let rows = try await experiments.experiments(key).map { experiment in
+            ExperimentsPage.Row(
+                key: experiment.key,
+                href: base + ConsolePaths.encode(experiment.key),
+                status: experiment.status.rawValue,
+                statusClass: Self.statusClass(experiment.status),
+                hypothesis: experiment.definition.hypothesis,
+                started: experiment.startTime.map(Self.displayTime),
+                parameters: experiment.definition.parameters.joined(separator: ", ")
+            )
+        }
+        return renderer.render(
+            "experiments",
+            chrome: try await environmentChrome(
+                title: "Experiments",
+                user: user,
+                project: project,
+                environment: environment,
+                tab: "experiments"
+            ),
+            page: ExperimentsPage(
+                rows: rows,
+                createCommand:
+                    "vane experiments create experiment.json --project \(key.projectId) --environment \(key.environmentId)"
+            ),
+            context: context
+        )
+    }
+
+    // MARK: One experiment
+
+    @Sendable func experimentPage(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let done = ConsoleForm.query(request)["done"]
+        let flash: ConsoleChrome.Flash? =
+            switch done {
+            case "started": .ok("Started: exposures and events count from now on.")
+            case "stopped": .ok("Stopped: nothing more counts; the results stay.")
+            default: nil
+            }
+        return try await renderExperiment(request, context: context, flash: flash, error: nil)
+    }
+
+    func renderExperiment(
+        _ request: Request,
+        context: VaneRequestContext,
+        flash: ConsoleChrome.Flash?,
+        error: String?
+    ) async throws -> Response {
+        let (user, session, principal) = try requireUser(request, context)
+        let (key, project, environment) = try await self.environment(context)
+        try principal.require(.readHistory(key))
+        let name = context.parameters.get("experiment") ?? ""
+        guard let (experiment, tally) = try await experiments.experimentWithTally(key, key: name) else {
+            throw ConsolePageError.notFound("there is no experiment \"\(name)\" in \(key)")
+        }
+        let report = ExperimentReport(experiment, tally: tally)
+        let path = ConsolePaths.environment(key) + "/experiments/" + ConsolePaths.encode(experiment.key)
+        let canChange = principal.permits(.publish(key))
+        var chrome = try await environmentChrome(
+            title: "Experiment \(experiment.key)",
+            user: user,
+            project: project,
+            environment: environment,
+            tab: "experiments"
+        )
+        chrome.flash = flash
+        return renderer.render(
+            "experiment",
+            chrome: chrome,
+            page: Self.experimentPage(
+                report,
+                startAction: canChange && experiment.status == .draft ? path + "/start" : nil,
+                stopAction: canChange && experiment.status == .running ? path + "/stop" : nil,
+                csrf: session.csrfToken,
+                error: error,
+                listHref: ConsolePaths.environment(key) + "/experiments"
+            ),
+            context: context,
+            status: error == nil ? .ok : .conflict
+        )
+    }
+
+    @Sendable func startExperiment(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        try await changeExperiment(request, context: context, done: "started") { environment, name, actor in
+            _ = try await ExperimentRoutes.start(
+                environment,
+                key: name,
+                actor: actor,
+                store: store,
+                experiments: experiments
+            )
+        }
+    }
+
+    @Sendable func stopExperiment(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        try await changeExperiment(request, context: context, done: "stopped") { environment, name, actor in
+            _ = try await experiments.stop(environment, key: name, actor: actor)
+        }
+    }
+
+    /// A start or stop from the experiment's page: back to the page with what happened, or the
+    /// page again with why not.
+    private func changeExperiment(
+        _ request: Request,
+        context: VaneRequestContext,
+        done: String,
+        _ change: (EnvironmentKey, String, Actor) async throws -> Void
+    ) async throws -> Response {
+        let (_, _, principal) = try requireUser(request, context)
+        let (key, _, _) = try await self.environment(context)
+        _ = try await ConsoleForm.read(request, context: context)
+        try principal.require(.publish(key))
+        let name = context.parameters.get("experiment") ?? ""
+        do {
+            try await change(key, name, principal.actor)
+        } catch let error as APIError {
+            return try await renderExperiment(request, context: context, flash: nil, error: error.message)
+        } catch let error as StorageError {
+            return try await renderExperiment(request, context: context, flash: nil, error: APIError(error).message)
+        }
+        throw ConsoleRedirect(
+            location: ConsolePaths.environment(key) + "/experiments/" + ConsolePaths.encode(name) + "?done=" + done
+        )
+    }
+
+    static func statusClass(_ status: ExperimentStatus) -> String {
+        switch status {
+        case .draft: "tag"
+        case .running: "tag tag-added"
+        case .stopped: "tag tag-changed"
+        }
+    }
+
+    /// The page's figures, formatted; pure, for tests.
+    static func experimentPage(
+        _ report: ExperimentReport,
+        startAction: String?,
+        stopAction: String?,
+        csrf: String,
+        error: String?,
+        listHref: String
+    ) -> ExperimentPage {
+        let experiment = report.experiment
+        let definition = report.definition
+        let totalWeight = definition.variants.map(\.weight).reduce(0, +)
+        let exposed = Dictionary(report.aggregates.variants.map { ($0.name, $0.exposedUnits) }) { first, _ in first }
+        let variants = definition.variants.map { variant in
+            ExperimentPage.VariantRow(
+                name: variant.name,
+                condition: variant.condition ?? "(none: the default values)",
+                share: totalWeight > 0
+                    ? ExperimentChart.percent(variant.weight / totalWeight).replacingOccurrences(of: "+", with: "")
+                    : "–",
+                exposedUnits: count(exposed[variant.name] ?? 0),
+                isControl: variant.name == definition.controlVariant
+            )
+        }
+        var sampleRatio: String?
+        if let mismatch = report.sampleRatioMismatch {
+            sampleRatio =
+                "χ² \(String(format: "%.2f", mismatch.chiSquare)), p \(ExperimentReport.pValueText(mismatch.pValue)) "
+                + (mismatch.isMismatch ? "— flagged (below \(mismatch.threshold))" : "— fits the configured split")
+        }
+        let metrics = definition.metrics.enumerated().compactMap { index, metric -> ExperimentPage.MetricSection? in
+            metricSection(report, metric: metric, index: index)
+        }
+        return ExperimentPage(
+            key: experiment.key,
+            status: experiment.status.rawValue,
+            statusClass: statusClass(experiment.status),
+            hypothesis: definition.hypothesis,
+            method: definition.method == .sequential
+                ? "Sequential (always-valid p-values and intervals: safe to look at daily)"
+                : "Bayesian (chance to beat control, expected loss)",
+            parameters: definition.parameters.joined(separator: ", "),
+            started: experiment.startTime.map(displayTime),
+            startVersion: experiment.startVersion.map(String.init),
+            stopped: experiment.stopTime.map(displayTime),
+            warnings: report.warnings,
+            healthy: report.warnings.isEmpty,
+            sampleRatio: sampleRatio,
+            severalVariants: report.unitsInSeveralVariants,
+            exposuresWithoutFetch: report.exposuresWithoutFetch,
+            notice: report.notice,
+            variants: variants,
+            metrics: metrics,
+            startAction: startAction,
+            stopAction: stopAction,
+            csrf: csrf,
+            error: error,
+            listHref: listHref
+        )
+    }
+
+    /// A metric's deciding measure: a table and the chart of each treatment against control.
+    static func metricSection(
+        _ report: ExperimentReport,
+        metric: ExperimentMetric,
+        index: Int
+    ) -> ExperimentPage.MetricSection? {
+        guard let results = report.measures(of: metric).first else { return nil }
+        let sequential = report.definition.method == .sequential
+        let comparisons = Dictionary(results.comparisons.map { ($0.variant, $0) }) { first, _ in first }
+        func relativeInterval(_ comparison: TreatmentComparison) -> Interval? {
+            sequential ? comparison.alwaysValid.relativeInterval : comparison.fixedHorizon.relativeInterval
+        }
+        let rows = results.variants.map { variant -> ExperimentPage.MetricRow in
+            let isControl = variant.variant == report.definition.controlVariant
+            let comparison = comparisons[variant.variant]
+            var change = "–"
+            var interval = "–"
+            var decision = "–"
+            if let comparison {
+                change = comparison.difference.relative.map { ExperimentChart.percent($0.value) } ?? "–"
+                if let bounds = relativeInterval(comparison) {
+                    interval = "\(bound(bounds.lower)) to \(bound(bounds.upper))"
+                }
+                decision =
+                    sequential
+                    ? "p \(ExperimentReport.pValueText(comparison.alwaysValid.pValue))"
+                    : ExperimentChart.percent(comparison.bayesian.chanceToBeatControl).replacingOccurrences(
+                        of: "+",
+                        with: ""
+                    )
+            }
+            return ExperimentPage.MetricRow(
+                variant: variant.variant,
+                units: count(variant.exposedUnits),
+                converted: variant.convertedUnits.map(count),
+                estimate: variant.estimate.map { estimate(results.measure, $0.value) } ?? "–",
+                change: isControl ? "(control)" : change,
+                interval: isControl ? "" : interval,
+                decision: isControl ? "" : decision,
+                isControl: isControl
+            )
+        }
+        let chartRows = results.comparisons.compactMap { comparison -> ExperimentChart.Row? in
+            guard let relative = comparison.difference.relative else { return nil }
+            let bounds = relativeInterval(comparison)
+            return ExperimentChart.Row(
+                label: comparison.variant,
+                estimate: relative.value,
+                lower: bounds?.lower ?? -.infinity,
+                upper: bounds?.upper ?? .infinity
+            )
+        }
+        let id = "metric-\(index)"
+        let measure = measureName(results.measure)
+        return ExperimentPage.MetricSection(
+            id: id,
+            title: metric.name,
+            role: index == 0 ? "primary" : "guardrail",
+            measure: measure,
+            hasConverted: results.variants.contains { $0.convertedUnits != nil },
+            decisionHeading: sequential ? "p-value (always valid)" : "Chance to beat control",
+            rows: rows,
+            chart: ExperimentChart.svg(
+                rows: chartRows,
+                id: id + "-chart",
+                title: "\(metric.name): change in \(measure) against control, with 95 % intervals"
+            ),
+            chartCaption:
+                "Change in \(measure) against control; the line is the 95 % "
+                + (sequential ? "always-valid interval" : "interval")
+                + ". An interval clear of zero is a real difference."
+        )
+    }
+
+    private static func measureName(_ measure: Measure) -> String {
+        switch measure {
+        case .conversionRate: "conversion rate"
+        case .meanPerUnit: "mean per unit"
+        case .ratio: "ratio"
+        }
+    }
+
+    private static func estimate(_ measure: Measure, _ value: Double) -> String {
+        guard value.isFinite else { return "–" }
+        switch measure {
+        case .conversionRate: return String(format: "%.2f %%", value * 100)
+        case .meanPerUnit: return String(format: "%.2f", value)
+        case .ratio: return String(format: "%.4f", value)
+        }
+    }
+
+    private static func bound(_ value: Double) -> String {
+        value.isFinite ? ExperimentChart.percent(value) : (value > 0 ? "+∞" : "−∞")
+    }
+
+    /// `12,345`.
+    static func count(_ value: Int) -> String {
+        let digits = String(value)
+        var result = ""
+        for (index, character) in digits.enumerated() {
+            if index > 0, (digits.count - index) % 3 == 0 { result.append(",") }
+            result.append(character)
+        }
+        return result
+    }
+}
