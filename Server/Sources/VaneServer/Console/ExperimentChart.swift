@@ -1,14 +1,36 @@
 import Foundation
 
-/// A forest plot drawn on the server as SVG: each treatment's relative difference against
-/// control, a dot with its interval, beside a line at zero. No chart library, no script: the
+/// A forest plot drawn on the server as SVG: each treatment's difference from control, a dot
+/// with its interval, beside a line at zero. No chart library, no script: the
 /// page works air-gapped and the same figures are in the table next to it.
 ///
 /// The colours come from CSS classes (`chart-up`, `chart-down`, `chart-flat`): an interval that
 /// excludes zero is drawn as a change up or down, one that includes it as no clear change.
 enum ExperimentChart {
-    /// One treatment: relative differences as fractions (0.12 is +12 %); bounds may be infinite
-    /// (an always-valid interval is unbounded until enough units arrived).
+    /// How differences read: a difference of rates in percentage points, or of means and
+    /// ratios as plain numbers.
+    enum Scale: Sendable, Equatable {
+        /// 0.05 is `+5.0 pp`.
+        case percentagePoints
+        /// With this many decimals.
+        case number(decimals: Int)
+
+        /// `+5.0 pp`, `−0.25`, `0`.
+        func format(_ value: Double) -> String {
+            guard value.isFinite else { return value > 0 ? "+∞" : "−∞" }
+            let (scaled, decimals, suffix) =
+                switch self {
+                case .percentagePoints: (value * 100, 1, " pp")
+                case .number(let decimals): (value, decimals, "")
+                }
+            let text = String(format: "%.\(decimals)f", abs(scaled))
+            if Double(text) == 0 { return "0" + suffix }
+            return (scaled > 0 ? "+" : "−") + text + suffix
+        }
+    }
+
+    /// One treatment; bounds may be infinite (an always-valid interval is unbounded until
+    /// enough units arrived).
     struct Row: Sendable, Equatable {
         var label: String
         var estimate: Double
@@ -26,7 +48,7 @@ enum ExperimentChart {
     /// - Parameters:
     ///   - id: Unique in the page: the title and description are referred to by it.
     ///   - title: What the chart shows, for screen readers (its caption is in the page).
-    static func svg(rows: [Row], id: String, title: String) -> String? {
+    static func svg(rows: [Row], scale: Scale, id: String, title: String) -> String? {
         let drawable = rows.filter { $0.estimate.isFinite }
         guard !drawable.isEmpty else { return nil }
         let (low, high) = domain(drawable)
@@ -42,14 +64,14 @@ enum ExperimentChart {
             <svg class="chart" role="img" aria-labelledby="\(escapedId)-title \(escapedId)-desc" \
             viewBox="0 0 \(format(width)) \(format(height))" preserveAspectRatio="xMinYMin meet">
             <title id="\(escapedId)-title">\(MarkupEscaping.escaped(title))</title>
-            <desc id="\(escapedId)-desc">\(MarkupEscaping.escaped(description(drawable)))</desc>
+            <desc id="\(escapedId)-desc">\(MarkupEscaping.escaped(description(drawable, scale: scale)))</desc>
 
             """
         // The axis: the domain's ends and zero.
         for tick in [low, 0, high] {
             let anchor = tick == low ? "start" : tick == high ? "end" : "middle"
             svg += """
-                <text class="chart-tick" x="\(format(x(tick)))" y="16" text-anchor="\(anchor)">\(percent(tick))</text>
+                <text class="chart-tick" x="\(format(x(tick)))" y="16" text-anchor="\(anchor)">\(scale.format(tick))</text>
 
                 """
         }
@@ -94,7 +116,7 @@ enum ExperimentChart {
         }
         var low = values.min() ?? 0
         var high = values.max() ?? 0
-        if high - low < 0.02 {
+        if high - low < 1e-9 {
             low -= 0.01
             high += 0.01
         }
@@ -103,9 +125,10 @@ enum ExperimentChart {
     }
 
     /// One sentence per row, for screen readers.
-    static func description(_ rows: [Row]) -> String {
+    static func description(_ rows: [Row], scale: Scale) -> String {
         rows.map { row in
-            "\(row.label): \(percent(row.estimate)) against control, 95 % interval \(bound(row.lower)) to \(bound(row.upper))"
+            "\(row.label): \(scale.format(row.estimate)) against control, 95 % interval "
+                + "\(bound(row.lower, scale)) to \(bound(row.upper, scale))"
         }
         .joined(separator: "; ")
     }
@@ -119,8 +142,8 @@ enum ExperimentChart {
         return (value > 0 ? "+" : "−") + text + " %"
     }
 
-    private static func bound(_ value: Double) -> String {
-        value.isFinite ? percent(value) : (value > 0 ? "unbounded above" : "unbounded below")
+    private static func bound(_ value: Double, _ scale: Scale) -> String {
+        value.isFinite ? scale.format(value) : (value > 0 ? "unbounded above" : "unbounded below")
     }
 
     private static func arrow(at x: Double, y: Double, pointing direction: Double) -> String {

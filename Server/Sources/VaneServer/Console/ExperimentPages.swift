@@ -19,7 +19,8 @@ extension ConsoleRoutes {
         }
 
         var rows: [Row]
-        var hasRows: Bool { !rows.isEmpty }
+        /// Mustache reads stored properties only.
+        var hasRows: Bool
         var createCommand: String
     }
 
@@ -37,8 +38,9 @@ extension ConsoleRoutes {
             var units: String
             var converted: String?
             var estimate: String
-            var change: String
+            var difference: String
             var interval: String
+            var relative: String
             var decision: String
             var isControl: Bool
         }
@@ -108,6 +110,7 @@ extension ConsoleRoutes {
             ),
             page: ExperimentsPage(
                 rows: rows,
+                hasRows: !rows.isEmpty,
                 createCommand:
                     "vane experiments create experiment.json --project \(key.projectId) --environment \(key.environmentId)"
             ),
@@ -288,48 +291,51 @@ extension ConsoleRoutes {
     ) -> ExperimentPage.MetricSection? {
         guard let results = report.measures(of: metric).first else { return nil }
         let sequential = report.definition.method == .sequential
+        let scale: ExperimentChart.Scale =
+            switch results.measure {
+            case .conversionRate: .percentagePoints
+            case .meanPerUnit: .number(decimals: 2)
+            case .ratio: .number(decimals: 4)
+            }
         let comparisons = Dictionary(results.comparisons.map { ($0.variant, $0) }) { first, _ in first }
-        func relativeInterval(_ comparison: TreatmentComparison) -> Interval? {
-            sequential ? comparison.alwaysValid.relativeInterval : comparison.fixedHorizon.relativeInterval
+        // The interval of the method's own test, so it agrees with the p-value beside it: the
+        // always-valid confidence sequence, or the 95 % interval for Bayesian reading.
+        func interval(_ comparison: TreatmentComparison) -> Interval {
+            sequential ? comparison.alwaysValid.absoluteInterval : comparison.fixedHorizon.absoluteInterval
         }
         let rows = results.variants.map { variant -> ExperimentPage.MetricRow in
             let isControl = variant.variant == report.definition.controlVariant
-            let comparison = comparisons[variant.variant]
-            var change = "–"
-            var interval = "–"
-            var decision = "–"
-            if let comparison {
-                change = comparison.difference.relative.map { ExperimentChart.percent($0.value) } ?? "–"
-                if let bounds = relativeInterval(comparison) {
-                    interval = "\(bound(bounds.lower)) to \(bound(bounds.upper))"
-                }
-                decision =
-                    sequential
-                    ? "p \(ExperimentReport.pValueText(comparison.alwaysValid.pValue))"
-                    : ExperimentChart.percent(comparison.bayesian.chanceToBeatControl).replacingOccurrences(
-                        of: "+",
-                        with: ""
-                    )
-            }
-            return ExperimentPage.MetricRow(
+            var row = ExperimentPage.MetricRow(
                 variant: variant.variant,
                 units: count(variant.exposedUnits),
                 converted: variant.convertedUnits.map(count),
                 estimate: variant.estimate.map { estimate(results.measure, $0.value) } ?? "–",
-                change: isControl ? "(control)" : change,
-                interval: isControl ? "" : interval,
-                decision: isControl ? "" : decision,
+                difference: isControl ? "(control)" : "–",
+                interval: "",
+                relative: "",
+                decision: "",
                 isControl: isControl
             )
+            if !isControl, let comparison = comparisons[variant.variant] {
+                row.difference = scale.format(comparison.difference.absolute.value)
+                let bounds = interval(comparison)
+                row.interval = "\(scale.format(bounds.lower)) to \(scale.format(bounds.upper))"
+                row.relative = comparison.difference.relative.map { ExperimentChart.percent($0.value) } ?? "–"
+                row.decision =
+                    sequential
+                    ? "p \(ExperimentReport.pValueText(comparison.alwaysValid.pValue))"
+                    : ExperimentChart.percent(comparison.bayesian.chanceToBeatControl)
+                        .replacingOccurrences(of: "+", with: "")
+            }
+            return row
         }
-        let chartRows = results.comparisons.compactMap { comparison -> ExperimentChart.Row? in
-            guard let relative = comparison.difference.relative else { return nil }
-            let bounds = relativeInterval(comparison)
+        let chartRows = results.comparisons.map { comparison in
+            let bounds = interval(comparison)
             return ExperimentChart.Row(
                 label: comparison.variant,
-                estimate: relative.value,
-                lower: bounds?.lower ?? -.infinity,
-                upper: bounds?.upper ?? .infinity
+                estimate: comparison.difference.absolute.value,
+                lower: bounds.lower,
+                upper: bounds.upper
             )
         }
         let id = "metric-\(index)"
@@ -344,12 +350,15 @@ extension ConsoleRoutes {
             rows: rows,
             chart: ExperimentChart.svg(
                 rows: chartRows,
+                scale: scale,
                 id: id + "-chart",
-                title: "\(metric.name): change in \(measure) against control, with 95 % intervals"
+                title: "\(metric.name): difference in \(measure) from control, with 95 % intervals"
             ),
             chartCaption:
-                "Change in \(measure) against control; the line is the 95 % "
-                + (sequential ? "always-valid interval" : "interval")
+                "Difference in \(measure) from control"
+                + (results.measure == .conversionRate ? " in percentage points" : "")
+                + "; the line is the 95 % "
+                + (sequential ? "always-valid interval, safe to read at any time" : "interval")
                 + ". An interval clear of zero is a real difference."
         )
     }
@@ -369,10 +378,6 @@ extension ConsoleRoutes {
         case .meanPerUnit: return String(format: "%.2f", value)
         case .ratio: return String(format: "%.4f", value)
         }
-    }
-
-    private static func bound(_ value: Double) -> String {
-        value.isFinite ? ExperimentChart.percent(value) : (value > 0 ? "+∞" : "−∞")
     }
 
     /// `12,345`.
