@@ -38,11 +38,12 @@ enum ExperimentChart {
         var upper: Double
     }
 
-    static let width = 640.0
-    static let labelWidth = 140.0
-    static let rowHeight = 40.0
-    static let axisHeight = 28.0
-    static let margin = 24.0
+    // Narrow, labels above their line: on a phone the chart shrinks to about 300 px, and its
+    // text must stay readable.
+    static let width = 480.0
+    static let rowHeight = 52.0
+    static let axisHeight = 26.0
+    static let margin = 16.0
 
     /// The chart, or nil when no row has a finite estimate (nothing to draw).
     /// - Parameters:
@@ -52,7 +53,7 @@ enum ExperimentChart {
         let drawable = rows.filter { $0.estimate.isFinite }
         guard !drawable.isEmpty else { return nil }
         let (low, high) = domain(drawable)
-        let plotLeft = labelWidth
+        let plotLeft = margin
         let plotRight = width - margin
         func x(_ value: Double) -> Double {
             let clamped = min(max(value, low), high)
@@ -67,8 +68,8 @@ enum ExperimentChart {
             <desc id="\(escapedId)-desc">\(MarkupEscaping.escaped(description(drawable, scale: scale)))</desc>
 
             """
-        // The axis: the domain's ends and zero.
-        for tick in [low, 0, high] {
+        // The axis: zero, and the domain's ends where they do not crowd it.
+        for tick in [low, 0, high] where tick == 0 || abs(x(tick) - x(0)) > 90 {
             let anchor = tick == low ? "start" : tick == high ? "end" : "middle"
             svg += """
                 <text class="chart-tick" x="\(format(x(tick)))" y="16" text-anchor="\(anchor)">\(scale.format(tick))</text>
@@ -81,11 +82,11 @@ enum ExperimentChart {
 
             """
         for (index, row) in drawable.enumerated() {
-            let y = axisHeight + Double(index) * rowHeight + rowHeight / 2
+            let y = axisHeight + Double(index) * rowHeight + rowHeight / 2 + 8
             let kind = row.lower > 0 ? "chart-up" : row.upper < 0 ? "chart-down" : "chart-flat"
             svg += """
                 <g class="\(kind)">
-                <text class="chart-label" x="0" y="\(format(y + 5))">\(MarkupEscaping.escaped(row.label))</text>
+                <text class="chart-label" x="\(format(plotLeft))" y="\(format(y - 12))">\(MarkupEscaping.escaped(row.label)): \(scale.format(row.estimate))</text>
                 <line class="chart-interval" x1="\(format(x(row.lower)))" y1="\(format(y))" x2="\(format(x(row.upper)))" y2="\(format(y))"/>
 
                 """
