@@ -28,6 +28,14 @@ final class EventQueue: Sendable {
         /// Sending pauses after 429 and 5xx answers, as fetches do.
         var consecutiveFailures = 0
         var backoffUntil: Date?
+
+        /// Gives back the space of events before `start` once they are most of the array, so a
+        /// removal costs O(1) amortized.
+        mutating func compact() {
+            guard start >= 1_024, start * 2 >= events.count else { return }
+            events.removeFirst(start)
+            start = 0
+        }
     }
 
     /// The file; nil keeps events in memory only (``StorageLocation/none`` or an unwritable
@@ -72,10 +80,7 @@ final class EventQueue: Sendable {
                 state.start += 1
                 state.dropped += 1
                 droppedNow = state.dropped == 1 || state.dropped % 1_000 == 0
-                if state.start >= 1_024, state.start * 2 >= state.events.count {
-                    state.events.removeFirst(state.start)
-                    state.start = 0
-                }
+                state.compact()
             }
             state.events.append(event)
             state.changed = true
@@ -121,11 +126,14 @@ final class EventQueue: Sendable {
         }
     }
 
-    /// Removes the events the server answered for.
+    /// Removes the events the server answered for: a batch from ``oldest(_:)``, so still the
+    /// queue's oldest (events only join at the end, and a full queue drops from the front).
     func remove(_ ids: Set<String>) {
         state.withLockedValue { state in
-            state.events = state.events[state.start...].filter { !ids.contains($0.id) }
-            state.start = 0
+            while state.start < state.events.count, ids.contains(state.events[state.start].id) {
+                state.start += 1
+            }
+            state.compact()
             state.changed = true
         }
     }
@@ -158,18 +166,21 @@ final class EventQueue: Sendable {
     func save() {
         guard let file else { return }
         persistLock.withLock {
+            // Only the arrays' references are taken under the lock (copy on write): encoding
+            // thousands of events must not hold up `track` on another thread.
             guard
-                let object = state.withLockedValue({ state -> JSONObject? in
+                let snapshot = state.withLockedValue({ state -> State? in
                     guard state.changed else { return nil }
                     state.changed = false
-                    return [
-                        "format": 1,
-                        "dropped": .number(JSONNumber(state.dropped)),
-                        "exposed": .array(state.exposed.map { .string($0) }),
-                        "events": .array(state.events[state.start...].map { .object($0.json()) }),
-                    ]
+                    return state
                 })
             else { return }
+            let object: JSONObject = [
+                "format": 1,
+                "dropped": .number(JSONNumber(snapshot.dropped)),
+                "exposed": .array(snapshot.exposed.map { .string($0) }),
+                "events": .array(snapshot.events[snapshot.start...].map { .object($0.json()) }),
+            ]
             do {
                 try AtomicFile.write(JSONValue.object(object).serializedData(.compact), to: file)
             } catch {
