@@ -4,7 +4,7 @@ each key's value and why, compare with another environment."""
 import re
 
 import pytest
-from conftest import NEW_ADMIN_PASSWORD, change_password, check_page, sign_in
+from conftest import check_page
 from playwright.sync_api import expect
 
 EVALUATE = "/projects/demo/environments/production/evaluate"
@@ -12,18 +12,8 @@ SAVED_NAME = "German iOS user on 2.1"
 CONTEXT = {"randomizationId": "user-42", "device.country": "DE", "device.os": "ios", "app.version": "2.1.0", "plan": "pro"}
 
 
-@pytest.fixture(scope="module", autouse=True)
-def first_admin_password(browser, server):
-    """The admin's own password, chosen here when this file runs without test_console.py."""
-    if server.state.get("admin_password"):
-        return
-    context = browser.new_context()
-    page = context.new_page()
-    sign_in(page, server, "admin", server.first_password)
-    change_password(page, server.first_password, NEW_ADMIN_PASSWORD)
-    expect(page.get_by_role("status")).to_contain_text("Your password is changed")
-    server.state["admin_password"] = NEW_ADMIN_PASSWORD
-    context.close()
+# The admin chooses their own password first when this file runs without test_console.py.
+pytestmark = pytest.mark.usefixtures("own_admin_password")
 
 
 def publish_staging_banner(server, german_banner: str):

@@ -6,7 +6,7 @@ import datetime
 import re
 
 import pytest
-from conftest import NEW_ADMIN_PASSWORD, change_password, check_page, sign_in
+from conftest import check_page
 from playwright.sync_api import expect
 
 EXPERIMENTS = "/projects/demo/environments/production/experiments"
@@ -23,18 +23,8 @@ DEFINITION = {
 }
 
 
-@pytest.fixture(scope="module", autouse=True)
-def first_admin_password(browser, server):
-    """The admin's own password, chosen here when this file runs without test_console.py."""
-    if server.state.get("admin_password"):
-        return
-    context = browser.new_context()
-    page = context.new_page()
-    sign_in(page, server, "admin", server.first_password)
-    change_password(page, server.first_password, NEW_ADMIN_PASSWORD)
-    expect(page.get_by_role("status")).to_contain_text("Your password is changed")
-    server.state["admin_password"] = NEW_ADMIN_PASSWORD
-    context.close()
+# The admin chooses their own password first when this file runs without test_console.py.
+pytestmark = pytest.mark.usefixtures("own_admin_password")
 
 
 def send_population(server):

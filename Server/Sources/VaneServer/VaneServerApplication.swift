@@ -53,8 +53,10 @@ public final class VaneServerApplication: Sendable {
     public let firstStart: FirstStartReport
     let keys: KeyIndex
     let publisher: TemplatePublisher
-    /// Experiments, and the running ones fetch serves.
+    /// Experiments.
     let experiments: ExperimentStore
+    /// Starts and stops experiments and serves the running ones to fetch.
+    let experimentLifecycle: ExperimentLifecycle
     let streamHub: StreamHub
     let readiness: Readiness
     let logger: Logger
@@ -89,6 +91,7 @@ public final class VaneServerApplication: Sendable {
         self.events = publisher.events
         self.publisher = publisher
         self.experiments = experiments
+        self.experimentLifecycle = ExperimentLifecycle(store: store, experiments: experiments, cache: publisher.cache)
         self.streamHub = StreamHub(
             events: events,
             heartbeatSeconds: configuration.streamHeartbeatSeconds,
@@ -182,8 +185,8 @@ public final class VaneServerApplication: Sendable {
                 "the configured admin key changed: revoked the admin key \(id) that the previous one created"
             )
         }
-        let experiments = ExperimentStore(engine: engine, serving: publisher.cache)
-        try await experiments.serveRunning()
+        let experiments = ExperimentStore(engine: engine)
+        try await ExperimentLifecycle(store: store, experiments: experiments, cache: publisher.cache).serveRunning()
         try await publisher.loadAll()
         let application = VaneServerApplication(
             configuration: configuration,
@@ -279,6 +282,7 @@ public final class VaneServerApplication: Sendable {
                 streamHub: streamHub,
                 publisher: publisher,
                 experiments: experiments,
+                experimentLifecycle: experimentLifecycle,
                 renderer: ConsolePageRenderer(assets: consoleAssets),
                 secureCookies: configuration.tlsCertificatePath != nil
             ).register(on: router)
@@ -292,7 +296,8 @@ public final class VaneServerApplication: Sendable {
             .register(on: environment)
         StreamRoutes(streams: streams).register(on: environment)
         let events = ExperimentEventStore(engine: store.engine)
-        ExperimentRoutes(store: store, experiments: experiments, events: events).register(on: environment)
+        ExperimentRoutes(store: store, experiments: experiments, lifecycle: experimentLifecycle, events: events)
+            .register(on: environment)
         EventRoutes(
             store: store,
             cache: cache,
@@ -344,7 +349,7 @@ public final class VaneServerApplication: Sendable {
                 VersionPoller(
                     keys: keys,
                     publisher: publisher,
-                    experiments: experiments,
+                    experiments: experimentLifecycle,
                     intervalMilliseconds: configuration.pollIntervalMilliseconds,
                     logger: logger
                 )

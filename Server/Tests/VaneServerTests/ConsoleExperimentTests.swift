@@ -110,6 +110,17 @@ import VaneCore
         }
     }
 
+    /// Presses a page's start or stop button as `browser`: the form with its token.
+    static func press(
+        _ server: TestServer,
+        _ path: String,
+        as browser: ConsoleTests.Browser
+    ) async throws
+        -> TestServer.Reply
+    {
+        try await ConsoleTests.request(server, .post, path, form: ["_csrf": browser.csrf], cookie: browser.cookie)
+    }
+
     @Test(arguments: TestDatabase.allCases)
     func peopleWhoMayPublishStartAndStopFromThePage(database: TestDatabase) async throws {
         try await TestServer.run(database) { server in
@@ -119,13 +130,7 @@ import VaneCore
             )
             let path = Self.base + "/checkout-button"
             let viewer = try await ConsoleTests.signIn(server, role: "viewer")
-            let refused = try await ConsoleTests.request(
-                server,
-                .post,
-                path + "/start",
-                form: ["_csrf": viewer.csrf],
-                cookie: viewer.cookie
-            )
+            let refused = try await Self.press(server, path + "/start", as: viewer)
             #expect(refused.status == .forbidden)
 
             let admin = try await ConsoleTests.signIn(server, role: "admin")
@@ -135,13 +140,7 @@ import VaneCore
             let forged = try await ConsoleTests.request(server, .post, path + "/start", form: [:], cookie: admin.cookie)
             #expect(forged.status == .forbidden, "no form token, no start")
 
-            let started = try await ConsoleTests.request(
-                server,
-                .post,
-                path + "/start",
-                form: ["_csrf": admin.csrf],
-                cookie: admin.cookie
-            )
+            let started = try await Self.press(server, path + "/start", as: admin)
             #expect(started.status == .seeOther)
             #expect(started.headers[.location] == path + "?done=started")
             let running = try await ConsoleTests.request(server, .get, path + "?done=started", cookie: admin.cookie)
@@ -152,23 +151,11 @@ import VaneCore
             )
 
             // A second start is refused with the store's reason, on the page.
-            let again = try await ConsoleTests.request(
-                server,
-                .post,
-                path + "/start",
-                form: ["_csrf": admin.csrf],
-                cookie: admin.cookie
-            )
+            let again = try await Self.press(server, path + "/start", as: admin)
             #expect(again.status == .conflict)
             #expect(again.text.contains(#"role="alert""#) && again.text.contains("running"))
 
-            let stopped = try await ConsoleTests.request(
-                server,
-                .post,
-                path + "/stop",
-                form: ["_csrf": admin.csrf],
-                cookie: admin.cookie
-            )
+            let stopped = try await Self.press(server, path + "/stop", as: admin)
             #expect(stopped.headers[.location] == path + "?done=stopped")
             let audit = try await server.send(.get, "/v1/audit?action=experiment.stop")
             #expect(audit.text.contains("stopped experiment checkout-button"), "\(audit.text)")

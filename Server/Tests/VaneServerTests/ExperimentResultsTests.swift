@@ -277,7 +277,7 @@ import VaneCore
             try await EventIngestionTests.startExperiment(server)
             let engine = server.application.store.engine
             let environment = EnvironmentKey(projectId: "demo", environmentId: "production")
-            let running = try await ExperimentStore(engine: engine, serving: ServingCache()).runningExperiments(
+            let running = try await ExperimentStore(engine: engine).runningExperiments(
                 environment
             )
             #expect(running.map(\.key) == ["checkout-button"])

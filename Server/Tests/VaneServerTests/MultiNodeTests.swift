@@ -15,64 +15,64 @@ import VaneCore
         return false
     }
 
-    @Test func aPublishOnOneNodeIsServedByTheOthers() async throws {
+    /// Two nodes on one PostgreSQL database, each polling for the other's changes every 200 ms.
+    func withTwoNodes(_ body: @escaping @Sendable (TestServer, TestServer) async throws -> Void) async throws {
         var configuration = try await TestDatabase.postgres.configuration()
         configuration.pollIntervalMilliseconds = 200
         let shared = configuration
         try await TestServer.run(configuration: shared) { first in
-            try await TestServer.run(configuration: shared) { second in
-                let key = try await first.createKey(role: "client")
-                let fetch: @Sendable (TestServer) async throws -> TestServer.Reply = { node in
-                    try await node.send(
-                        .post,
-                        TestServer.demoPath + "/fetch",
-                        key: key,
-                        json: ["context": ["device.country": "us"]]
-                    )
-                }
-                // A key created on the first node works on the second at once.
-                #expect(try await fetch(second).object?["templateVersion"] == "1")
+            try await TestServer.run(configuration: shared) { second in try await body(first, second) }
+        }
+    }
 
-                let published = try await first.publish([
-                    "parameters": ["banner_text": ["defaultValue": ["value": "from node one"]]]
-                ])
-                #expect(published.status == .ok)
-                let served = try await eventually {
-                    try await fetch(second).object?["entries"]?.objectValue?["banner_text"] == "from node one"
-                }
-                #expect(served, "the second node never served version 2")
-
-                // A key revoked on the first node stops working on the second.
-                let keys = try await first.send(.get, "/v1/keys").object?["keys"]?.arrayValue ?? []
-                let id = try #require(
-                    keys.first { $0.objectValue?["role"] == "client" }?.objectValue?["id"]?.stringValue
+    @Test func aPublishOnOneNodeIsServedByTheOthers() async throws {
+        try await withTwoNodes { first, second in
+            let key = try await first.createKey(role: "client")
+            let fetch: @Sendable (TestServer) async throws -> TestServer.Reply = { node in
+                try await node.send(
+                    .post,
+                    TestServer.demoPath + "/fetch",
+                    key: key,
+                    json: ["context": ["device.country": "us"]]
                 )
-                #expect(try await first.send(.delete, "/v1/keys/\(id)").status == .noContent)
-                let revoked = try await eventually { try await fetch(second).status == .unauthorized }
-                #expect(revoked, "the second node still accepts a revoked key")
             }
+            // A key created on the first node works on the second at once.
+            #expect(try await fetch(second).object?["templateVersion"] == "1")
+
+            let published = try await first.publish([
+                "parameters": ["banner_text": ["defaultValue": ["value": "from node one"]]]
+            ])
+            #expect(published.status == .ok)
+            let served = try await eventually {
+                try await fetch(second).object?["entries"]?.objectValue?["banner_text"] == "from node one"
+            }
+            #expect(served, "the second node never served version 2")
+
+            // A key revoked on the first node stops working on the second.
+            let keys = try await first.send(.get, "/v1/keys").object?["keys"]?.arrayValue ?? []
+            let id = try #require(
+                keys.first { $0.objectValue?["role"] == "client" }?.objectValue?["id"]?.stringValue
+            )
+            #expect(try await first.send(.delete, "/v1/keys/\(id)").status == .noContent)
+            let revoked = try await eventually { try await fetch(second).status == .unauthorized }
+            #expect(revoked, "the second node still accepts a revoked key")
         }
     }
 
     @Test func anExperimentStartedOnOneNodeReachesTheOthersFetches() async throws {
-        var configuration = try await TestDatabase.postgres.configuration()
-        configuration.pollIntervalMilliseconds = 200
-        let shared = configuration
-        try await TestServer.run(configuration: shared) { first in
-            try await TestServer.run(configuration: shared) { second in
-                let key = try await first.createKey(role: "client")
-                let assignment: @Sendable () async throws -> JSONValue? = {
-                    try await FetchExperimentTests.fetch(second, key: key, unit: "user-1").metadata?["experiment"]
-                }
-                #expect(try await assignment() == nil)
-                try await EventIngestionTests.startExperiment(first)
-                let announced = try await eventually { try await assignment() != nil }
-                #expect(announced, "the second node never named the variant")
-                let stopped = try await first.send(.post, ExperimentAPITests.path + "/checkout-button/stop")
-                #expect(stopped.status == .ok)
-                let ended = try await eventually { try await assignment() == nil }
-                #expect(ended, "the second node still names a variant of a stopped experiment")
+        try await withTwoNodes { first, second in
+            let key = try await first.createKey(role: "client")
+            let assignment: @Sendable () async throws -> JSONValue? = {
+                try await FetchExperimentTests.fetch(second, key: key, unit: "user-1").metadata?["experiment"]
             }
+            #expect(try await assignment() == nil)
+            try await EventIngestionTests.startExperiment(first)
+            let announced = try await eventually { try await assignment() != nil }
+            #expect(announced, "the second node never named the variant")
+            let stopped = try await first.send(.post, ExperimentAPITests.path + "/checkout-button/stop")
+            #expect(stopped.status == .ok)
+            let ended = try await eventually { try await assignment() == nil }
+            #expect(ended, "the second node still names a variant of a stopped experiment")
         }
     }
 

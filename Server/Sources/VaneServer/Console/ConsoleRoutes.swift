@@ -16,6 +16,7 @@ struct ConsoleRoutes {
     let streamHub: StreamHub
     let publisher: TemplatePublisher
     let experiments: ExperimentStore
+    let experimentLifecycle: ExperimentLifecycle
     let renderer: ConsolePageRenderer
     /// Whether session cookies get `Secure` (the server terminates TLS itself).
     let secureCookies: Bool

@@ -4,7 +4,7 @@ import Hummingbird
 import VaneCore
 
 /// An environment's experiments: the list, and each one's results with its health checks and a
-/// chart per metric; people who may publish start and stop them here. Results are
+/// chart per metric; people who may publish start and stop them here, through the same ``ExperimentLifecycle`` as the API. Results are
 /// ``ExperimentReport``'s, the same as `GET …/results` and `vane experiments results`.
 extension ConsoleRoutes {
     struct ExperimentsPage: Sendable {
@@ -173,19 +173,13 @@ extension ConsoleRoutes {
 
     @Sendable func startExperiment(_ request: Request, context: VaneRequestContext) async throws -> Response {
         try await changeExperiment(request, context: context, done: "started") { environment, name, actor in
-            _ = try await ExperimentRoutes.start(
-                environment,
-                key: name,
-                actor: actor,
-                store: store,
-                experiments: experiments
-            )
+            _ = try await experimentLifecycle.start(environment, key: name, actor: actor)
         }
     }
 
     @Sendable func stopExperiment(_ request: Request, context: VaneRequestContext) async throws -> Response {
         try await changeExperiment(request, context: context, done: "stopped") { environment, name, actor in
-            _ = try await experiments.stop(environment, key: name, actor: actor)
+            _ = try await experimentLifecycle.stop(environment, key: name, actor: actor)
         }
     }
 
@@ -204,10 +198,10 @@ extension ConsoleRoutes {
         let name = context.parameters.get("experiment") ?? ""
         do {
             try await change(key, name, principal.actor)
-        } catch let error as APIError {
-            return try await renderExperiment(request, context: context, flash: nil, error: error.message)
+        } catch let refusal as ExperimentStartRefusal {
+            return try await renderExperiment(request, context: context, flash: nil, error: refusal.description)
         } catch let error as StorageError {
-            return try await renderExperiment(request, context: context, flash: nil, error: APIError(error).message)
+            return try await renderExperiment(request, context: context, flash: nil, error: error.description)
         }
         throw ConsoleRedirect(
             location: ConsolePaths.environment(key) + "/experiments/" + ConsolePaths.encode(name) + "?done=" + done

@@ -316,4 +316,11 @@ enum ExperimentDefinitionReader {
     static func isValidName(_ name: String) -> Bool {
         Identifier.isMadeOf(name, maximum: maximumNameCharacters, punctuation: "_-.:/")
     }
+
+    /// "the experiment is not valid: 3 problems; the first: variants[1].condition: …".
+    static func summary(_ issues: [ValidationIssue]) -> String {
+        guard let first = issues.first else { return "the experiment is not valid" }
+        let count = issues.count == 1 ? "1 problem" : "\(issues.count) problems"
+        return "the experiment is not valid: \(count); the first: \(first.path): \(first.message)"
+    }
 }

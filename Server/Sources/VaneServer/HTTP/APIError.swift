@@ -186,6 +186,23 @@ extension AccessDenied: HTTPResponseError {
 
 /// A storage failure thrown from a handler answers as the ``APIError`` it maps to (404 for a
 /// missing project, 409 for a taken id, 503 for a busy database …), so routes need not wrap it.
+extension APIError {
+    /// 412 FAILED_PRECONDITION, with the problems.
+    init(_ refusal: ExperimentStartRefusal) {
+        self.init(.preconditionFailed, "FAILED_PRECONDITION", refusal.description, details: refusal.issues)
+    }
+}
+
+extension ExperimentStartRefusal: HTTPResponseError {
+    /// 412.
+    var status: HTTPResponse.Status { APIError(self).status }
+
+    /// The error envelope.
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        try APIError(self).response(from: request, context: context)
+    }
+}
+
 extension StorageError: HTTPResponseError {
     /// The mapped status.
     var status: HTTPResponse.Status { APIError(self).status }

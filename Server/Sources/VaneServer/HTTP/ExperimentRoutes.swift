@@ -9,6 +9,7 @@ import VaneCore
 struct ExperimentRoutes {
     let store: ConfigStore
     let experiments: ExperimentStore
+    let lifecycle: ExperimentLifecycle
     let events: ExperimentEventStore
 
     func register(on group: RouterGroup<VaneRequestContext>) {
@@ -25,16 +26,18 @@ struct ExperimentRoutes {
         let principal = try context.requirePrincipal()
         let environment = try RequestReading.environment(context)
         try principal.require(.publish(environment))
-        let live = try await Self.liveTemplate(environment, store: store)
+        let live = try await store.liveTemplate(environment)
         let body = try await RequestReading.object(request)
         let definition: ExperimentDefinition
         switch ExperimentDefinitionReader.read(body) {
         case .success(let read): definition = read
         case .failure(let error):
-            throw APIError.invalidArgument(Self.summary(error.issues), details: error.issues)
+            throw APIError.invalidArgument(ExperimentDefinitionReader.summary(error.issues), details: error.issues)
         }
         let issues = ExperimentTemplateCheck.issues(definition, against: live.template, version: live.version)
-        guard issues.isEmpty else { throw APIError.invalidArgument(Self.summary(issues), details: issues) }
+        guard issues.isEmpty else {
+            throw APIError.invalidArgument(ExperimentDefinitionReader.summary(issues), details: issues)
+        }
         let experiment = try await experiments.create(definition, in: environment, actor: principal.actor)
         return JSONResponse.make(ExperimentJSON.experiment(experiment), status: .created)
     }
@@ -128,74 +131,18 @@ struct ExperimentRoutes {
         let principal = try context.requirePrincipal()
         let environment = try RequestReading.environment(context)
         try principal.require(.publish(environment))
-        let started = try await Self.start(
-            environment,
-            key: context.parameters.get("experiment") ?? "",
-            actor: principal.actor,
-            store: store,
-            experiments: experiments
-        )
+        let key = context.parameters.get("experiment") ?? ""
+        let started = try await lifecycle.start(environment, key: key, actor: principal.actor)
         return JSONResponse.make(ExperimentJSON.experiment(started))
-    }
-
-    /// Starts a draft after checking it against the live template again (it may have changed
-    /// since the experiment was created): the API's and the console's start.
-    /// - Throws: ``APIError`` (412) naming the problems; ``StorageError`` as the store throws it.
-    static func start(
-        _ environment: EnvironmentKey,
-        key: String,
-        actor: Actor,
-        store: ConfigStore,
-        experiments: ExperimentStore
-    ) async throws -> Experiment {
-        let live = try await liveTemplate(environment, store: store)
-        if let experiment = try await experiments.experiment(environment, key: key), experiment.status == .draft {
-            let issues = ExperimentTemplateCheck.issues(
-                experiment.definition,
-                against: live.template,
-                version: live.version
-            )
-            guard issues.isEmpty else {
-                throw APIError(
-                    .preconditionFailed,
-                    "FAILED_PRECONDITION",
-                    "experiment \"\(key)\" cannot start on the live template: \(Self.summary(issues))",
-                    details: issues
-                )
-            }
-        }
-        return try await experiments.start(environment, key: key, liveVersion: live.version, actor: actor)
     }
 
     @Sendable func stop(_ request: Request, context: VaneRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
         let environment = try RequestReading.environment(context)
         try principal.require(.publish(environment))
-        try await store.requireEnvironment(environment)
         let key = context.parameters.get("experiment") ?? ""
         return JSONResponse.make(
-            ExperimentJSON.experiment(try await experiments.stop(environment, key: key, actor: principal.actor))
+            ExperimentJSON.experiment(try await lifecycle.stop(environment, key: key, actor: principal.actor))
         )
-    }
-
-    /// The environment's live template and its version (0 and an empty template before the first
-    /// publish), the environment checked to exist.
-    static func liveTemplate(
-        _ environment: EnvironmentKey,
-        store: ConfigStore
-    ) async throws -> (template: ConfigTemplate, version: Int64) {
-        try await store.requireEnvironment(environment)
-        let latest = try await store.latestVersion(
-            projectId: environment.projectId,
-            environmentId: environment.environmentId
-        )
-        return (latest?.template ?? ConfigTemplate(), latest?.number ?? 0)
-    }
-
-    /// "3 problems; the first: variants[1].condition: …".
-    static func summary(_ issues: [ValidationIssue]) -> String {
-        guard let first = issues.first else { return "the experiment is not valid" }
-        let count = issues.count == 1 ? "1 problem" : "\(issues.count) problems"
-        return "the experiment is not valid: \(count); the first: \(first.path): \(first.message)"
     }
 }

@@ -10,7 +10,7 @@ import ServiceLifecycle
 struct VersionPoller: Service {
     let keys: KeyIndex
     let publisher: TemplatePublisher
-    let experiments: ExperimentStore
+    let experiments: ExperimentLifecycle
     let intervalMilliseconds: Int64
     let logger: Logger
 

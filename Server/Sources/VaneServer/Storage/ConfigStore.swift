@@ -128,6 +128,15 @@ final class ConfigStore: Sendable {
         throw StorageError.environmentNotFound(project: key.projectId, environment: key.environmentId)
     }
 
+    /// The environment's live template and its version (0 and an empty template before the first
+    /// publish), the environment checked to exist.
+    /// - Throws: ``StorageError`` when the project or environment does not exist.
+    func liveTemplate(_ environment: EnvironmentKey) async throws -> (template: ConfigTemplate, version: Int64) {
+        try await requireEnvironment(environment)
+        let latest = try await latestVersion(projectId: environment.projectId, environmentId: environment.environmentId)
+        return (latest?.template ?? ConfigTemplate(), latest?.number ?? 0)
+    }
+
     /// A project's environments, by id, with their current template versions.
     func environments(projectId: String) async throws -> [Environment] {
         try await engine.withSession { database in

@@ -10,9 +10,6 @@ import VaneCore
 /// experiments on the same parameter cannot both start, on any number of nodes.
 final class ExperimentStore: Sendable {
     let engine: DatabaseEngine
-    /// Where fetch learns which experiments run: kept current on this node's starts and stops,
-    /// and by ``serveRunning()`` for other nodes'.
-    let serving: ServingCache
 
     /// The running experiments per environment, as `POST …/events` reads them on every batch,
     /// with when they were read.
@@ -26,14 +23,13 @@ final class ExperimentStore: Sendable {
     /// events' transaction checks each experiment's status again before counting.
     static let runningListLifetime = Duration.seconds(1)
 
-    init(engine: DatabaseEngine, serving: ServingCache) {
+    init(engine: DatabaseEngine) {
         self.engine = engine
-        self.serving = serving
     }
 
-    /// Reads every running experiment and serves each environment's with its template: at start,
-    /// and on every poll of the version poller (starts and stops on other nodes).
-    func serveRunning() async throws {
+    /// Every running experiment's definition, by environment (for fetch, through
+    /// `ExperimentLifecycle`).
+    func allRunning() async throws -> [EnvironmentKey: [ExperimentDefinition]] {
         let rows = try await engine.withSession { database in
             try await database.raw(
                 "SELECT * FROM experiments WHERE status = \(bind: ExperimentStatus.running.rawValue)"
@@ -48,7 +44,7 @@ final class ExperimentStore: Sendable {
             )
             running[environment, default: []].append(try Self.experiment(row, environment: environment).definition)
         }
-        serving.serveRunning(running.mapValues(ServedExperiments.init))
+        return running
     }
 
     /// The environment's running experiments, read at most once a second per node.
@@ -201,7 +197,7 @@ final class ExperimentStore: Sendable {
     ) async throws -> Experiment {
         let kind = engine.kind
         defer { running.withLockedValue { $0[environment] = nil } }
-        let changed = try await engine.transaction { database in
+        return try await engine.transaction { database in
             try await Self.lockEnvironment(database, environment, kind: kind)
             guard let row = try await Self.row(database, environment, key: key) else {
                 throw StorageError.experimentNotFound(key)
@@ -234,10 +230,6 @@ final class ExperimentStore: Sendable {
             )
             return changed
         }
-        // Fetches on this node learn of it at once.
-        let running = try await experiments(environment, status: .running)
-        serving.serve(ServedExperiments(running.map(\.definition)), in: environment)
-        return changed
     }
 
     /// The environment must exist; on PostgreSQL its row is locked until the transaction ends.
