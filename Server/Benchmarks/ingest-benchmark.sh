@@ -11,6 +11,8 @@
 # PostgreSQL runs through scripts/with-postgres (a throwaway server in a temp dir). Prints a
 # Markdown table for docs/PERFORMANCE.md.
 set -euo pipefail
+# Absolute, so the re-run under scripts/with-postgres finds this script after the cd below.
+self="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")"
 cd "$(dirname "$0")/.."
 duration=${1:-20}
 threads=${2:-8}
@@ -19,7 +21,7 @@ scratch=.build-release
 if [ "${VANE_INGEST_INNER:-}" != 1 ]; then
     swift build -c release --scratch-path "$scratch" --product vane >/dev/null
     swift build -c release --scratch-path "$scratch" --product vane-http-baseline >/dev/null
-    VANE_INGEST_INNER=1 exec ../scripts/with-postgres "$0" "$duration" "$threads"
+    VANE_INGEST_INNER=1 exec ../scripts/with-postgres "$self" "$duration" "$threads"
 fi
 bin=$(swift build -c release --scratch-path "$scratch" --show-bin-path)
 
