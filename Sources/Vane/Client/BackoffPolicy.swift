@@ -46,3 +46,36 @@ public struct BackoffPolicy: Sendable, Hashable {
         return Delay.clamped(date.timeIntervalSince(now))
     }
 }
+
+/// Where one sender stands in its backoff: fetches and event batches keep one each, under the
+/// same ``BackoffPolicy``.
+struct BackoffState: Sendable, Hashable {
+    /// 429 and 5xx answers in a row.
+    private(set) var consecutiveFailures = 0
+    /// When sending may start again; nil when it may now.
+    private(set) var until: Date?
+
+    /// Records a 429 or 5xx answer; returns when to try again (`Retry-After` honoured when it
+    /// asks for longer).
+    mutating func failed(_ response: TransportResponse, policy: BackoffPolicy, now: Date) -> Date {
+        consecutiveFailures += 1
+        var delay = policy.delay(afterFailures: consecutiveFailures)
+        if let retryAfter = BackoffPolicy.retryAfter(response.header("Retry-After"), now: now) {
+            delay = max(delay, retryAfter)
+        }
+        let retryAt = now.addingTimeInterval(delay)
+        until = retryAt
+        return retryAt
+    }
+
+    /// Records an answer: the backoff ends.
+    mutating func succeeded() {
+        consecutiveFailures = 0
+        until = nil
+    }
+
+    /// Throws ``VaneError/backingOff(retryAt:)`` while the pause lasts at `now`.
+    func check(now: Date) throws(VaneError) {
+        if let until, now < until { throw .backingOff(retryAt: until) }
+    }
+}

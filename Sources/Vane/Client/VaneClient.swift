@@ -44,8 +44,7 @@ public final class VaneClient: RemoteConfigReader, Sendable {
         var fetched: FetchedConfig?
         var overrides: [String: String]
         var resolved: ResolvedValues
-        var consecutiveFailures = 0
-        var backoffUntil: Date?
+        var backoff = BackoffState()
         var lastFetchError: VaneError?
         var reportedMismatches: Set<TypeMismatch> = []
         /// Per key a running experiment controls in the active config: the exposure its first
@@ -103,15 +102,17 @@ public final class VaneClient: RemoteConfigReader, Sendable {
             capacity: configuration.events.maximumQueuedEvents,
             logger: logger
         )
-        var state = State(
-            context: configuration.context,
-            active: cache?.active,
-            fetched: cache?.fetched,
-            overrides: overrides,
-            resolved: ResolvedValues(overrides: overrides, active: cache?.active, defaults: configuration.defaults)
+        let resolved = ResolvedValues(overrides: overrides, active: cache?.active, defaults: configuration.defaults)
+        state = LockedValue(
+            State(
+                context: configuration.context,
+                active: cache?.active,
+                fetched: cache?.fetched,
+                overrides: overrides,
+                resolved: resolved,
+                unexposed: State.exposures(active: cache?.active, resolved: resolved)
+            )
         )
-        _ = state.resolve(defaults: configuration.defaults)
-        self.state = LockedValue(state)
     }
 
     // MARK: - Reading
@@ -353,11 +354,11 @@ public final class VaneClient: RemoteConfigReader, Sendable {
 
     private func sendFetch(minimumInterval: TimeInterval) async throws(VaneError) -> FetchResult {
         let now = Date()
-        let (context, latest, backoffUntil) = state.withLockedValue {
-            ($0.context, $0.fetched ?? $0.active, $0.backoffUntil)
+        let (context, latest, backoff) = state.withLockedValue {
+            ($0.context, $0.fetched ?? $0.active, $0.backoff)
         }
         let contextText = contextText(context)
-        if let backoffUntil, now < backoffUntil { throw .backingOff(retryAt: backoffUntil) }
+        try backoff.check(now: now)
         if let latest, latest.contextText == contextText, now.timeIntervalSince(latest.fetchedAt) < minimumInterval {
             return .notDue(nextFetchAt: latest.fetchedAt.addingTimeInterval(minimumInterval))
         }
@@ -396,8 +397,7 @@ public final class VaneClient: RemoteConfigReader, Sendable {
                 )
                 state.withLockedValue { state in
                     state.fetched = config
-                    state.consecutiveFailures = 0
-                    state.backoffUntil = nil
+                    state.backoff.succeeded()
                 }
                 saveCache()
                 return .fetched(templateVersion: version)
@@ -409,16 +409,7 @@ public final class VaneClient: RemoteConfigReader, Sendable {
             confirmLatest(at: now, contextText: contextText, etag: response.header("ETag"))
             return .noChange
         case 429, 500...599:
-            let retryAt: Date = state.withLockedValue { state in
-                state.consecutiveFailures += 1
-                var delay = configuration.backoff.delay(afterFailures: state.consecutiveFailures)
-                if let retryAfter = BackoffPolicy.retryAfter(response.header("Retry-After"), now: now) {
-                    delay = max(delay, retryAfter)
-                }
-                let retryAt = now.addingTimeInterval(delay)
-                state.backoffUntil = retryAt
-                return retryAt
-            }
+            let retryAt = state.withLockedValue { $0.backoff.failed(response, policy: configuration.backoff, now: now) }
             throw .serverUnavailable(status: response.status, retryAt: retryAt)
         default:
             throw ServerConnection.rejection(response)
@@ -430,8 +421,7 @@ public final class VaneClient: RemoteConfigReader, Sendable {
     /// poll be answered without evaluating.
     private func confirmLatest(at now: Date, contextText: String, etag: String?) {
         state.withLockedValue { state in
-            state.consecutiveFailures = 0
-            state.backoffUntil = nil
+            state.backoff.succeeded()
             if state.fetched != nil {
                 state.fetched?.fetchedAt = now
                 state.fetched?.contextText = contextText

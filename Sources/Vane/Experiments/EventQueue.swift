@@ -26,8 +26,7 @@ final class EventQueue: Sendable {
         /// Metric events made by this launch: with ``launchId``, their ids.
         var counter = 0
         /// Sending pauses after 429 and 5xx answers, as fetches do.
-        var consecutiveFailures = 0
-        var backoffUntil: Date?
+        var backoff = BackoffState()
 
         /// Gives back the space of events before `start` once they are most of the array, so a
         /// removal costs O(1) amortized.
@@ -138,27 +137,9 @@ final class EventQueue: Sendable {
         }
     }
 
-    /// When sending may start again; nil when it may now.
-    var backoffUntil: Date? { state.withLockedValue { $0.backoffUntil } }
-
-    /// Records a 429 or 5xx answer and returns when to try again.
-    func failed(retryAfter: TimeInterval?, policy: BackoffPolicy, now: Date) -> Date {
-        state.withLockedValue { state in
-            state.consecutiveFailures += 1
-            var delay = policy.delay(afterFailures: state.consecutiveFailures)
-            if let retryAfter { delay = max(delay, retryAfter) }
-            let retryAt = now.addingTimeInterval(delay)
-            state.backoffUntil = retryAt
-            return retryAt
-        }
-    }
-
-    /// Records an answer: the backoff ends.
-    func succeeded() {
-        state.withLockedValue { state in
-            state.consecutiveFailures = 0
-            state.backoffUntil = nil
-        }
+    /// Sending's backoff, read and changed under the queue's lock.
+    func withBackoff<R, Failure: Error>(_ body: (inout BackoffState) throws(Failure) -> R) throws(Failure) -> R {
+        try state.withLockedValue { state throws(Failure) in try body(&state.backoff) }
     }
 
     /// Writes the file when the queue changed since the last write. Under `persistLock`, each

@@ -147,7 +147,7 @@ extension VaneClient: EventTracker {
     private func sendQueuedEvents() async throws(VaneError) {
         events.save()
         let now = Date()
-        if let retryAt = events.backoffUntil, now < retryAt { throw .backingOff(retryAt: retryAt) }
+        try events.withBackoff { backoff throws(VaneError) in try backoff.check(now: now) }
         let connection = configuration.connection
         while true {
             let batch = events.oldest(configuration.events.batchSize)
@@ -163,21 +163,17 @@ extension VaneClient: EventTracker {
             )
             switch response.status {
             case 200:
-                events.succeeded()
+                events.withBackoff { $0.succeeded() }
                 logRefusals(response, batch: batch)
                 events.remove(Set(batch.map(\.id)))
             case 400, 413:
                 // The whole batch is refused and would be again: keeping it would stop every
                 // later event. Nothing of this SDK's sends such a batch.
-                events.succeeded()
+                events.withBackoff { $0.succeeded() }
                 events.remove(Set(batch.map(\.id)))
                 throw ServerConnection.rejection(response)
             case 429, 500...599:
-                let retryAt = events.failed(
-                    retryAfter: BackoffPolicy.retryAfter(response.header("Retry-After"), now: now),
-                    policy: configuration.backoff,
-                    now: now
-                )
+                let retryAt = events.withBackoff { $0.failed(response, policy: configuration.backoff, now: now) }
                 throw .serverUnavailable(status: response.status, retryAt: retryAt)
             default:
                 // A revoked key, a wrong environment: the events wait for a fixed configuration.

@@ -137,10 +137,14 @@ enum ExperimentChart {
     /// `+12.3 %`, `−4.0 %`, `0 %`.
     static func percent(_ fraction: Double) -> String {
         guard fraction.isFinite else { return fraction > 0 ? "+∞" : "−∞" }
-        let value = (fraction * 1_000).rounded() / 10
-        if value == 0 { return "0 %" }
-        let text = String(format: "%.1f", abs(value))
-        return (value > 0 ? "+" : "−") + text + " %"
+        let magnitude = share(fraction)
+        return magnitude == "0 %" ? magnitude : (fraction > 0 ? "+" : "−") + magnitude
+    }
+
+    /// `12.3 %` without a sign (a share of the split, a chance), `0 %`.
+    static func share(_ fraction: Double) -> String {
+        let value = (abs(fraction) * 1_000).rounded() / 10
+        return value == 0 ? "0 %" : String(format: "%.1f", value) + " %"
     }
 
     private static func bound(_ value: Double, _ scale: Scale) -> String {

@@ -234,7 +234,7 @@ extension ConsoleRoutes {
                 name: variant.name,
                 condition: variant.condition ?? "(none: the default values)",
                 share: totalWeight > 0
-                    ? ExperimentChart.percent(variant.weight / totalWeight).replacingOccurrences(of: "+", with: "")
+                    ? ExperimentChart.share(variant.weight / totalWeight)
                     : "–",
                 exposedUnits: count(exposed[variant.name] ?? 0),
                 isControl: variant.name == definition.controlVariant
@@ -318,8 +318,7 @@ extension ConsoleRoutes {
                 row.decision =
                     sequential
                     ? "p \(ExperimentReport.pValueText(comparison.alwaysValid.pValue))"
-                    : ExperimentChart.percent(comparison.bayesian.chanceToBeatControl)
-                        .replacingOccurrences(of: "+", with: "")
+                    : ExperimentChart.share(comparison.bayesian.chanceToBeatControl)
             }
             return row
         }

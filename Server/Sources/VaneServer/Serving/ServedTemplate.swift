@@ -53,16 +53,18 @@ final class ServedTemplate: Sendable {
     /// ``ServedVersionLog``: one relaxed load per fetch after the first.
     let fetchRecorded = Atomic<Bool>(false)
 
-    /// Parses (once) and compiles a stored version.
+    /// Parses (once) and compiles a stored version, to serve with `experiments`.
     /// - Throws: ``TemplateCompilationError`` for a stored template that no longer compiles.
-    convenience init(_ version: StoredVersion) throws(TemplateCompilationError) {
+    convenience init(_ version: StoredVersion, experiments: ServedExperiments = .none) throws(TemplateCompilationError)
+    {
         let parsed = ParsedTemplate(version.template)
         try self.init(
             environment: EnvironmentKey(projectId: version.projectId, environmentId: version.environmentId),
             number: version.number,
             parsed: parsed,
             compiled: CompiledTemplate(parsed),
-            templateJSON: version.templateJSON
+            templateJSON: version.templateJSON,
+            experiments: experiments
         )
     }
 

@@ -30,11 +30,17 @@ final class ServingCache: Sendable {
             if let current = entries.templates[template.environment], current.versionNumber >= template.versionNumber {
                 return
             }
-            // An experiment started or stopped while this version was being compiled.
+            // An experiment started or stopped while this version was being built.
             let experiments = entries.experiments[template.environment] ?? .none
             entries.templates[template.environment] =
                 template.experiments == experiments ? template : template.serving(experiments)
         }
+    }
+
+    /// The running experiments served in `environment`: a new version is built with them, so
+    /// ``install(_:)`` does not build it again.
+    func experiments(for environment: EnvironmentKey) -> ServedExperiments {
+        entries.withLockedValue { $0.experiments[environment] ?? .none }
     }
 
     /// Serves these running experiments in `environment` from now on; the environment's template

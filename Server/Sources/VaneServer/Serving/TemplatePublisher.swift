@@ -135,7 +135,8 @@ final class TemplatePublisher: Sendable {
             number: stored.number,
             parsed: checked.parsed,
             compiled: compiled.replacingVersion(stored.template.version),
-            templateJSON: stored.templateJSON
+            templateJSON: stored.templateJSON,
+            experiments: cache.experiments(for: environment)
         )
         serve(served, announce: true)
         return served
@@ -146,7 +147,12 @@ final class TemplatePublisher: Sendable {
     /// - Throws: ``TemplateCompilationError`` for a stored template that does not compile.
     @discardableResult
     func adopt(_ version: StoredVersion, announce: Bool = true) throws(TemplateCompilationError) -> ServedTemplate {
-        let served = try ServedTemplate(version)
+        let served = try ServedTemplate(
+            version,
+            experiments: cache.experiments(
+                for: EnvironmentKey(projectId: version.projectId, environmentId: version.environmentId)
+            )
+        )
         serve(served, announce: announce)
         return served
     }

@@ -32,15 +32,10 @@ struct ServedVersionLog: Sendable {
         database: any SQLDatabase
     ) async throws -> Set<Int64> {
         guard !versions.isEmpty else { return [] }
-        var list = SQLQueryString("")
-        for (index, version) in versions.sorted().enumerated() {
-            list.appendInterpolation(unsafeRaw: index == 0 ? "" : ", ")
-            list.appendInterpolation(bind: version)
-        }
         let served = try await database.raw(
             """
             SELECT version_number FROM served_versions WHERE project_id = \(bind: environment.projectId) \
-            AND environment_id = \(bind: environment.environmentId) AND version_number IN (\(list))
+            AND environment_id = \(bind: environment.environmentId) AND version_number IN (\(binds: versions.sorted()))
             """
         ).all().map { try $0.decode(column: "version_number", as: Int64.self) }
         return versions.subtracting(served)
