@@ -227,12 +227,17 @@ import VaneCore
     func rawEventsExportAsNDJSONAndRetentionKeepsTheResults(database: TestDatabase) async throws {
         try await TestServer.run(database) { server in
             try await EventIngestionTests.startExperiment(server)
+            // x1 and x2 at the same millisecond, so the id decides their order (each helper call
+            // reads the clock, which may tick between them).
+            let x2 = Self.exposure("x2", unit: "u2", variant: "new-flow", at: -3_000)
+            var x1 = Self.exposure("x1", unit: "u1", variant: "control", at: -3_000).objectValue ?? [:]
+            x1["time"] = x2.objectValue?["time"]
             try await Self.send(
                 server,
                 [
                     Self.metric("m1", unit: "u1", name: "checkout_completed", at: -600),
-                    Self.exposure("x2", unit: "u2", variant: "new-flow", at: -3_000),
-                    Self.exposure("x1", unit: "u1", variant: "control", at: -3_000),
+                    x2,
+                    .object(x1),
                     Self.metric("other", unit: "u1", name: "unrelated", at: -500),
                 ]
             )
