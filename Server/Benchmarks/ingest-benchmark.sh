@@ -2,7 +2,9 @@
 # Experiment events ingested per second by one `vane serve` node, in batches of 100 (issue #15), on
 # SQLite and on PostgreSQL, beside Hummingbird's bare POST route (`vane-http-baseline`'s /events,
 # which reads the same bodies and answers without parsing or storing them) driven by the same
-# client in the same run; then the time `GET …/results` takes once the events are in.
+# client in the same run; the CPU time vane and PostgreSQL spend per event (from /proc, so what
+# one node would need if the database ran elsewhere); then the time `GET …/results` takes once
+# the events are in.
 # Release build, loopback only, bounded in time.
 #
 #   Server/Benchmarks/ingest-benchmark.sh [seconds-per-run] [client-threads]    (default 20, 8)
@@ -64,6 +66,36 @@ start_vane() {
                              {"event": "purchase", "kind": "ratio", "denominatorEvent": "session_started"}]}' >/dev/null
     "${api[@]}" -X POST "$base/experiments/checkout/start" >/dev/null
     printf -v "$variable" '%s' "$port"
+    printf -v "${variable%_port}_pid" '%s' "${pids[-1]}"
+}
+
+# CPU time (user + system, clock ticks) the given processes have used so far.
+cpu_ticks() {
+    local total=0 pid fields
+    for pid in "$@"; do
+        [ -r "/proc/$pid/stat" ] || continue
+        # Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+        fields=$(sed 's/^.*) //' "/proc/$pid/stat")
+        total=$((total + $(echo "$fields" | awk '{print $12 + $13}')))
+    done
+    echo "$total"
+}
+postgres_pids() { pgrep -x postgres || true; }
+
+# Runs drive against a vane node and prints its result line plus the CPU microseconds per event
+# spent by vane and by PostgreSQL's processes (0 for SQLite, which runs inside vane).
+measure() {
+    local path=$1 port=$2 pid=$3 database_pids=() before_vane before_db result after_vane after_db events
+    if [ "$4" = postgres ]; then mapfile -t database_pids < <(postgres_pids); fi
+    before_vane=$(cpu_ticks "$pid")
+    before_db=$(cpu_ticks "${database_pids[@]}")
+    result=$(drive "$path" "$port")
+    after_vane=$(cpu_ticks "$pid")
+    # Backends the pool opened during the run count from their start.
+    if [ "$4" = postgres ]; then mapfile -t database_pids < <(postgres_pids); fi
+    after_db=$(cpu_ticks "${database_pids[@]}")
+    events=${result%% *}
+    python3 -c "import os; t = os.sysconf('SC_CLK_TCK'); print('$result', '%.1f' % (($after_vane - $before_vane) / t * 1e6 / $events), '%.1f' % (($after_db - $before_db) / t * 1e6 / $events))"
 }
 
 # The client: THREADS keep-alive connections posting pre-built batches of 100 events (new units:
@@ -151,13 +183,13 @@ start_vane postgres_port --database "$VANE_TEST_POSTGRES_URL"
 events_path=/v1/projects/bench/environments/prod/events
 
 if [ "${VANE_INGEST_ONLY:-}" = sqlite ]; then
-    read -r s_events s_rate s_p50 s_p99 < <(drive "$events_path" "$sqlite_port")
+    read -r s_events s_rate s_p50 s_p99 s_cpu s_db < <(measure "$events_path" "$sqlite_port" "$sqlite_pid" sqlite)
     echo "| vane, SQLite | $s_events events in $duration s | $s_rate events/s | results median $(results_time "$sqlite_port") ms |"
     exit 0
 fi
 read -r b_events b_rate b_p50 b_p99 < <(drive /events "$hello_port")
-read -r s_events s_rate s_p50 s_p99 < <(drive "$events_path" "$sqlite_port")
-read -r p_events p_rate p_p50 p_p99 < <(drive "$events_path" "$postgres_port")
+read -r s_events s_rate s_p50 s_p99 s_cpu s_db < <(measure "$events_path" "$sqlite_port" "$sqlite_pid" sqlite)
+read -r p_events p_rate p_p50 p_p99 p_cpu p_db < <(measure "$events_path" "$postgres_port" "$postgres_pid" postgres)
 s_results=$(results_time "$sqlite_port")
 p_results=$(results_time "$postgres_port")
 hello_get=$(python3 - "$hello_port" <<'PY'
@@ -172,11 +204,11 @@ PY
 )
 
 ratio() { python3 -c "print('%.2f' % ($1 / $2))"; }
-echo "| target | events in ${duration} s | events/s | vs baseline | batch p50 ms | batch p99 ms |"
-echo "|---|---:|---:|---:|---:|---:|"
-echo "| Hummingbird POST /events (reads the body only) | $b_events | $b_rate | 1.00 | $b_p50 | $b_p99 |"
-echo "| vane, SQLite | $s_events | $s_rate | $(ratio "$s_rate" "$b_rate") | $s_p50 | $s_p99 |"
-echo "| vane, PostgreSQL | $p_events | $p_rate | $(ratio "$p_rate" "$b_rate") | $p_p50 | $p_p99 |"
+echo "| target ($threads connections) | events in ${duration} s | events/s | vs baseline | batch p50 ms | batch p99 ms | vane CPU µs/event | PostgreSQL CPU µs/event |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+echo "| Hummingbird POST /events (reads the body only) | $b_events | $b_rate | 1.00 | $b_p50 | $b_p99 | | |"
+echo "| vane, SQLite | $s_events | $s_rate | $(ratio "$s_rate" "$b_rate") | $s_p50 | $s_p99 | $s_cpu | — |"
+echo "| vane, PostgreSQL | $p_events | $p_rate | $(ratio "$p_rate" "$b_rate") | $p_p50 | $p_p99 | $p_cpu | $p_db |"
 echo
 echo "| GET …/results after the run (median of 200) | ms |"
 echo "|---|---:|"

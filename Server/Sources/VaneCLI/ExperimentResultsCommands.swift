@@ -38,11 +38,12 @@ struct ExperimentsResultsCommand: AsyncParsableCommand {
 struct ExperimentsExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Write an experiment's raw exposures and metric events as NDJSON, oldest first.",
+        abstract: "Write an experiment's raw exposures and metric events as NDJSON, in the order received.",
         discussion: """
             One JSON object per line, as the SDK sent it plus receiveTime: load it into a notebook \
-            or a warehouse to analyse it another way. Raw events older than the server's \
-            --event-retention-days are gone; the results keep counting them.
+            or a warehouse to analyse it another way. Events come in the order the server received \
+            them, so events apps sent late come last. Raw events received longer ago than the \
+            server's --event-retention-days are gone; the results keep counting them.
             """
     )
 

@@ -110,7 +110,10 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("event-retention-days"),
-        help: "Delete raw experiment events after this many days (default 90, at least 31); results keep counting them."
+        help: """
+            Delete raw experiment events this many days after they were received (default 90, at least 31); \
+            results keep counting them.
+            """
     )
     var eventRetentionDays: Int?
 

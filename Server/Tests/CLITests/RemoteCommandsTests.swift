@@ -427,7 +427,7 @@ import FoundationNetworking
             let ids = exported.stdout.split(separator: "\n").map { try? JSONValue.parse(String($0)).objectValue?["id"] }
             #expect(
                 ids == ["e1", "e2", "e3"],
-                "the experiment's exposures and the events its metrics read, oldest first"
+                "the experiment's exposures and the events its metrics read, in the order received"
             )
             let file = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "export-\(UUID().uuidString).ndjson"

@@ -227,18 +227,22 @@ import VaneCore
     func rawEventsExportAsNDJSONAndRetentionKeepsTheResults(database: TestDatabase) async throws {
         try await TestServer.run(database) { server in
             try await EventIngestionTests.startExperiment(server)
-            // x1 and x2 at the same millisecond, so the id decides their order (each helper call
-            // reads the clock, which may tick between them).
-            let x2 = Self.exposure("x2", unit: "u2", variant: "new-flow", at: -3_000)
-            var x1 = Self.exposure("x1", unit: "u1", variant: "control", at: -3_000).objectValue ?? [:]
-            x1["time"] = x2.objectValue?["time"]
+            // The metric event arrives first although it happened last: an export lists events in
+            // the order they were received (a batch's by id), so a later export can continue
+            // where one stopped even when offline apps send old events.
             try await Self.send(
                 server,
                 [
-                    Self.metric("m1", unit: "u1", name: "checkout_completed", at: -600),
-                    x2,
-                    .object(x1),
+                    Self.metric("z-m1", unit: "u1", name: "checkout_completed", at: -600),
                     Self.metric("other", unit: "u1", name: "unrelated", at: -500),
+                ]
+            )
+            try await Task.sleep(for: .milliseconds(5))  // the next batch's receipt time is later
+            try await Self.send(
+                server,
+                [
+                    Self.exposure("x2", unit: "u2", variant: "new-flow", at: -3_000),
+                    Self.exposure("x1", unit: "u1", variant: "control", at: -3_000),
                 ]
             )
             let export = try await server.send(.get, ExperimentAPITests.path + "/checkout-button/events")
@@ -246,12 +250,12 @@ import VaneCore
             #expect(export.headers[.contentType] == "application/x-ndjson")
             let lines = export.text.split(separator: "\n").compactMap { try? JSONValue.parse(String($0)).objectValue }
             #expect(
-                lines.map { $0["id"]?.stringValue } == ["x1", "x2", "m1"],
-                "time order, then id; no unrelated event"
+                lines.map { $0["id"]?.stringValue } == ["z-m1", "x1", "x2"],
+                "receipt order, then id; no unrelated event"
             )
-            #expect(lines.first?["variant"] == "control")
+            #expect(lines.dropFirst().first?["variant"] == "control")
             #expect(lines.first?["receiveTime"]?.stringValue?.hasPrefix("20") == true)
-            #expect(lines.last?["value"] == 1)
+            #expect(lines.first?["value"] == 1)
 
             let since = Clock.rfc3339(milliseconds: Clock.nowMilliseconds() - 1_000 * 1_000)
             let recent = try await server.send(.get, ExperimentAPITests.path + "/checkout-button/events?since=\(since)")
@@ -260,11 +264,24 @@ import VaneCore
             #expect(bad.status == .badRequest)
             #expect(bad.errorMessage?.contains("until") == true)
 
+            // An app that was offline sends an event that happened 20 days ago: retention counts
+            // from receipt, so 15 days later (35 days after it happened) it is still there.
+            try await Self.send(
+                server,
+                [Self.metric("late", unit: "u9", name: "checkout_completed", at: -20 * 86_400)]
+            )
             let before = try await Self.results(server)
             let retention = EventRetention(
                 events: ExperimentEventStore(engine: server.application.store.engine),
                 retentionDays: 31,
                 logger: Logger(label: "test")
+            )
+            try await retention.deleteExpired(now: Clock.nowMilliseconds() + 15 * 86_400_000)
+            let kept = try await server.send(.get, ExperimentAPITests.path + "/checkout-button/events")
+            #expect(
+                kept.text.split(separator: "\n").compactMap { try? JSONValue.parse(String($0)).objectValue?["id"] }
+                    == ["z-m1", "x1", "x2", "late"],
+                "nothing was received more than 31 days before"
             )
             try await retention.deleteExpired(now: Clock.nowMilliseconds() + 31 * 86_400_000)
             let emptied = try await server.send(.get, ExperimentAPITests.path + "/checkout-button/events")

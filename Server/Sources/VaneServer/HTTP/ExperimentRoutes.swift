@@ -82,7 +82,7 @@ struct ExperimentRoutes {
         return JSONResponse.make(.object(ExperimentResultsJSON.results(experiment, tally: tally)))
     }
 
-    /// The experiment's raw events as NDJSON, oldest first, written a page at a time so an
+    /// The experiment's raw events as NDJSON in the order received, written a page at a time so an
     /// export of millions of events holds one page in memory.
     @Sendable func export(_ request: Request, context: VaneRequestContext) async throws -> Response {
         let environment = try RequestReading.environment(context)
@@ -118,7 +118,7 @@ struct ExperimentRoutes {
                 for stored in page { text += JSONValue.object(stored.json).serialized(.compact) + "\n" }
                 try await writer.write(ByteBuffer(string: text))
                 if page.count < Self.exportPageSize { break }
-                cursor = .init(time: last.event.time, id: last.event.id)
+                cursor = .init(receiveTime: last.receiveTime, id: last.event.id)
             }
             try await writer.finish(nil)
         }

@@ -21,14 +21,19 @@ final class EventIngestor: Sendable {
 
     private struct Queue: Sendable {
         var pending: [Pending] = []
-        var writing = false
+        var writers = 0
     }
 
     private let store: ExperimentEventStore
     private let queues = NIOLockedValueBox<[EnvironmentKey: Queue]>([:])
+    /// Writers per environment. SQLite has one connection, so one. PostgreSQL stores one group
+    /// while the previous one counts (the tally's row lock orders the counting): each statement
+    /// is a round trip, and a lone writer left the database idle while it waited for the answers.
+    private let maximumWriters: Int
 
     init(store: ExperimentEventStore) {
         self.store = store
+        self.maximumWriters = store.engine.kind == .postgres ? 2 : 1
     }
 
     /// Stores `events` (counting them for the `running` experiments) together with whatever else
@@ -48,8 +53,8 @@ final class EventIngestor: Sendable {
                 queue.pending.append(
                     Pending(events: events, running: running, receivedAt: receivedAt, continuation: continuation)
                 )
-                let starts = !queue.writing
-                queue.writing = true
+                let starts = queue.writers < maximumWriters
+                if starts { queue.writers += 1 }
                 queues[environment] = queue
                 return starts
             }
@@ -64,7 +69,10 @@ final class EventIngestor: Sendable {
         while true {
             let group = queues.withLockedValue { queues -> [Pending] in
                 guard var queue = queues[environment], !queue.pending.isEmpty else {
-                    queues[environment] = nil
+                    if var queue = queues[environment] {
+                        queue.writers -= 1
+                        queues[environment] = queue.writers == 0 ? nil : queue
+                    }
                     return []
                 }
                 var count = 0

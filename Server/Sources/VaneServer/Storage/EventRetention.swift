@@ -1,7 +1,8 @@
 import Logging
 import ServiceLifecycle
 
-/// Deletes raw experiment events older than the retention period, at start and then hourly.
+/// Deletes raw experiment events received longer ago than the retention period, at start and
+/// then hourly.
 /// The experiments' sums are kept apart, so results do not change.
 struct EventRetention: Service {
     let events: ExperimentEventStore
@@ -23,8 +24,8 @@ struct EventRetention: Service {
         }
     }
 
-    /// Deletes the events that happened more than `retentionDays` before `now`.
+    /// Deletes the events received more than `retentionDays` before `now`.
     func deleteExpired(now: Int64) async throws {
-        try await events.deleteEvents(before: now - Int64(retentionDays) * 86_400_000)
+        try await events.deleteEvents(receivedBefore: now - Int64(retentionDays) * 86_400_000)
     }
 }

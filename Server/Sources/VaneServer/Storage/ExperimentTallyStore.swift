@@ -63,13 +63,14 @@ enum ExperimentTallyStore {
             // experiment stopped since, on any node, counts nothing more.
             guard try await isRunning(scope, database: database) else { continue }
             let unitKeys = Set(exposures.map(\.unit)).union(metrics.map(\.unit))
-            var units = try await readUnits(Array(unitKeys), scope: scope, database: database)
+            var units = try await readUnits(unitKeys.sorted(), scope: scope, database: database, kind: kind)
             let replay = ExperimentAggregation.unitsToReplay(units, exposures: exposures)
             let replayed = try await storedMetricEvents(
                 of: Array(replay),
                 names: names,
                 in: environment,
-                database: database
+                database: database,
+                kind: kind
             )
             let changed = ExperimentAggregation.apply(
                 definition,
@@ -84,7 +85,8 @@ enum ExperimentTallyStore {
             try await writeUnits(
                 changed.sorted().compactMap { key in units[key].map { (key, $0) } },
                 scope: scope,
-                database: database
+                database: database,
+                kind: kind
             )
             try await database.raw(
                 """
@@ -155,7 +157,8 @@ enum ExperimentTallyStore {
     private static func readUnits(
         _ keys: [String],
         scope: Scope,
-        database: any SQLDatabase
+        database: any SQLDatabase,
+        kind: DatabaseEngine.Kind
     ) async throws
         -> [String: ExperimentUnit]
     {
@@ -164,7 +167,7 @@ enum ExperimentTallyStore {
         for row in try await database.raw(
             """
             SELECT unit_id, variant, first_exposure, several_variants, totals FROM experiment_units \
-            WHERE \(scope.condition) AND unit_id IN (\(binds: keys))
+            WHERE \(scope.condition) AND \(JSONBinds.column("unit_id", in: keys, kind: kind))
             """
         ).all() {
             let key = try row.decode(column: "unit_id", as: String.self)
@@ -181,20 +184,32 @@ enum ExperimentTallyStore {
     private static func writeUnits(
         _ units: [(key: String, unit: ExperimentUnit)],
         scope: Scope,
-        database: any SQLDatabase
+        database: any SQLDatabase,
+        kind: DatabaseEngine.Kind
     ) async throws {
         guard !units.isEmpty else { return }
-        let rows = units.map { key, unit -> SQLQueryString in
-            let values: [any Encodable & Sendable] = [
-                scope.environment.projectId, scope.environment.environmentId, scope.experiment, key, unit.variant,
-                unit.firstExposure, unit.isInSeveralVariants ? 1 : 0, totalsText(unit.totals),
-            ]
-            return "(\(binds: values))"
+        var writer = JSONWriter(reservingCapacity: units.count * 80)
+        writer.beginArray()
+        for (key, unit) in units {
+            writer.beginArray()
+            writer.string(key)
+            writer.string(unit.variant)
+            writer.value(.number(JSONNumber(Int(unit.firstExposure))))
+            writer.value(.number(JSONNumber(unit.isInSeveralVariants ? 1 : 0)))
+            writer.string(totalsText(unit.totals))
+            writer.endArray()
         }
+        writer.endArray()
+        let source = JSONBinds.select(
+            constants: [scope.environment.projectId, scope.environment.environmentId, scope.experiment],
+            columns: [.text, .text, .integer, .integer, .text],
+            rows: String(decoding: writer.bytes, as: UTF8.self),
+            kind: kind
+        )
         try await database.raw(
             """
             INSERT INTO experiment_units (project_id, environment_id, experiment_key, unit_id, variant, first_exposure, \
-            several_variants, totals) VALUES \(rows.joined(separator: ", ")) \
+            several_variants, totals) \(source) \
             ON CONFLICT (project_id, environment_id, experiment_key, unit_id) DO UPDATE SET \
             variant = excluded.variant, first_exposure = excluded.first_exposure, \
             several_variants = excluded.several_variants, totals = excluded.totals
@@ -207,7 +222,8 @@ enum ExperimentTallyStore {
         of units: [String],
         names: Set<String>,
         in environment: EnvironmentKey,
-        database: any SQLDatabase
+        database: any SQLDatabase,
+        kind: DatabaseEngine.Kind
     ) async throws -> [String: [ExperimentAggregation.MetricEvent]] {
         guard !units.isEmpty, !names.isEmpty else { return [:] }
         var events: [String: [ExperimentAggregation.MetricEvent]] = [:]
@@ -215,7 +231,8 @@ enum ExperimentTallyStore {
             """
             SELECT unit_id, metric_name, event_time, metric_value FROM experiment_events \
             WHERE project_id = \(bind: environment.projectId) AND environment_id = \(bind: environment.environmentId) \
-            AND unit_id IN (\(binds: units)) AND event_type = 'metric' AND metric_name IN (\(binds: names.sorted()))
+            AND \(JSONBinds.column("unit_id", in: units, kind: kind)) AND event_type = 'metric' \
+            AND metric_name IN (\(binds: names.sorted()))
             """
         ).all() {
             let unit = try row.decode(column: "unit_id", as: String.self)

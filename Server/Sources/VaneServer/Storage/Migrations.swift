@@ -8,6 +8,8 @@ enum Migrations {
         let version: Int
         let description: String
         let statements: [String]
+        /// The one engine the statements are for; the version is recorded on the other too.
+        var engine: DatabaseEngine.Kind?
     }
 
     /// The same SQL runs on SQLite and PostgreSQL: TEXT, BIGINT and composite keys mean the same
@@ -254,6 +256,50 @@ enum Migrations {
                 """
             ]
         ),
+        Migration(
+            version: 8,
+            description: "experiment events indexed by receipt; unit index for metric events only",
+            statements: [
+                // Event times are spread over days (apps send what they queued offline), so the
+                // time index took every insert to a random page: on SQLite it cost more than the
+                // rest of the insert together. Receipt times only grow, so this index is written
+                // at its end; exports read events in the order received and retention deletes by
+                // receipt (ExperimentEventStore).
+                "DROP INDEX experiment_events_by_time",
+                """
+                CREATE INDEX experiment_events_by_receipt ON experiment_events (project_id, environment_id, receive_time, event_id)
+                """,
+                // A unit's events are read back only for its metric events (a late exposure
+                // counts them again): exposures need no entry.
+                "DROP INDEX experiment_events_by_unit",
+                """
+                CREATE INDEX experiment_events_by_unit ON experiment_events (project_id, environment_id, unit_id, event_time) \
+                WHERE event_type = 'metric'
+                """,
+            ]
+        ),
+        Migration(
+            version: 9,
+            description: "experiment keys compared byte by byte (PostgreSQL)",
+            statements: [
+                // Every index entry of an event or unit starts with these texts. Under a
+                // database's default collation (en_US.UTF-8, even C.UTF-8) each comparison went
+                // through strcoll: a third of PostgreSQL's time while ingesting events. Ids and
+                // keys are compared for equality and a stable order, never shown sorted, so
+                // the byte order of "C" serves; SQLite already compares bytes.
+                """
+                ALTER TABLE experiment_events ALTER COLUMN project_id TYPE TEXT COLLATE "C", \
+                ALTER COLUMN environment_id TYPE TEXT COLLATE "C", ALTER COLUMN event_id TYPE TEXT COLLATE "C", \
+                ALTER COLUMN unit_id TYPE TEXT COLLATE "C"
+                """,
+                """
+                ALTER TABLE experiment_units ALTER COLUMN project_id TYPE TEXT COLLATE "C", \
+                ALTER COLUMN environment_id TYPE TEXT COLLATE "C", ALTER COLUMN experiment_key TYPE TEXT COLLATE "C", \
+                ALTER COLUMN unit_id TYPE TEXT COLLATE "C"
+                """,
+            ],
+            engine: .postgres
+        ),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }
@@ -287,7 +333,9 @@ enum Migrations {
                         "SELECT version FROM vane_schema_migrations WHERE version = \(bind: migration.version)"
                     ).first() == nil
                 else { return }  // another node applied it while this one waited
-                for statement in migration.statements { try await database.raw(SQLQueryString(statement)).run() }
+                if migration.engine == nil || migration.engine == kind {
+                    for statement in migration.statements { try await database.raw(SQLQueryString(statement)).run() }
+                }
                 try await database.raw(
                     """
                     INSERT INTO vane_schema_migrations (version, description, applied_time) \
