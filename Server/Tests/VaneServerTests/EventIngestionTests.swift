@@ -78,6 +78,73 @@ import VaneCore
         }
     }
 
+    /// A batch reaches the database as one JSON array: units and properties with quotes,
+    /// backslashes and text beyond ASCII, and values with no short binary form, come back from
+    /// the export exactly as sent, and the results count the unit.
+    @Test(arguments: TestDatabase.allCases)
+    func eventsComeBackFromTheExportExactlyAsSent(database: TestDatabase) async throws {
+        try await TestServer.run(database) { server in
+            try await Self.startExperiment(server)
+            let unit = "user \"7\" \\ Zoë 🚀\n"
+            let properties: JSONObject = ["note": "say \"hi\" \\ ✓", "currency": "EUR", "items": 3]
+            let events: [JSONValue] = [
+                Self.exposure("x-1", unit: unit),
+                [
+                    "id": "m-1", "type": "metric", "time": .string(Self.time()), "unit": .string(unit),
+                    "name": "checkout_completed", "value": .number(JSONNumber(0.1 + 0.2)),
+                    "properties": .object(properties),
+                ],
+                [
+                    "id": "m-2", "type": "metric", "time": .string(Self.time()), "unit": .string(unit),
+                    "name": "checkout_completed", "value": .number(JSONNumber(-1.25e-7)),
+                ],
+            ]
+            let reply = try await server.send(.post, Self.path, json: ["events": .array(events)])
+            #expect(reply.object?["accepted"] == 3, "\(reply.text)")
+
+            let export = try await server.send(.get, ExperimentAPITests.path + "/checkout-button/events")
+            let lines = export.text.split(separator: "\n").compactMap { try? JSONValue.parse(String($0)).objectValue }
+            #expect(lines.map { $0["id"] } == ["m-1", "m-2", "x-1"], "one batch: by id")
+            #expect(lines.allSatisfy { $0["unit"] == .string(unit) }, "\(export.text)")
+            #expect(lines.first?["value"]?.numberValue?.value == 0.1 + 0.2)
+            #expect(lines.first?["properties"] == .object(properties))
+            #expect(lines.dropFirst().first?["value"]?.numberValue?.value == -1.25e-7)
+            #expect(lines.last?["experiment"] == "checkout-button")
+            #expect(lines.last?["templateVersion"] == "1")
+
+            let results = try await server.send(.get, ExperimentAPITests.path + "/checkout-button/results")
+            #expect(results.text.contains("\"exposedUnits\":1"), "\(results.text.prefix(600))")
+        }
+    }
+
+    /// PostgreSQL plans each batch's unit lookups from column statistics, which a new database
+    /// lacks until autovacuum's first run, a minute or more later; without them it read every
+    /// event of the environment per batch. The first batch a node stores gathers them.
+    @Test func theFirstBatchGivesPostgreSQLTheStatisticsItPlansWith() async throws {
+        try await TestServer.run(.postgres) { server in
+            try await Self.startExperiment(server)
+            let engine = server.application.store.engine
+            let statistics: @Sendable () async throws -> Int = {
+                try await engine.withSession { database in
+                    try await database.raw(
+                        """
+                        SELECT count(*) AS n FROM pg_stats WHERE attname = 'unit_id' \
+                        AND tablename IN ('experiment_events', 'experiment_units')
+                        """
+                    ).first()?.decode(column: "n", as: Int.self) ?? 0
+                }
+            }
+            #expect(try await statistics() == 0, "a new database has none")
+            let reply = try await server.send(
+                .post,
+                Self.path,
+                json: ["events": [Self.exposure("e1"), Self.metric("e2")]]
+            )
+            #expect(reply.object?["accepted"] == 2, "\(reply.text)")
+            #expect(try await statistics() == 2)
+        }
+    }
+
     @Test(arguments: TestDatabase.allCases)
     func badEventsAreReportedByPathAndTheGoodOnesKept(database: TestDatabase) async throws {
         try await TestServer.run(database) { server in
