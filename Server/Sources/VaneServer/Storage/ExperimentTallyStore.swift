@@ -58,10 +58,9 @@ enum ExperimentTallyStore {
             }
             guard !exposures.isEmpty || !metrics.isEmpty else { continue }
             let scope = Scope(environment: environment, experiment: experiment.key)
-            var tally = try await lockTally(scope, database: database, kind: kind)
             // The caller's list may be a second old (ExperimentStore.runningExperiments): an
             // experiment stopped since, on any node, counts nothing more.
-            guard try await isRunning(scope, database: database) else { continue }
+            guard var tally = try await lockTallyIfRunning(scope, database: database, kind: kind) else { continue }
             let unitKeys = Set(exposures.map(\.unit)).union(metrics.map(\.unit))
             var units = try await readUnits(unitKeys.sorted(), scope: scope, database: database, kind: kind)
             let replay = ExperimentAggregation.unitsToReplay(units, exposures: exposures)
@@ -82,18 +81,19 @@ enum ExperimentTallyStore {
             )
             if withoutFetch > 0 { tally.exposuresWithoutFetch = (tally.exposuresWithoutFetch ?? 0) + withoutFetch }
             guard !changed.isEmpty || withoutFetch > 0 else { continue }
-            try await writeUnits(
-                changed.sorted().compactMap { key in units[key].map { (key, $0) } },
-                scope: scope,
-                database: database,
-                kind: kind
-            )
-            try await database.raw(
-                """
+            let updateTally: SQLQueryString = """
                 UPDATE experiment_tallies SET tally = \(bind: try text(tally)), update_time = \(bind: Clock.nowMilliseconds()) \
                 WHERE \(scope.condition)
                 """
-            ).run()
+            let written = changed.sorted().compactMap { key in units[key].map { (key, $0) } }
+            switch (kind, unitsUpsert(written, scope: scope, kind: kind)) {
+            case (.postgres, let upsert?):
+                // One round trip while the tally's row is locked, not two.
+                try await database.raw("WITH written AS (\(upsert)) \(updateTally)").run()
+            case (_, let upsert):
+                if let upsert { try await database.raw(upsert).run() }
+                try await database.raw(updateTally).run()
+            }
         }
     }
 
@@ -122,18 +122,34 @@ enum ExperimentTallyStore {
         }
     }
 
-    private static func lockTally(
+    /// Locks the experiment's tally and reads it, when the experiment is still running; nil
+    /// once it stopped.
+    ///
+    /// One statement reads both. On PostgreSQL the tally's row is locked `FOR UPDATE` and the
+    /// experiment's `FOR SHARE`: a stop updates that row, so a stop committed while this waited
+    /// is seen (PostgreSQL reads the newest version of a row it locks), and one in progress
+    /// waits for this transaction. SQLite has one writer at a time.
+    private static func lockTallyIfRunning(
         _ scope: Scope,
         database: any SQLDatabase,
         kind: DatabaseEngine.Kind
     ) async throws
-        -> ExperimentTally
+        -> ExperimentTally?
     {
-        let lock: SQLQueryString = kind == .postgres ? " FOR UPDATE" : ""
-        let select: SQLQueryString = "SELECT tally FROM experiment_tallies WHERE \(scope.condition)\(lock)"
-        if let row = try await database.raw(select).first() {
+        let lock: SQLQueryString = kind == .postgres ? " FOR UPDATE OF t FOR SHARE OF x" : ""
+        let select: SQLQueryString = """
+            SELECT t.tally, x.status FROM experiment_tallies t JOIN experiments x \
+            ON x.project_id = t.project_id AND x.environment_id = t.environment_id AND x.experiment_key = t.experiment_key \
+            WHERE t.project_id = \(bind: scope.environment.projectId) AND t.environment_id = \(bind: scope.environment.environmentId) \
+            AND t.experiment_key = \(bind: scope.experiment)\(lock)
+            """
+        func read(_ row: any SQLRow) throws -> ExperimentTally? {
+            guard try row.decode(column: "status", as: String.self) == ExperimentStatus.running.rawValue else {
+                return nil
+            }
             return try decode(ExperimentTally.self, try row.decode(column: "tally", as: String.self), scope, "sums")
         }
+        if let row = try await database.raw(select).first() { return try read(row) }
         // The first events of the experiment: another node may be inserting the same row.
         try await database.raw(
             """
@@ -143,15 +159,9 @@ enum ExperimentTallyStore {
             ON CONFLICT (project_id, environment_id, experiment_key) DO NOTHING
             """
         ).run()
-        guard let row = try await database.raw(select).first() else { return ExperimentTally() }
-        return try decode(ExperimentTally.self, try row.decode(column: "tally", as: String.self), scope, "sums")
-    }
-
-    private static func isRunning(_ scope: Scope, database: any SQLDatabase) async throws -> Bool {
-        try await database.raw("SELECT status FROM experiments WHERE \(scope.condition)").first()?.decode(
-            column: "status",
-            as: String.self
-        ) == ExperimentStatus.running.rawValue
+        // No row: the experiment was deleted (only drafts can be).
+        guard let row = try await database.raw(select).first() else { return nil }
+        return try read(row)
     }
 
     private static func readUnits(
@@ -181,13 +191,13 @@ enum ExperimentTallyStore {
         return units
     }
 
-    private static func writeUnits(
+    /// The statement that stores `units`' new state; nil when there are none.
+    private static func unitsUpsert(
         _ units: [(key: String, unit: ExperimentUnit)],
         scope: Scope,
-        database: any SQLDatabase,
         kind: DatabaseEngine.Kind
-    ) async throws {
-        guard !units.isEmpty else { return }
+    ) -> SQLQueryString? {
+        guard !units.isEmpty else { return nil }
         var writer = JSONWriter(reservingCapacity: units.count * 80)
         writer.beginArray()
         for (key, unit) in units {
@@ -206,15 +216,13 @@ enum ExperimentTallyStore {
             rows: String(decoding: writer.bytes, as: UTF8.self),
             kind: kind
         )
-        try await database.raw(
-            """
+        return """
             INSERT INTO experiment_units (project_id, environment_id, experiment_key, unit_id, variant, first_exposure, \
             several_variants, totals) \(source) \
             ON CONFLICT (project_id, environment_id, experiment_key, unit_id) DO UPDATE SET \
             variant = excluded.variant, first_exposure = excluded.first_exposure, \
             several_variants = excluded.several_variants, totals = excluded.totals
             """
-        ).run()
     }
 
     /// All stored metric events of `units` with one of `names`, by unit.
