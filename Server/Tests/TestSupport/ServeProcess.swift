@@ -191,8 +191,16 @@ package final class ServeProcess: @unchecked Sendable {
             kill(pid, SIGKILL)
             reaped = waitpid(pid, &status, 0)
         }
-        // -1 (ECHILD): Foundation reaped it first and knows the status.
-        let result = reaped == pid ? Self.exitStatus(status) : process.terminationStatus
+        let result: Int32
+        if reaped == pid {
+            result = Self.exitStatus(status)
+        } else {
+            // -1 (ECHILD): Foundation's thread reaped it first, and records the status a moment
+            // later; reading `terminationStatus` before that traps ("task still running").
+            let recorded = Date().addingTimeInterval(10)
+            while process.isRunning && Date() < recorded { usleep(10_000) }
+            result = process.isRunning ? -1 : process.terminationStatus
+        }
         stoppedStatus = result
         return result
     }
