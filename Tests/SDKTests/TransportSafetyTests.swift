@@ -46,7 +46,12 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
         body: Data(#"{"state":"NO_TEMPLATE"}"#.utf8)
     )
 
-    @Test(arguments: ["http://config.example.com", "http://10.0.0.8:8080", "HTTP://Config.Example.com/vane"])
+    @Test(arguments: [
+        "http://config.example.com", "http://10.0.0.8:8080", "HTTP://Config.Example.com/vane",
+        // Names that merely look like loopback: DNS decides where they go.
+        "http://127.attacker.example", "http://127.0.0.1.nip.example:8080", "http://localhost.attacker.example",
+        "http://app.localhost:8080", "http://127.0.0.256", "http://127.1", "http://[::2]", "http://[::ffff:10.0.0.1]",
+    ])
     func plainHTTPToAnotherMachineSendsNothing(_ url: String) async throws {
         let transport = ScriptedTransport(Self.noTemplate)
         let client = try Self.client(url, transport: transport)
@@ -61,6 +66,7 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
 
     @Test(arguments: [
         "http://127.0.0.1:8080", "http://localhost:8080", "http://[::1]:8080", "https://config.example.com",
+        "http://127.45.6.7", "http://LOCALHOST", "http://[0:0:0:0:0:0:0:1]", "http://[::ffff:127.0.0.1]:8080",
     ])
     func loopbackAndHTTPSAreSent(_ url: String) async throws {
         let transport = ScriptedTransport(Self.noTemplate)

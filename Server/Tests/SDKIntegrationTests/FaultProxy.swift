@@ -3,6 +3,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import TestSupport
 import Vane
 
@@ -42,7 +43,8 @@ final class FaultProxy: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let state = NIOLockedValueBox<(behaviour: Behaviour, received: [Received])>((.forward, []))
 
-    init(upstream: URL) throws {
+    /// A proxy in front of `upstream`; with `tls`, it speaks HTTPS with that context.
+    init(upstream: URL, tls: NIOSSLContext? = nil) throws {
         self.upstream = upstream
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         self.group = group
@@ -50,12 +52,17 @@ final class FaultProxy: Sendable {
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                channel.pipeline.configureHTTPServerPipeline().flatMap {
+                channel.eventLoop.makeCompletedFuture {
+                    if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
+                }.flatMap {
+                    channel.pipeline.configureHTTPServerPipeline()
+                }.flatMap {
                     channel.pipeline.addHandler(FaultProxyHandler(proxy: box))
                 }
             }
         channel = try bootstrap.bind(host: "127.0.0.1", port: 0).wait()
-        guard let port = channel.localAddress?.port, let url = URL(string: "http://127.0.0.1:\(port)") else {
+        let scheme = tls == nil ? "http" : "https"
+        guard let port = channel.localAddress?.port, let url = URL(string: "\(scheme)://127.0.0.1:\(port)") else {
             throw ServeProcess.StartError(description: "the fault proxy has no port")
         }
         self.url = url

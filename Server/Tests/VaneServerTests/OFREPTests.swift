@@ -1,3 +1,4 @@
+import Crypto
 import HTTPTypes
 import Testing
 import VaneCore
@@ -63,7 +64,11 @@ import VaneCore
             #expect(float.object?["value"]?.numberValue?.text == "0.5")
 
             let json = try await server.evaluate("layout", key: key)
-            try expectSuccess(json.object, key: "layout", reason: "STATIC", variant: .some(nil))
+            // A JSON value is named by a hash of its text (OpenFeature providers need a variant).
+            let layoutText = #"{"columns": 2, "showHero": true}"#
+            let layoutVariant =
+                "value-" + Array(SHA256.hash(data: Array(layoutText.utf8)).prefix(8)).withUnsafeBytes { Hex.encode($0) }
+            try expectSuccess(json.object, key: "layout", reason: "STATIC", variant: layoutVariant)
             #expect(json.object?["value"] == ["columns": .number(JSONNumber(2)), "showHero": true])
 
             let string = try await server.evaluate("banner_text", key: key, context: ["targetingKey": "u1"])
@@ -120,12 +125,12 @@ import VaneCore
 
             let disabled = try await server.evaluate("legacy_mode", key: key)
             #expect(disabled.status == .ok)
-            try expectSuccess(disabled.object, key: "legacy_mode", reason: "DISABLED", variant: .some(nil))
+            try expectSuccess(disabled.object, key: "legacy_mode", reason: "DISABLED", variant: "")
             #expect(disabled.object?["value"] == nil, "codeDefaultFlag: the app's own default applies")
 
             let all = try await server.evaluateAll(key: key)
             let item = try #require(all.flag("legacy_mode"))
-            try expectSuccess(item, key: "legacy_mode", reason: "DISABLED", variant: .some(nil))
+            try expectSuccess(item, key: "legacy_mode", reason: "DISABLED", variant: "")
             #expect(item["value"] == nil)
         }
     }
@@ -371,13 +376,13 @@ import VaneCore
     }
 }
 
-/// Checks an `evaluationSuccess`: required `key` and `reason`, the `variant` (the value when it
-/// is short text; `.some(nil)`: none; nil: not checked) and flat `metadata`.
+/// Checks an `evaluationSuccess`: required `key`, `reason` and `variant` (equal to `variant`
+/// when given) and flat `metadata`.
 func expectSuccess(
     _ object: JSONObject?,
     key: String,
     reason: String?,
-    variant: String??,
+    variant: String?,
     sourceLocation: SourceLocation = #_sourceLocation
 ) throws {
     let object = try #require(object, sourceLocation: sourceLocation)
@@ -386,7 +391,12 @@ func expectSuccess(
     let reasons: Set = ["STATIC", "TARGETING_MATCH", "SPLIT", "DISABLED", "UNKNOWN", "DEFAULT"]
     #expect(reasons.contains(actualReason), sourceLocation: sourceLocation)
     if let reason { #expect(actualReason == reason, sourceLocation: sourceLocation) }
-    if let variant { #expect(object["variant"]?.stringValue == variant, sourceLocation: sourceLocation) }
+    let actualVariant = try #require(
+        object["variant"]?.stringValue,
+        "every successful evaluation names a variant",
+        sourceLocation: sourceLocation
+    )
+    if let variant { #expect(actualVariant == variant, sourceLocation: sourceLocation) }
     #expect(object["errorCode"] == nil, sourceLocation: sourceLocation)
     if let metadata = object["metadata"] {
         let members = try #require(metadata.objectValue, sourceLocation: sourceLocation)

@@ -1,45 +1,55 @@
-import Foundation
+public import Foundation
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// What ``URLSessionTransport`` does when a server redirects a request: it follows a redirect
-/// within the request's origin as it is, follows one to another origin without the credential
-/// headers, and never follows one from `https` to `http`.
+/// Vane's rule for a redirect, for every transport that carries the SDK's key: follow one within
+/// the request's origin (scheme, host and port) as it is, follow one to another origin without the
+/// credential headers — and once a chain has left the origin, a hop back does not earn them again
+/// — and never follow one from `https` to `http`, which would send the request's body (the user's
+/// context) in clear text: the transport returns the redirect response itself.
 ///
-/// URLSession copies every header to the redirected request on some platforms (FoundationNetworking
-/// does), so without this rule a server, or anyone who can make it redirect, would receive the key.
-enum RedirectRule {
-    /// The headers that carry a credential: the SDK's `Authorization` (the server also reads
-    /// `X-API-Key`), and those URLSession or an app's session may add.
-    static let credentialHeaders: Set<String> = ["authorization", "x-api-key", "proxy-authorization", "cookie"]
-
-    /// The request to follow instead of `proposed`, or nil to stop and return the redirect
-    /// response itself.
-    ///
-    /// - Parameters:
-    ///   - original: the URL the task was created with.
-    ///   - current: the URL of the request that was redirected (a later hop of a chain).
-    static func request(following proposed: URLRequest, original: URL?, current: URL?) -> URLRequest? {
-        guard let target = proposed.url else { return nil }
-        let isHTTPS = { (url: URL?) in url?.scheme?.lowercased() == "https" }
-        // A downgrade would send the request body, the user's context, in clear text.
-        if !isHTTPS(target), isHTTPS(original) || isHTTPS(current) { return nil }
-        // Once a chain has left the origin, a hop back does not earn the credentials again.
-        if let origin = Origin(original), Origin(target) == origin, Origin(current) ?? origin == origin {
-            return proposed
-        }
-        var stripped = proposed
-        for name in (proposed.allHTTPHeaderFields ?? [:]).keys where credentialHeaders.contains(name.lowercased()) {
-            stripped.setValue(nil, forHTTPHeaderField: name)
-        }
-        return stripped
+/// ``URLSessionTransport`` applies it through its session's delegate (URLSession copies every
+/// header to the redirected request on some platforms, FoundationNetworking among them); the
+/// server SDK's transport applies it to async-http-client. A custom ``HTTPTransport`` that follows
+/// redirects should ask it too.
+///
+/// ```swift
+/// switch TransportRedirect.decision(original: first, current: previous, target: location) {
+/// case .follow: send(request, to: location)
+/// case .followWithoutCredentials: send(request.removingHeaders(TransportRedirect.credentialHeaders), to: location)
+/// case .refuse: return redirectResponse
+/// }
+/// ```
+public enum TransportRedirect {
+    /// What to do with one redirect.
+    public enum Decision: Sendable, Equatable {
+        /// Follow it with the request's headers as they are.
+        case follow
+        /// Follow it without the headers in ``TransportRedirect/credentialHeaders``.
+        case followWithoutCredentials
+        /// Do not follow it; the redirect response is the answer.
+        case refuse
     }
 
-    /// ``request(following:original:current:)`` for one of a task's redirects.
-    static func request(following proposed: URLRequest, task: URLSessionTask) -> URLRequest? {
-        request(following: proposed, original: task.originalRequest?.url, current: task.currentRequest?.url)
+    /// The headers that carry a credential, lowercased: the SDK's `Authorization` (the server also
+    /// reads `X-API-Key`), and those a session or proxy may add.
+    public static let credentialHeaders: Set<String> = ["authorization", "x-api-key", "proxy-authorization", "cookie"]
+
+    /// The decision for a redirect to `target`.
+    /// - Parameters:
+    ///   - original: The URL the request was first sent to.
+    ///   - current: The URL of the request that was redirected (a later hop of a chain; the
+    ///     original for the first).
+    ///   - target: Where the redirect points, resolved against `current`.
+    public static func decision(original: URL?, current: URL?, target: URL) -> Decision {
+        let isHTTPS = { (url: URL?) in url?.scheme?.lowercased() == "https" }
+        if !isHTTPS(target), isHTTPS(original) || isHTTPS(current) { return .refuse }
+        if let origin = Origin(original), Origin(target) == origin, Origin(current) ?? origin == origin {
+            return .follow
+        }
+        return .followWithoutCredentials
     }
 
     /// Scheme, host and port, compared without regard to case; a missing port is the scheme's.
@@ -59,6 +69,37 @@ enum RedirectRule {
             default: self.port = nil
             }
         }
+    }
+}
+
+/// ``TransportRedirect`` for URLSession: the request to follow instead of a proposed one.
+enum RedirectRule {
+    /// The request to follow instead of `proposed`, or nil to stop and return the redirect
+    /// response itself.
+    ///
+    /// - Parameters:
+    ///   - original: the URL the task was created with.
+    ///   - current: the URL of the request that was redirected (a later hop of a chain).
+    static func request(following proposed: URLRequest, original: URL?, current: URL?) -> URLRequest? {
+        guard let target = proposed.url else { return nil }
+        switch TransportRedirect.decision(original: original, current: current, target: target) {
+        case .refuse:
+            return nil
+        case .follow:
+            return proposed
+        case .followWithoutCredentials:
+            var stripped = proposed
+            for name in (proposed.allHTTPHeaderFields ?? [:]).keys
+            where TransportRedirect.credentialHeaders.contains(name.lowercased()) {
+                stripped.setValue(nil, forHTTPHeaderField: name)
+            }
+            return stripped
+        }
+    }
+
+    /// ``request(following:original:current:)`` for one of a task's redirects.
+    static func request(following proposed: URLRequest, task: URLSessionTask) -> URLRequest? {
+        request(following: proposed, original: task.originalRequest?.url, current: task.currentRequest?.url)
     }
 }
 

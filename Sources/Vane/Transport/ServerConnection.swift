@@ -23,12 +23,12 @@ struct ServerConnection: Sendable {
     /// 16 MiB: a template of 3,000 parameters is about 650 KB.
     static let defaultMaximumResponseBytes = 16 * 1024 * 1024
 
-    /// Refuses plain `http://` to any host but this machine's loopback, unless the app opted in:
-    /// the API key travels in every request, and anyone on the path could read it.
+    /// Refuses plain `http://` to any host but this machine's loopback (``LoopbackHost``: a
+    /// loopback address literal or `localhost`), unless the app opted in: the API key travels in
+    /// every request, and anyone on the path could read it.
     func checkTransportSecurity() throws(VaneError) {
         guard serverURL.scheme?.lowercased() == "http", !allowsInsecureHTTP else { return }
-        let host = (serverURL.host ?? "").lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        if host == "localhost" || host == "::1" || host.hasPrefix("127.") || host.hasSuffix(".localhost") { return }
+        if LoopbackHost.contains(serverURL.host ?? "") { return }
         throw .invalidConfiguration(
             "\(serverURL.absoluteString) is plain http:// to another machine, which would send the key in clear text; "
                 + "use https://, or set allowsInsecureHTTP = true for a server on a network you trust"

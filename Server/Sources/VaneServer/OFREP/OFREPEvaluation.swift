@@ -1,3 +1,4 @@
+import Crypto
 import VaneCore
 
 /// One flag's OFREP answer: an `evaluationSuccess` or an `evaluationFailure` object.
@@ -10,12 +11,16 @@ import VaneCore
 /// * `reason`: a condition decided → `TARGETING_MATCH` (`SPLIT` when the condition has a percent
 ///   rule); no conditional values → `STATIC`; the default applied although there are conditional
 ///   values → `DEFAULT`.
-/// * `variant`: the value itself when it is a Boolean, number or string of at most
-///   ``maximumVariantBytes`` UTF-8 bytes (an experiment's variant name), else none. Never the
-///   condition's name: condition names describe the targeting, which a client key must not learn.
+/// * `variant`, on every successful evaluation (OpenFeature's OFREP providers read it
+///   unconditionally): the value itself when it is a Boolean, number or string of at most
+///   ``maximumVariantBytes`` UTF-8 bytes (an experiment's variant name); for a JSON value or a
+///   longer string, an opaque stable name made from the value: `value-` and the first 16 hex
+///   digits of the SHA-256 of its text, so equal values share a variant and analytics can group
+///   them. Never the condition's name: condition names describe the targeting, which a client key
+///   must not learn.
 /// * Left to the app (`useInAppDefault`, a Firebase-managed value) → `DISABLED` with no
 ///   `value` (OFREP's `codeDefaultFlag`); no condition matched and no default value → `DEFAULT`
-///   with no `value`.
+///   with no `value`. Both carry the empty variant `""`: there is no value to name.
 struct OFREPEvaluation: Sendable {
     /// The JSON object of this flag.
     var json: JSONObject
@@ -48,26 +53,31 @@ struct OFREPEvaluation: Sendable {
             }
             object["value"] = value
             object["reason"] = .string(OFREPEvaluation.reason(resolution, served: served))
-            if let variant = OFREPEvaluation.variant(value) { object["variant"] = .string(variant) }
+            object["variant"] = .string(OFREPEvaluation.variant(value, text: configValue.stringValue))
         case .useInAppDefault, .managed:
             object["reason"] = "DISABLED"
+            object["variant"] = ""
         case .noDefaultValue:
             object["reason"] = "DEFAULT"
+            object["variant"] = ""
         }
         if !metadata.isEmpty { object["metadata"] = .object(metadata) }
         self.json = object
         self.isFailure = false
     }
 
-    /// The variant of a value: its text when short and not JSON.
-    static func variant(_ value: JSONValue) -> String? {
-        let text: String
+    /// The variant of a value: its text when short and not JSON, else `value-` and a short hash of
+    /// `text`, the value as the template holds it.
+    static func variant(_ value: JSONValue, text: String) -> String {
+        let short: String?
         switch value {
-        case .string(let string): text = string
-        case .bool, .number: text = value.serialized()
-        default: return nil
+        case .string(let string): short = string
+        case .bool, .number: short = value.serialized()
+        default: short = nil
         }
-        return text.utf8.count <= maximumVariantBytes ? text : nil
+        if let short, short.utf8.count <= maximumVariantBytes { return short }
+        let digest = SHA256.hash(data: Array(text.utf8))
+        return "value-" + Array(digest.prefix(8)).withUnsafeBytes { Hex.encode($0) }
     }
 
     /// The reason for a value the server serves.

@@ -14,8 +14,13 @@ public import Vane
 /// request closes its connection at once, so a service group shuts down without waiting for a
 /// download's timeout.
 ///
-/// A redirect is followed by async-http-client's rule: within the origin as it is, to another
-/// origin without the `Authorization` header, at most 5 in a row. A body longer than the request's
+/// Redirects are followed by the SDK's rule, ``Vane/TransportRedirect``, as the app SDK's
+/// `URLSessionTransport` follows them: within the origin as they are, to another origin without
+/// the credential headers, never from `https` to `http` (the redirect response is then the
+/// answer), at most 5 in a row. async-http-client's own rule would follow a downgrade, sending the
+/// request body in clear text, so the transport follows redirects itself: a client you pass must
+/// not follow them (`redirectConfiguration = .disallow`), or its responses are refused. A body
+/// longer than the request's
 /// ``Vane/TransportRequest/maximumResponseBytes`` is refused as soon as its `Content-Length` or
 /// its received bytes say so.
 public struct HTTPClientTransport: HTTPTransport {
@@ -24,6 +29,9 @@ public struct HTTPClientTransport: HTTPTransport {
 
     /// Creates a transport over a client: ``sharedClient`` by default, which needs no shutdown.
     /// Pass your own to choose its event loops, proxy or TLS settings; you shut it down. Set its
+    /// `redirectConfiguration` to `.disallow`, as ``sharedClient`` does: the transport follows
+    /// redirects itself, and refuses a response the client reached by following one (a
+    /// ``Vane/TransportError/cannotConnect(reason:)`` that says so). Set its
     /// `connectionPool.retryConnectionEstablishment` to false, as ``sharedClient`` does, or a
     /// refused connection is retried until the request's timeout and reported as a timeout.
     public init(client: HTTPClient = HTTPClientTransport.sharedClient) {
@@ -32,12 +40,12 @@ public struct HTTPClientTransport: HTTPTransport {
 
     /// The client transports use unless given another: `HTTPClient.shared`'s settings, except
     /// that a connection that cannot be made fails the request at once (the SDK has its own
-    /// retry and backoff rules) and at most 5 redirects are followed. It lives as long as the
+    /// retry and backoff rules) and redirects are left to the transport. It lives as long as the
     /// process, like `HTTPClient.shared`, so it is never shut down.
     public static let sharedClient: HTTPClient = {
         var configuration = HTTPClient.Configuration.singletonConfiguration
         configuration.connectionPool.retryConnectionEstablishment = false
-        configuration.redirectConfiguration = .follow(max: 5, allowCycles: false)
+        configuration.redirectConfiguration = .disallow
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 
@@ -73,7 +81,7 @@ public struct HTTPClientTransport: HTTPTransport {
     public func openStream(_ request: TransportRequest) async throws(TransportError) -> TransportStream {
         let response: HTTPClientResponse
         do {
-            response = try await client.execute(Self.clientRequest(request), deadline: Self.deadline(request.timeout))
+            response = try await execute(request)
         } catch {
             throw Self.transportError(error, timeout: request.timeout, afterHead: false)
         }
@@ -118,8 +126,65 @@ public struct HTTPClientTransport: HTTPTransport {
         }
     }
 
+    /// The most redirects followed in a row; the next redirect response is the answer.
+    public static let maximumRedirects = 5
+
+    /// Sends a request and follows its redirects by ``Vane/TransportRedirect``; the final
+    /// response, whose body is still to be read.
+    private func execute(_ request: TransportRequest) async throws -> HTTPClientResponse {
+        let deadline = Self.deadline(request.timeout)
+        var current = request
+        var hops = 0
+        while true {
+            let response = try await client.execute(Self.clientRequest(current), deadline: deadline)
+            guard response.history.count <= 1 else {
+                throw TransportError.cannotConnect(
+                    reason:
+                        "the HTTPClient followed a redirect itself; create it with redirectConfiguration = .disallow "
+                        + "and let HTTPClientTransport follow redirects"
+                )
+            }
+            guard hops < Self.maximumRedirects, let next = Self.redirect(current, original: request, response: response)
+            else { return response }
+            // The redirect's own body is not the answer; read it (briefly) so the connection is reused.
+            _ = try? await response.body.collect(upTo: 64 * 1024)
+            current = next
+            hops += 1
+        }
+    }
+
+    /// The request a redirect response leads to, or nil when it is the answer: not a redirect,
+    /// no usable `Location`, or a redirect the rule refuses.
+    static func redirect(
+        _ request: TransportRequest,
+        original: TransportRequest,
+        response: HTTPClientResponse
+    ) -> TransportRequest? {
+        let status = response.status.code
+        guard [301, 302, 303, 307, 308].contains(status), let location = response.headers.first(name: "Location"),
+            let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
+            let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https"
+        else { return nil }
+        var next = request
+        next.url = target
+        switch TransportRedirect.decision(original: original.url, current: request.url, target: target) {
+        case .refuse: return nil
+        case .follow: break
+        case .followWithoutCredentials:
+            next.headers = next.headers.filter { !TransportRedirect.credentialHeaders.contains($0.key.lowercased()) }
+        }
+        // As browsers and URLSession: 303 becomes a GET, and so does a POST redirected by 301 or 302.
+        if (status == 303 && request.method != "HEAD") || ((status == 301 || status == 302) && request.method == "POST")
+        {
+            next.method = "GET"
+            next.body = nil
+            next.headers = next.headers.filter { !["content-type", "content-length"].contains($0.key.lowercased()) }
+        }
+        return next
+    }
+
     private func receiveWhole(_ request: TransportRequest) async throws -> TransportResponse {
-        let response = try await client.execute(Self.clientRequest(request), deadline: Self.deadline(request.timeout))
+        let response = try await execute(request)
         let limit = request.maximumResponseBytes
         if let limit, let declared = response.headers.first(name: "Content-Length").flatMap(Int.init), declared > limit
         {
