@@ -15,11 +15,14 @@ import VaneCore
 @Suite(.timeLimit(.minutes(5))) struct SignInHardeningTests {
     static let wrongPassword = "not the password 123"
 
+    struct Person {
+        var email: String
+        var password: String
+    }
+
     /// A person created through the API, with the one-time password, or with a password of their
     /// own when `changePassword` (then sign-ins go to `next`, not to the account page).
-    static func person(_ server: TestServer, changePassword: Bool = false) async throws -> (
-        email: String, password: String
-    ) {
+    static func person(_ server: TestServer, changePassword: Bool = false) async throws -> Person {
         let email = "p-\(UUID().uuidString.prefix(8).lowercased())@example.com"
         let created = try await server.send(
             .post,
@@ -27,7 +30,7 @@ import VaneCore
             json: ["email": .string(email), "role": "viewer"]
         )
         let oneTime = try #require(created.object?["oneTimePassword"]?.stringValue, "\(created.text)")
-        guard changePassword else { return (email, oneTime) }
+        guard changePassword else { return Person(email: email, password: oneTime) }
         let signedIn = try await signIn(server, email: email, password: oneTime)
         let session = try #require(cookie(ConsoleMiddleware.cookieName, in: signedIn)?.value)
         let account = try await send(server, .get, "/account", cookies: [ConsoleMiddleware.cookieName: session])
@@ -41,7 +44,7 @@ import VaneCore
             cookies: [ConsoleMiddleware.cookieName: session]
         )
         #expect(changed.status == .ok)
-        return (email, password)
+        return Person(email: email, password: password)
     }
 
     /// A console request with cookies and an optional form.
@@ -101,8 +104,10 @@ import VaneCore
     @Test(arguments: TestDatabase.allCases)
     func aBurstOfWrongPasswordsGetsNoMoreChecksThanASequence(database: TestDatabase) async throws {
         // A real bcrypt cost: every check takes long enough that the twelve overlap.
-        try await TestServer.run(database, configure: { $0.passwordHashCost = 10 }) { server in
-            let (email, _) = try await Self.person(server)
+        var configuration = try await database.configuration()
+        configuration.passwordHashCost = 10
+        try await TestServer.run(configuration: configuration) { server in
+            let email = try await Self.person(server).email
             let port = try #require(server.client.port)
             let body = ByteBuffer(string: Self.encode(["email": email, "password": Self.wrongPassword]))
             // Twelve connections at once: one connection would answer one request after another.
@@ -140,7 +145,8 @@ import VaneCore
     @Test(arguments: TestDatabase.allCases)
     func strangersCannotLockOutAPersonWithADeviceCookie(database: TestDatabase) async throws {
         try await TestServer.run(database) { server in
-            let (email, password) = try await Self.person(server)
+            let person = try await Self.person(server)
+            let (email, password) = (person.email, person.password)
             // The person signs in once: the browser gets a device cookie for the sign-in form.
             let first = try await Self.signIn(server, email: email, password: password)
             #expect(first.status == .seeOther)
@@ -153,7 +159,9 @@ import VaneCore
 
             // Strangers guess: five wrong, then the account is locked for clients without its cookie.
             for _ in 0..<5 {
-                #expect(try await Self.signIn(server, email: email, password: Self.wrongPassword).status == .unauthorized)
+                #expect(
+                    try await Self.signIn(server, email: email, password: Self.wrongPassword).status == .unauthorized
+                )
             }
             let locked = try await Self.signIn(server, email: email, password: password)
             #expect(locked.status == .tooManyRequests)
@@ -161,7 +169,10 @@ import VaneCore
             // A cookie made for another account, or forged, is no cookie at all.
             let other = try await Self.person(server)
             let othersDevice = try #require(
-                Self.cookie(DeviceCookie.name, in: try await Self.signIn(server, email: other.email, password: other.password))
+                Self.cookie(
+                    DeviceCookie.name,
+                    in: try await Self.signIn(server, email: other.email, password: other.password)
+                )
             )
             #expect(
                 try await Self.signIn(server, email: email, password: password, device: othersDevice.value).status
@@ -181,7 +192,12 @@ import VaneCore
 
             // The first cookie, stolen and used to guess, locks itself out after five failures...
             for _ in 0..<5 {
-                let guess = try await Self.signIn(server, email: email, password: Self.wrongPassword, device: device.value)
+                let guess = try await Self.signIn(
+                    server,
+                    email: email,
+                    password: Self.wrongPassword,
+                    device: device.value
+                )
                 #expect(guess.status == .unauthorized)
             }
             let stolen = try await Self.signIn(server, email: email, password: password, device: device.value)
@@ -197,7 +213,8 @@ import VaneCore
 
     @Test func deviceCookiesAreSecureOverHTTPS() async throws {
         try await TestServer.run(.sqlite) { server in
-            let (email, password) = try await Self.person(server)
+            let person = try await Self.person(server)
+            let (email, password) = (person.email, person.password)
             let reply = try await Self.send(
                 server,
                 .post,
@@ -214,7 +231,9 @@ import VaneCore
 
     @Test(arguments: TestDatabase.allCases, [4, 10])
     func anUnknownEmailIsCheckedAtTheConfiguredCost(database: TestDatabase, cost: Int) async throws {
-        try await TestServer.run(database, configure: { $0.passwordHashCost = cost }) { server in
+        var configuration = try await database.configuration()
+        configuration.passwordHashCost = cost
+        try await TestServer.run(configuration: configuration) { server in
             let reply = try await Self.signIn(server, email: "nobody@example.com", password: Self.wrongPassword)
             #expect(reply.status == .unauthorized)
             #expect(reply.text.contains("the email or the password is wrong"))
@@ -268,7 +287,8 @@ import VaneCore
     @Test(arguments: TestDatabase.allCases)
     func nextStaysOnThisServerAsABrowserReadsIt(database: TestDatabase) async throws {
         try await TestServer.run(database) { server in
-            let (email, password) = try await Self.person(server, changePassword: true)
+            let person = try await Self.person(server, changePassword: true)
+            let (email, password) = (person.email, person.password)
             for (next, expected) in Self.hostileNext {
                 let reply = try await Self.signIn(server, email: email, password: password, next: next)
                 #expect(reply.status == .seeOther)
@@ -291,7 +311,10 @@ import VaneCore
             }
             // A page that needs a session sends the browser to sign in with its own address.
             let away = try await Self.send(server, .get, "/projects/demo/environments/production/flags?q=%09x")
-            #expect(away.headers[.location] == "/sign-in?next=%2Fprojects%2Fdemo%2Fenvironments%2Fproduction%2Fflags%3Fq%3D%2509x")
+            #expect(
+                away.headers[.location]
+                    == "/sign-in?next=%2Fprojects%2Fdemo%2Fenvironments%2Fproduction%2Fflags%3Fq%3D%2509x"
+            )
         }
     }
 
@@ -365,7 +388,10 @@ import VaneCore
             try large.send(
                 Self.head(
                     "/keys",
-                    [form, "Content-Length: \(64 * 1024 + 1)", "Cookie: \(ConsoleMiddleware.cookieName)=\(browser.cookie)"]
+                    [
+                        form, "Content-Length: \(64 * 1024 + 1)",
+                        "Cookie: \(ConsoleMiddleware.cookieName)=\(browser.cookie)",
+                    ]
                 )
             )
             let refused = await Self.answer(large)

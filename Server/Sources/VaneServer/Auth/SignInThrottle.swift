@@ -81,7 +81,9 @@ final class SignInThrottle: Sendable {
     func reserve(_ budgets: [Budget], now: Int64 = Clock.nowMilliseconds()) -> Result<Reservation, Refusal> {
         counters.withLockedValue { counters in
             if counters.count > 100_000 {
-                counters = counters.filter { $0.value.inProgress > 0 || now - $0.value.windowStart < windowMilliseconds }
+                counters = counters.filter {
+                    $0.value.inProgress > 0 || now - $0.value.windowStart < windowMilliseconds
+                }
             }
             var wait: Int64 = 0
             var counted: [Counter] = []

@@ -41,7 +41,9 @@ struct ConsoleForm: Sendable {
         limit: Limit = .standard
     ) async throws -> ConsoleForm {
         guard let session = context.consoleSession else {
-            throw ConsolePageError.forbidden("you are not signed in (or your session ended); sign in and send the form again")
+            throw ConsolePageError.forbidden(
+                "you are not signed in (or your session ended); sign in and send the form again"
+            )
         }
         let body = try await body(request, limit: limit)
         guard let token = lastValue(of: "_csrf", in: body), SessionToken.equal(token, session.csrfToken) else {

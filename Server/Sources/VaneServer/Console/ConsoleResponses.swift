@@ -42,7 +42,8 @@ struct ConsolePageError: Error, Sendable {
         return ConsolePageError(
             status: .contentTooLarge,
             heading: "The form is too large",
-            message: "this form can send at most \(size) and this one sends more; shorten what you entered and send it again"
+            message:
+                "this form can send at most \(size) and this one sends more; shorten what you entered and send it again"
         )
     }
 }
