@@ -153,6 +153,7 @@ public final class VaneServerApplication: Sendable {
         let accounts = Accounts(
             store: AccountStore(engine: engine),
             hasher: PasswordHasher(cost: UInt8(configuration.passwordHashCost)),
+            secret: secret,
             idleTimeoutMinutes: configuration.sessionIdleMinutes,
             lifetimeHours: configuration.sessionLifetimeHours
         )

@@ -16,6 +16,7 @@ import VaneCore
             let accounts = Accounts(
                 store: AccountStore(engine: store.engine),
                 hasher: PasswordHasher(cost: 4),
+                secret: ServerSecret(APIKeySecret.generate(role: .admin)),
                 idleTimeoutMinutes: 60,
                 lifetimeHours: 24
             )
@@ -274,18 +275,47 @@ import VaneCore
         }
     }
 
-    @Test func failedSignInsAreThrottledPerAccountAndPerAddress() {
-        let throttle = SignInThrottle(perAccount: 3, perAddress: 5, windowMilliseconds: 60_000)
-        for _ in 0..<3 { throttle.recordFailure(email: "x@example.com", address: "1.1.1.1", now: 1000) }
-        #expect(throttle.refusal(email: "X@example.com", address: "2.2.2.2", now: 2000) == 59)
-        #expect(throttle.refusal(email: "y@example.com", address: "1.1.1.1", now: 2000) == nil)
-        for _ in 0..<2 { throttle.recordFailure(email: "z@example.com", address: "1.1.1.1", now: 3000) }
+    @Test func failedSignInsAreThrottledPerAccountAndPerAddress() throws {
+        let throttle = SignInThrottle(perAccount: 3, perAddress: 5, perDevice: 2, windowMilliseconds: 60_000)
+        func attempt(
+            _ email: String,
+            _ address: String,
+            device: String? = nil,
+            at now: Int64
+        ) -> Result<SignInThrottle.Reservation, SignInThrottle.Refusal> {
+            throttle.reserve(SignInThrottle.budgets(email: email, address: address, device: device), now: now)
+        }
+        for _ in 0..<3 { throttle.settle(try attempt("x@example.com", "1.1.1.1", at: 1000).get(), .failed, now: 1000) }
+        #expect(throws: SignInThrottle.Refusal(retryAfterSeconds: 59)) {
+            try attempt("X@example.com", "2.2.2.2", at: 2000).get()
+        }
+        throttle.settle(try attempt("y@example.com", "1.1.1.1", at: 2000).get(), .withdrawn, now: 2000)
+        for _ in 0..<2 { throttle.settle(try attempt("z@example.com", "1.1.1.1", at: 3000).get(), .failed, now: 3000) }
         // The address has failed five times over two accounts: a third account is refused too.
-        #expect(throttle.refusal(email: "w@example.com", address: "1.1.1.1", now: 3000) != nil)
+        #expect((try? attempt("w@example.com", "1.1.1.1", at: 3000).get()) == nil)
         // The window passes.
-        #expect(throttle.refusal(email: "x@example.com", address: "2.2.2.2", now: 61_001) == nil)
-        throttle.recordSuccess(email: "z@example.com")
-        #expect(throttle.refusal(email: "z@example.com", address: "3.3.3.3", now: 3000) == nil)
+        #expect((try? attempt("x@example.com", "2.2.2.2", at: 61_001).get()) != nil)
+        // A success clears the account's failures, not the address's.
+        throttle.settle(try attempt("z@example.com", "3.3.3.3", at: 3000).get(), .succeeded, now: 3000)
+        #expect((try? attempt("z@example.com", "3.3.3.3", at: 3000).get()) != nil)
+
+        // Attempts in progress count: with two of three left, a third open attempt is refused.
+        let first = try attempt("v@example.com", "4.4.4.4", at: 5000).get()
+        let second = try attempt("v@example.com", "4.4.4.4", at: 5000).get()
+        _ = try attempt("v@example.com", "4.4.4.4", at: 5000).get()
+        #expect((try? attempt("v@example.com", "4.4.4.4", at: 5000).get()) == nil)
+        throttle.settle(first, .withdrawn, now: 5000)
+        throttle.settle(second, .succeeded, now: 5000)
+        #expect((try? attempt("v@example.com", "4.4.4.4", at: 5000).get()) != nil)
+
+        // A device cookie has its own budget: the locked-out account does not stop it, and its
+        // own failures lock only it.
+        #expect((try? attempt("x@example.com", "2.2.2.2", device: "d1", at: 2000).get()) != nil)
+        for _ in 0..<2 {
+            throttle.settle(try attempt("u@example.com", "5.5.5.5", device: "d2", at: 2000).get(), .failed, now: 2000)
+        }
+        #expect((try? attempt("u@example.com", "5.5.5.5", device: "d2", at: 2000).get()) == nil)
+        #expect((try? attempt("u@example.com", "5.5.5.5", device: "d3", at: 2000).get()) != nil)
     }
 
     @Test func passwordRules() {

@@ -61,9 +61,10 @@ import VaneCore
         #expect(ConsoleForm.parse("a=1&b=two+words&c=%C3%A9&d&a=2") == ["a": "2", "b": "two words", "c": "é", "d": ""])
         #expect(ConsoleForm.parse("bad=%ZZ") == ["bad": "%ZZ"])
         #expect(ConsolePaths.encode("a b/é") == "a%20b%2F%C3%A9")
-        #expect(ConsolePaths.isLocal("/projects"))
-        for unsafe in ["//evil.example", "/\\evil.example", "https://evil.example", "projects", "/a\nb"] {
-            #expect(!ConsolePaths.isLocal(unsafe), "\(unsafe)")
+        #expect(ConsolePaths.sameOriginPath("/projects") == "/projects")
+        #expect(ConsolePaths.sameOriginPath("/a\nb") == "/ab")
+        for unsafe in ["//evil.example", "/\\evil.example", "https://evil.example", "projects"] {
+            #expect(ConsolePaths.sameOriginPath(unsafe) == nil, "\(unsafe)")
         }
     }
 }

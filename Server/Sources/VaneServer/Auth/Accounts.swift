@@ -25,6 +25,8 @@ final class Accounts: Sendable {
     let store: AccountStore
     let hasher: PasswordHasher
     let throttle: SignInThrottle
+    /// Signs device cookies.
+    let secret: ServerSecret
     /// A session ends after this long without a request.
     let idleTimeoutMilliseconds: Int64
     /// A session ends this long after sign-in, however active.
@@ -34,12 +36,14 @@ final class Accounts: Sendable {
         store: AccountStore,
         hasher: PasswordHasher,
         throttle: SignInThrottle = SignInThrottle(),
+        secret: ServerSecret,
         idleTimeoutMinutes: Int,
         lifetimeHours: Int
     ) {
         self.store = store
         self.hasher = hasher
         self.throttle = throttle
+        self.secret = secret
         self.idleTimeoutMilliseconds = Int64(idleTimeoutMinutes) * 60_000
         self.lifetimeMilliseconds = Int64(lifetimeHours) * 3_600_000
     }
@@ -49,6 +53,8 @@ final class Accounts: Sendable {
         var token: String
         var session: UserSession
         var user: UserAccount
+        /// A new ``DeviceCookie`` for the browser that signed in.
+        var deviceCookie: String
     }
 
     // MARK: Accounts
@@ -139,29 +145,49 @@ final class Accounts: Sendable {
 
     // MARK: Signing in
 
-    /// Checks an email and password and starts a session.
+    /// Checks an email and password and starts a session. The attempt is counted before the
+    /// password is checked: against `deviceCookie`'s device when it is a valid one for this
+    /// email, otherwise against the account and the address (``SignInThrottle``).
     /// - Throws: ``AccountError`` (wrong credentials, throttled, disabled account).
-    func signIn(email: String, password: String, address: String, userAgent: String) async throws -> SignIn {
+    func signIn(
+        email: String,
+        password: String,
+        address: String,
+        userAgent: String,
+        deviceCookie: String? = nil
+    ) async throws -> SignIn {
         let email = email.trimmingCharacters(in: .whitespaces).lowercased()
-        if let wait = throttle.refusal(email: email, address: address) {
+        let device = deviceCookie.flatMap { DeviceCookie.device(in: $0, email: email, secret: secret) }
+        let reservation: SignInThrottle.Reservation
+        switch throttle.reserve(SignInThrottle.budgets(email: email, address: address, device: device)) {
+        case .success(let granted): reservation = granted
+        case .failure(let refusal):
             throw AccountError(
-                kind: .throttled(retryAfterSeconds: wait),
-                message: "too many failed sign-ins; try again in \(Self.duration(seconds: wait))"
+                kind: .throttled(retryAfterSeconds: refusal.retryAfterSeconds),
+                message: "too many failed sign-ins; try again in \(Self.duration(seconds: refusal.retryAfterSeconds))"
             )
         }
-        let found = try await store.user(email: email)
-        let matches = try await hasher.verify(String(password.prefix(200)), hash: found?.passwordHash)
-        guard let found, matches else {
-            throttle.recordFailure(email: email, address: address)
+        let verified: (user: UserAccount, passwordHash: String)?
+        do {
+            let found = try await store.user(email: email)
+            let matches = try await hasher.verify(String(password.prefix(200)), hash: found?.passwordHash)
+            verified = matches ? found : nil
+        } catch {
+            throttle.settle(reservation, .withdrawn)
+            throw error
+        }
+        guard let found = verified else {
+            throttle.settle(reservation, .failed)
             throw AccountError(kind: .wrongCredentials, message: "the email or the password is wrong")
         }
         guard found.user.disableTime == nil else {
+            throttle.settle(reservation, .withdrawn)
             throw AccountError(
                 kind: .wrongCredentials,
                 message: "this account is disabled; ask an admin to enable it"
             )
         }
-        throttle.recordSuccess(email: email)
+        throttle.settle(reservation, .succeeded)
         let token = SessionToken.generate()
         let now = Clock.nowMilliseconds()
         let session = UserSession(
@@ -176,7 +202,12 @@ final class Accounts: Sendable {
         try await store.createSession(session)
         // Browsers that never come back leave rows behind; a sign-in is rare enough to sweep.
         try await sweepExpiredSessions(now: now)
-        return SignIn(token: token, session: session, user: found.user)
+        return SignIn(
+            token: token,
+            session: session,
+            user: found.user,
+            deviceCookie: DeviceCookie.make(email: found.user.email, secret: secret)
+        )
     }
 
     /// The live session a cookie's token belongs to, with its account; nil when the token is

@@ -12,9 +12,20 @@ struct PasswordHasher: Sendable {
     /// bcrypt reads at most 72 bytes; a longer password would be silently cut, so it is refused.
     static let maximumBytes = 72
 
+    /// A hash at this hasher's cost of 32 random characters nobody knows: what an unknown email's
+    /// password is checked against, so that it costs what a wrong password costs. Made once, as
+    /// the hasher is made, on the thread pool rather than on a request.
+    private let unmatchableHash: Task<String, any Error>
+
     /// A hasher with a cost between 4 and 31.
     init(cost: UInt8 = 12) {
-        self.cost = min(max(cost, 4), 31)
+        let cost = min(max(cost, 4), 31)
+        self.cost = cost
+        unmatchableHash = Task {
+            try await NIOThreadPool.singleton.runIfActive {
+                Bcrypt.hash(APIKeySecret.generate(role: .admin), cost: cost)
+            }
+        }
     }
 
     /// The bcrypt hash of a password.
@@ -23,22 +34,21 @@ struct PasswordHasher: Sendable {
         return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) }
     }
 
-    /// Whether a password matches a hash. With no hash (an unknown email) it checks against a
-    /// hash of nothing anyone can type, so answering takes as long as for a real account and
-    /// timing does not tell which emails have accounts.
+    /// Whether a password matches a hash. With no hash (an unknown email) it checks against
+    /// ``comparedHash(for:)``'s hash of nothing anyone can type, at the same cost, so answering
+    /// takes as long as for a real account and timing does not tell which emails have accounts.
     func verify(_ password: String, hash: String?) async throws -> Bool {
-        let dummy = Self.unmatchableHash
-        return try await NIOThreadPool.singleton.runIfActive {
-            guard let hash else {
-                _ = Bcrypt.verify(password, hash: dummy)
-                return false
-            }
-            return Bcrypt.verify(password, hash: hash)
-        }
+        let compared = try await comparedHash(for: hash)
+        let matches = try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: compared) }
+        return hash != nil && matches
     }
 
-    /// A cost-12 hash of 32 random characters nobody knows.
-    private static let unmatchableHash = Bcrypt.hash(APIKeySecret.generate(role: .admin), cost: 12)
+    /// The hash ``verify(_:hash:)`` checks a password against: the stored one, or without one the
+    /// unmatchable hash at this hasher's cost.
+    func comparedHash(for stored: String?) async throws -> String {
+        if let stored { return stored }
+        return try await unmatchableHash.value
+    }
 
     /// Why a new password is not acceptable, or nil when it is.
     static func problem(with password: String, email: String) -> String? {

@@ -1,13 +1,15 @@
 import Crypto
 import Foundation
 
-/// The server's own secret: it signs OFREP stream tokens (``StreamToken``).
+/// The server's own secret: it signs OFREP stream tokens (``StreamToken``) and the console's
+/// device cookies (``DeviceCookie``).
 ///
 /// Kept out of the database on purpose: someone who can read the database (a backup, a replica)
-/// must not be able to mint tokens. Given by the operator (`VANE_SECRET`, `--secret-file`), or
-/// generated on the first start into `server-secret` in the data directory, readable only by the
-/// server's user. Nodes that share one PostgreSQL database must share the secret too, or a token
-/// one node handed out is refused by the next.
+/// must not be able to mint tokens or device cookies. Given by the operator (`VANE_SECRET`,
+/// `--secret-file`), or generated on the first start into `server-secret` in the data directory,
+/// readable only by the server's user. Nodes that share one PostgreSQL database must share the
+/// secret too, or a token one node handed out is refused by the next (and a device cookie
+/// counts as a stranger's).
 struct ServerSecret: Sendable {
     /// The key that signs tokens.
     let key: SymmetricKey

@@ -304,7 +304,7 @@ extension ConsoleRoutes {
     /// The whole order at once (drag and drop): `order` holds every name, one a line.
     @Sendable func reorderConditions(_ request: Request, context: VaneRequestContext) async throws -> Response {
         _ = try requireUser(request, context)
-        let form = try await ConsoleForm.read(request, context: context)
+        let form = try await ConsoleForm.read(request, context: context, limit: .templateContent)
         let editing = try await conditionEditing(request, context)
         let names = (form.fields["order"] ?? "").split(whereSeparator: \.isNewline).map(String.init)
         var template = editing.copy.template
@@ -445,7 +445,7 @@ extension ConsoleRoutes {
     /// used, adds the builder's rule to the expression and shows the form again.
     @Sendable func saveCondition(_ request: Request, context: VaneRequestContext) async throws -> Response {
         _ = try requireUser(request, context)
-        let form = try await ConsoleForm.read(request, context: context)
+        let form = try await ConsoleForm.read(request, context: context, limit: .templateContent)
         let editing = try await conditionEditing(request, context)
         var original: String?
         if context.parameters.get("name") != nil { original = try conditionName(context) }
@@ -536,7 +536,7 @@ extension ConsoleRoutes {
     /// `{ok, message, column, length}` from the server's own parser, for checking as one types.
     @Sendable func checkCondition(_ request: Request, context: VaneRequestContext) async throws -> Response {
         let (_, _, principal) = try requireUser(request, context)
-        let form = try await ConsoleForm.read(request, context: context)
+        let form = try await ConsoleForm.read(request, context: context, limit: .templateContent)
         let (key, _, _) = try await environment(context)
         try principal.require(.readTemplate(key))
         let expression = form.fields["expression"]?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
@@ -547,7 +547,7 @@ extension ConsoleRoutes {
     /// uses the same builder as the plain form.
     @Sendable func buildConditionRule(_ request: Request, context: VaneRequestContext) async throws -> Response {
         let (_, _, principal) = try requireUser(request, context)
-        let form = try await ConsoleForm.read(request, context: context)
+        let form = try await ConsoleForm.read(request, context: context, limit: .templateContent)
         let (key, _, _) = try await environment(context)
         try principal.require(.readTemplate(key))
         do throws(ConditionBuilder.Problem) {

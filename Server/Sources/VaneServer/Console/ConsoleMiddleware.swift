@@ -81,13 +81,19 @@ struct ConsoleMiddleware: RouterMiddleware {
                 message: "The server could not show this page; the server log has the details."
             )
         }
-        return renderer.render(
+        var response = renderer.render(
             "error",
             chrome: ConsoleChrome(title: page.heading),
             page: ErrorPage(heading: page.heading, message: page.message, back: "/", backLabel: "Back to the projects"),
             context: context,
             status: page.status
         )
+        if page.status == .contentTooLarge {
+            // The rest of a refused body is never read: the connection ends with the answer.
+            response.headers[.connection] = "close"
+            context.closeConnectionAfterResponse()
+        }
+        return response
     }
 
     struct ErrorPage: Sendable {

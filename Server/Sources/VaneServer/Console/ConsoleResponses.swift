@@ -7,7 +7,7 @@ struct ConsoleRedirect: Error, Sendable {
 
     /// To the sign-in page, coming back to `next` afterwards.
     static func signIn(next: String) -> ConsoleRedirect {
-        let safe = ConsolePaths.isLocal(next) ? next : "/"
+        let safe = ConsolePaths.sameOriginPath(next) ?? "/"
         return ConsoleRedirect(location: "/sign-in?next=" + ConsolePaths.encodeQueryValue(safe))
     }
 
@@ -35,6 +35,17 @@ struct ConsolePageError: Error, Sendable {
     static func forbidden(_ message: String) -> ConsolePageError {
         ConsolePageError(status: .forbidden, heading: "Not allowed", message: message)
     }
+
+    /// 413: a form's body is over its limit (``ConsoleForm/Limit``).
+    static func tooLarge(limit: Int) -> ConsolePageError {
+        let size = limit % (1 << 20) == 0 ? "\(limit >> 20) MiB" : "\(limit >> 10) KiB"
+        return ConsolePageError(
+            status: .contentTooLarge,
+            heading: "The form is too large",
+            message:
+                "this form can send at most \(size) and this one sends more; shorten what you entered and send it again"
+        )
+    }
 }
 
 /// Building console URLs: path segments and query values are percent-encoded, so a flag key
@@ -49,11 +60,16 @@ enum ConsolePaths {
             if unreserved.contains(byte) {
                 result.append(Character(Unicode.Scalar(byte)))
             } else {
-                let hex = String(byte, radix: 16, uppercase: true)
-                result += "%" + (hex.count == 1 ? "0" + hex : hex)
+                result += escape(byte)
             }
         }
         return result
+    }
+
+    /// `%XX`, upper-case hex.
+    private static func escape(_ byte: UInt8) -> String {
+        let hex = String(byte, radix: 16, uppercase: true)
+        return "%" + (hex.count == 1 ? "0" + hex : hex)
     }
 
     static func encodeQueryValue(_ text: String) -> String { encode(text) }
@@ -63,10 +79,34 @@ enum ConsolePaths {
         "/projects/\(encode(environment.projectId))/environments/\(encode(environment.environmentId))"
     }
 
-    /// Whether `path` stays on this server: a path starting with one `/` (not `//host`), so a
-    /// `next` parameter cannot send someone to another site after signing in.
-    static func isLocal(_ path: String) -> Bool {
-        path.hasPrefix("/") && !path.hasPrefix("//") && !path.hasPrefix("/\\")
-            && !path.contains(where: { $0.isNewline || $0 == "\\" })
+    /// `next` as a browser reads it, when that is a path on this server; nil when a browser
+    /// would leave it (another host, a scheme) or it is no path at all.
+    ///
+    /// Decided the way the WHATWG URL parser resolves it against this server's origin: leading
+    /// and trailing C0 controls and spaces go, every ASCII tab and newline goes wherever it is
+    /// (`/\t/evil.example` is `//evil.example` to a browser), and `\` is `/` before the query.
+    /// What is left must start with exactly one `/`. The result is what the redirect sends, with
+    /// the characters a browser would percent-encode (controls, spaces, quotes, non-ASCII)
+    /// percent-encoded, so the browser reads it exactly as decided here. Percent escapes stay as
+    /// they are: `/%2F%2Fevil` is a path on this server to a browser too.
+    static func sameOriginPath(_ next: String) -> String? {
+        var scalars = Array(next.unicodeScalars)
+        while let first = scalars.first, first.value <= 0x20 { scalars.removeFirst() }
+        while let last = scalars.last, last.value <= 0x20 { scalars.removeLast() }
+        scalars.removeAll { $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        var path = ""
+        var beforeQuery = true
+        for scalar in scalars {
+            if scalar == "?" || scalar == "#" { beforeQuery = false }
+            if beforeQuery, scalar == "\\" {
+                path += "/"
+            } else if scalar.value <= 0x20 || scalar.value >= 0x7F || "\"<>`{}|\\^".unicodeScalars.contains(scalar) {
+                for byte in String(scalar).utf8 { path += escape(byte) }
+            } else {
+                path.unicodeScalars.append(scalar)
+            }
+        }
+        guard path.hasPrefix("/"), !path.hasPrefix("//") else { return nil }
+        return path
     }
 }

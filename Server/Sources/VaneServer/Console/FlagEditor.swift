@@ -155,7 +155,7 @@ extension ConsoleRoutes {
 
     private func save(_ request: Request, context: VaneRequestContext, existingKey: String?) async throws -> Response {
         let (user, session, principal) = try requireUser(request, context)
-        let form = try await ConsoleForm.read(request, context: context)
+        let form = try await ConsoleForm.read(request, context: context, limit: .templateContent)
         let (key, project, environment) = try await self.environment(context)
         try principal.require(.publish(key))
         let copy = try await workingCopy(key, user: user)

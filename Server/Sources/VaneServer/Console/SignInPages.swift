@@ -12,12 +12,12 @@ extension ConsoleRoutes {
     }
 
     @Sendable func signInPage(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        let next = request.uri.queryParameters.get("next").map { String($0) } ?? "/"
-        if context.consoleSession != nil { throw ConsoleRedirect(location: ConsolePaths.isLocal(next) ? next : "/") }
+        let next = request.uri.queryParameters.get("next").flatMap { ConsolePaths.sameOriginPath(String($0)) } ?? "/"
+        if context.consoleSession != nil { throw ConsoleRedirect(location: next) }
         return renderer.render(
             "sign-in",
             chrome: ConsoleChrome(title: "Sign in"),
-            page: SignInPage(next: ConsolePaths.isLocal(next) ? next : "/", email: "", error: nil),
+            page: SignInPage(next: next, email: "", error: nil),
             context: context
         )
     }
@@ -25,14 +25,15 @@ extension ConsoleRoutes {
     @Sendable func signIn(_ request: Request, context: VaneRequestContext) async throws -> Response {
         let fields = try await ConsoleForm.readFields(request, context: context)
         let email = fields["email"] ?? ""
-        let next = fields["next"].flatMap { ConsolePaths.isLocal($0) ? $0 : nil } ?? "/"
+        let next = fields["next"].flatMap(ConsolePaths.sameOriginPath) ?? "/"
         let signIn: Accounts.SignIn
         do {
             signIn = try await accounts.signIn(
                 email: email,
                 password: fields["password"] ?? "",
                 address: context.clientAddress,
-                userAgent: request.headers[.userAgent] ?? ""
+                userAgent: request.headers[.userAgent] ?? "",
+                deviceCookie: request.cookies[DeviceCookie.name]?.value
             )
         } catch let error as AccountError {
             var response = renderer.render(
@@ -53,25 +54,40 @@ extension ConsoleRoutes {
         response.setCookie(
             sessionCookie(signIn.token, maxAge: Int(accounts.lifetimeMilliseconds / 1000), request: request)
         )
+        // Later sign-ins from this browser count against this cookie, not the account.
+        response.setCookie(
+            Cookie(
+                name: DeviceCookie.name,
+                value: signIn.deviceCookie,
+                maxAge: DeviceCookie.maximumAgeSeconds,
+                path: DeviceCookie.path,
+                secure: cookiesAreSecure(request),
+                httpOnly: true,
+                sameSite: .strict
+            )
+        )
         return response
     }
 
     /// The session cookie: script cannot read it, other sites' requests do not carry it, and
     /// over HTTPS it never travels in clear text.
     func sessionCookie(_ value: String, maxAge: Int, request: Request) -> Cookie {
-        // Behind a proxy that terminates TLS the server sees plain HTTP: the proxy's
-        // X-Forwarded-Proto says the browser used HTTPS. (A client that sends it over plain
-        // HTTP only makes its own cookie stricter.)
-        let forwardedHTTPS = HTTPField.Name("X-Forwarded-Proto").flatMap { request.headers[$0] } == "https"
-        return Cookie(
+        Cookie(
             name: ConsoleMiddleware.cookieName,
             value: value,
             maxAge: maxAge,
             path: "/",
-            secure: secureCookies || forwardedHTTPS,
+            secure: cookiesAreSecure(request),
             httpOnly: true,
             sameSite: .strict
         )
+    }
+
+    /// Whether the console's cookies get `Secure`: the server terminates TLS, or a proxy that
+    /// does says the browser used HTTPS (`X-Forwarded-Proto`; a client that sends it over plain
+    /// HTTP only makes its own cookies stricter).
+    func cookiesAreSecure(_ request: Request) -> Bool {
+        secureCookies || HTTPField.Name("X-Forwarded-Proto").flatMap { request.headers[$0] } == "https"
     }
 
     @Sendable func signOut(_ request: Request, context: VaneRequestContext) async throws -> Response {

@@ -12,6 +12,8 @@ struct VaneRequestContext: RequestContext, RemoteAddressRequestContext {
     var consoleSession: UserSession?
     /// The connection's peer.
     let remoteAddress: SocketAddress?
+    /// The connection the request came on.
+    let channel: any Channel
     /// The client's address, set by ``ClientAddressMiddleware`` (the peer, or behind a trusted
     /// proxy the address it saw).
     var clientAddress = "unknown"
@@ -21,6 +23,15 @@ struct VaneRequestContext: RequestContext, RemoteAddressRequestContext {
         self.coreContext = .init(source: source)
         self.principal = nil
         self.remoteAddress = source.channel.remoteAddress
+        self.channel = source.channel
+    }
+
+    /// Closes the connection once the response to this request is written, rather than reading
+    /// the rest of a body the server refused (Hummingbird would otherwise read it to its end to
+    /// reach the next request). The response should say `Connection: close`.
+    func closeConnectionAfterResponse() {
+        // Hummingbird's connection handler closes a quiescing connection after its response.
+        channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
     }
 
     /// Bodies are read explicitly with per-route limits; this caps anything decoded implicitly.
