@@ -18,7 +18,9 @@ import Foundation
 /// mSPRT of the contrast T − (1 + r)·C (variance V_T + (1 + r)²·V_C, mixture scaled with that
 /// variance, so the critical value √G is the absolute test's) does not reject — Fieller's
 /// interval with √G for the normal quantile. At r = 0 the contrast is the absolute difference,
-/// so the relative set excludes 0 exactly when the p-value is below α.
+/// so the relative set excludes 0 exactly when the p-value is below α. While control's estimate
+/// is not clearly away from 0 the set is no interval (two half-lines, or the whole line) and is
+/// reported unbounded.
 public struct AlwaysValidTest: Sendable, Hashable, Codable {
     /// τ² used for the absolute difference.
     public var mixtureVariance: Double

@@ -5,8 +5,8 @@
 /// significant because later data diluted it.
 ///
 /// Only informative looks count (``AlwaysValidTest/isInformative``). The p-value is below α
-/// exactly when both intervals exclude 0, as for each look — unless a look's interval missed the
-/// running one entirely (see ``adding(_:)``).
+/// exactly when the absolute interval excludes 0, and the relative one while bounded, as for
+/// each look — unless a look's interval missed the running one entirely (see ``adding(_:)``).
 public struct AlwaysValidSequence: Sendable, Hashable, Codable {
     /// The smallest p-value of any informative look; 1 before the first.
     public var pValue: Double
