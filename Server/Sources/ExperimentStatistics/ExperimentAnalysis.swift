@@ -12,11 +12,15 @@ public enum ExperimentAnalysis {
     /// Every measure of every metric for every treatment against control, and the
     /// sample-ratio-mismatch check.
     ///
+    /// - Parameter history: The experiment's running always-valid readings from earlier looks
+    ///   (``AlwaysValidHistory``); this look joins them. Without one, the always-valid reading is
+    ///   this look's alone.
     /// - Throws: ``ExperimentStatisticsError`` when the aggregates or the configuration are
     ///   impossible; never crashes on any input.
     public static func analyze(
         _ aggregates: ExperimentAggregates,
-        configuration: AnalysisConfiguration = AnalysisConfiguration()
+        configuration: AnalysisConfiguration = AnalysisConfiguration(),
+        history: AlwaysValidHistory = AlwaysValidHistory()
     ) throws(ExperimentStatisticsError) -> ExperimentResults {
         try AggregatesValidation.validate(configuration)
         let control = try AggregatesValidation.validate(aggregates)
@@ -25,26 +29,13 @@ public enum ExperimentAnalysis {
             variants: variants,
             threshold: configuration.sampleRatioMismatchThreshold
         )
-        var measures: [MeasureResults] = []
-        let metricNames = Set(variants.flatMap(\.metrics.keys)).sorted()
-        let ratioNames = Set(variants.flatMap(\.ratioMetrics.keys)).sorted()
         let analysis = MeasureAnalysis(variants: variants, control: control, configuration: configuration)
-        for name in metricNames {
-            measures.append(analysis.conversionRate(metric: name))
-            measures.append(analysis.meanPerUnit(metric: name))
-        }
-        for name in ratioNames {
-            measures.append(analysis.ratio(metric: name))
-        }
-        measures.sort { ($0.metric, order($0.measure)) < ($1.metric, order($1.measure)) }
         return ExperimentResults(
             controlVariant: aggregates.controlVariant,
             sampleRatioMismatch: mismatch,
-            measures: measures
+            measures: analysis.measures().map {
+                analysis.results(metric: $0.metric, measure: $0.measure, history: history)
+            }
         )
-    }
-
-    private static func order(_ measure: Measure) -> Int {
-        Measure.allCases.firstIndex(of: measure) ?? 0
     }
 }

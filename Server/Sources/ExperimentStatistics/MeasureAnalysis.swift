@@ -5,60 +5,124 @@ struct MeasureAnalysis {
     let control: Int
     let configuration: AnalysisConfiguration
 
-    func conversionRate(metric: String) -> MeasureResults {
-        let estimates = variants.map { variant in
-            let converted = (variant.metrics[metric] ?? MetricAggregates.zero).convertedUnits
-            let computed = VariantEstimators.conversionRate(converted: converted, units: variant.exposedUnits)
-            return VariantEstimate(
-                variant: variant.name,
-                exposedUnits: variant.exposedUnits,
-                convertedUnits: converted,
-                estimate: computed?.estimate,
-                unitVariance: computed?.unitVariance
-            )
+    /// Every measure the aggregates have, ordered by metric name, then conversion rate, mean per
+    /// unit, ratio: each conversion/value metric's rate and mean, each ratio metric's ratio.
+    func measures() -> [(metric: String, measure: Measure)] {
+        var measures: [(metric: String, measure: Measure)] = []
+        for name in Set(variants.flatMap(\.metrics.keys)) {
+            measures.append((name, .conversionRate))
+            measures.append((name, .meanPerUnit))
         }
-        return results(metric: metric, measure: .conversionRate, estimates: estimates) { treatment, _ in
-            .betaBinomial(
-                control: posterior(variants[control], metric: metric),
-                treatment: posterior(variants[treatment], metric: metric)
-            )
+        for name in Set(variants.flatMap(\.ratioMetrics.keys)) {
+            measures.append((name, .ratio))
+        }
+        return measures.sorted { ($0.metric, Self.order($0.measure)) < ($1.metric, Self.order($1.measure)) }
+    }
+
+    private static func order(_ measure: Measure) -> Int {
+        Measure.allCases.firstIndex(of: measure) ?? 0
+    }
+
+    /// z₁₋α/₂ of the configured level.
+    private var critical: Double { NormalDistribution.quantile(0.5 + configuration.confidenceLevel / 2) }
+
+    /// Every variant's estimate of the measure, with its interval.
+    func estimates(metric: String, measure: Measure) -> [VariantEstimate] {
+        let z = critical
+        return variants.map { variant in
+            switch measure {
+            case .conversionRate:
+                let converted = (variant.metrics[metric] ?? MetricAggregates.zero).convertedUnits
+                let computed = VariantEstimators.conversionRate(converted: converted, units: variant.exposedUnits)
+                return VariantEstimate(
+                    variant: variant.name,
+                    exposedUnits: variant.exposedUnits,
+                    convertedUnits: converted,
+                    estimate: computed?.estimate,
+                    unitVariance: computed?.unitVariance,
+                    interval: VariantEstimators.wilsonInterval(
+                        converted: converted,
+                        units: variant.exposedUnits,
+                        critical: z
+                    )
+                )
+            case .meanPerUnit:
+                let sums = variant.metrics[metric] ?? MetricAggregates.zero
+                let computed = VariantEstimators.meanPerUnit(sums, units: variant.exposedUnits)
+                return VariantEstimate(
+                    variant: variant.name,
+                    exposedUnits: variant.exposedUnits,
+                    convertedUnits: sums.convertedUnits,
+                    estimate: computed?.estimate,
+                    unitVariance: computed?.unitVariance,
+                    interval: computed.map { VariantEstimators.normalInterval($0.estimate, critical: z) }
+                )
+            case .ratio:
+                let computed = VariantEstimators.ratio(
+                    variant.ratioMetrics[metric] ?? RatioMetricAggregates.zero,
+                    units: variant.exposedUnits
+                )
+                return VariantEstimate(
+                    variant: variant.name,
+                    exposedUnits: variant.exposedUnits,
+                    convertedUnits: nil,
+                    estimate: computed?.estimate,
+                    unitVariance: computed?.unitVariance,
+                    interval: computed.map { VariantEstimators.normalInterval($0.estimate, critical: z) }
+                )
+            }
         }
     }
 
-    func meanPerUnit(metric: String) -> MeasureResults {
-        let estimates = variants.map { variant in
-            let sums = variant.metrics[metric] ?? MetricAggregates.zero
-            let computed = VariantEstimators.meanPerUnit(sums, units: variant.exposedUnits)
-            return VariantEstimate(
-                variant: variant.name,
-                exposedUnits: variant.exposedUnits,
-                convertedUnits: sums.convertedUnits,
-                estimate: computed?.estimate,
-                unitVariance: computed?.unitVariance
-            )
-        }
-        return results(metric: metric, measure: .meanPerUnit, estimates: estimates) { _, difference in
-            .normal(difference.absolute)
+    /// Each treatment whose comparison is defined, with its estimate and control's.
+    private func pairs(_ estimates: [VariantEstimate]) -> [(index: Int, treatment: Estimate, control: Estimate)] {
+        guard let controlEstimate = estimates[control].estimate else { return [] }
+        return estimates.enumerated().compactMap { index, variant in
+            guard index != control, let estimate = variant.estimate else { return nil }
+            return (index, estimate, controlEstimate)
         }
     }
 
-    func ratio(metric: String) -> MeasureResults {
-        let estimates = variants.map { variant in
-            let computed = VariantEstimators.ratio(
-                variant.ratioMetrics[metric] ?? RatioMetricAggregates.zero,
-                units: variant.exposedUnits
-            )
-            return VariantEstimate(
-                variant: variant.name,
-                exposedUnits: variant.exposedUnits,
-                convertedUnits: nil,
-                estimate: computed?.estimate,
-                unitVariance: computed?.unitVariance
+    private func alwaysValidLook(treatment: Estimate, control: Estimate) -> AlwaysValidTest {
+        AlwaysValidTest(
+            treatment: treatment,
+            control: control,
+            mixture: configuration.mixtureVariance,
+            confidenceLevel: configuration.confidenceLevel
+        )
+    }
+
+    /// This look's always-valid test of every treatment, without the other readings.
+    func alwaysValidLooks(metric: String, measure: Measure) -> [(variant: String, look: AlwaysValidTest)] {
+        pairs(estimates(metric: metric, measure: measure)).map {
+            (variants[$0.index].name, alwaysValidLook(treatment: $0.treatment, control: $0.control))
+        }
+    }
+
+    /// The measure's estimates and comparisons; the always-valid reading joins this look to the
+    /// comparison's running reading in `history`.
+    func results(metric: String, measure: Measure, history: AlwaysValidHistory) -> MeasureResults {
+        let estimates = estimates(metric: metric, measure: measure)
+        let comparisons = pairs(estimates).map { index, treatment, control in
+            let name = variants[index].name
+            let difference = Difference(treatment: treatment, control: control)
+            let look = alwaysValidLook(treatment: treatment, control: control)
+            let running = history.sequence(metric: metric, measure: measure, variant: name) ?? .beforeAnyLook
+            return TreatmentComparison(
+                variant: name,
+                difference: difference,
+                alwaysValid: running.adding(look),
+                latestLook: look,
+                fixedHorizon: FixedHorizonTest(difference: difference, confidenceLevel: configuration.confidenceLevel),
+                bayesian: measure == .conversionRate
+                    ? .betaBinomial(
+                        control: posterior(variants[self.control], metric: metric),
+                        treatment: posterior(variants[index], metric: metric)
+                    )
+                    : .normal(difference.absolute)
             )
         }
-        return results(metric: metric, measure: .ratio, estimates: estimates) { _, difference in
-            .normal(difference.absolute)
-        }
+        return MeasureResults(metric: metric, measure: measure, variants: estimates, comparisons: comparisons)
     }
 
     /// Beta(α₀ + converted, β₀ + exposed − converted).
@@ -68,38 +132,5 @@ struct MeasureAnalysis {
             alpha: configuration.conversionPriorAlpha + converted,
             beta: configuration.conversionPriorBeta + Double(variant.exposedUnits) - converted
         )
-    }
-
-    private func results(
-        metric: String,
-        measure: Measure,
-        estimates: [VariantEstimate],
-        bayesian: (Int, Difference) -> BayesianComparison
-    ) -> MeasureResults {
-        var comparisons: [TreatmentComparison] = []
-        if let controlEstimate = estimates[control].estimate {
-            for (index, variant) in estimates.enumerated() where index != control {
-                guard let estimate = variant.estimate else { continue }
-                let difference = Difference(treatment: estimate, control: controlEstimate)
-                comparisons.append(
-                    TreatmentComparison(
-                        variant: variant.variant,
-                        difference: difference,
-                        alwaysValid: AlwaysValidTest(
-                            difference: difference,
-                            controlEstimate: controlEstimate.value,
-                            mixture: configuration.mixtureVariance,
-                            confidenceLevel: configuration.confidenceLevel
-                        ),
-                        fixedHorizon: FixedHorizonTest(
-                            difference: difference,
-                            confidenceLevel: configuration.confidenceLevel
-                        ),
-                        bayesian: bayesian(index, difference)
-                    )
-                )
-            }
-        }
-        return MeasureResults(metric: metric, measure: measure, variants: estimates, comparisons: comparisons)
     }
 }

@@ -95,7 +95,8 @@ enum ExperimentResultsReport {
         let key = results["experiment"]?.stringValue ?? "?"
         let status = results["status"]?.stringValue ?? "?"
         let method = results["method"]?.stringValue ?? "sequential"
-        var title = "Experiment \(key): \(status), \(method)"
+        let level = levelText(number(results["confidenceLevel"]) ?? 0.95)
+        var title = "Experiment \(key): \(status), \(method), \(level) confidence"
         if let start = results["startTime"]?.stringValue { title += ", started \(start)" }
         if let stop = results["stopTime"]?.stringValue { title += ", stopped \(stop)" }
         lines.append(title)
@@ -138,7 +139,7 @@ enum ExperimentResultsReport {
                 lines.append("")
                 let kind = measure["measure"]?.stringValue ?? "?"
                 lines.append("\(name) (\(role)): \(label(kind))")
-                lines.append(table(measure, kind: kind, method: method))
+                lines.append(table(measure, kind: kind, method: method, level: level))
             }
         }
         return lines.joined(separator: "\n") + "\n"
@@ -153,7 +154,13 @@ enum ExperimentResultsReport {
         }
     }
 
-    private static func table(_ measure: JSONObject, kind: String, method: String) -> String {
+    /// "95%", "99.5%".
+    private static func levelText(_ level: Double) -> String {
+        let percent = (level * 1_000).rounded() / 10
+        return percent == percent.rounded() ? "\(Int(percent))%" : "\(percent)%"
+    }
+
+    private static func table(_ measure: JSONObject, kind: String, method: String, level: String) -> String {
         let isRate = kind == "conversionRate"
         let comparisons = Dictionary(
             (measure["comparisons"]?.arrayValue ?? []).compactMap(\.objectValue).map {
@@ -163,15 +170,27 @@ enum ExperimentResultsReport {
         )
         let header =
             method == "bayesian"
-            ? ["VARIANT", "UNITS", "VALUE", "DIFFERENCE", "CHANCE TO BEAT CONTROL", "EXPECTED LOSS"]
-            : ["VARIANT", "UNITS", "VALUE", "DIFFERENCE", "95% ALWAYS-VALID INTERVAL", "P-VALUE"]
+            ? [
+                "VARIANT", "UNITS", "VALUE", "\(level) INTERVAL", "DIFFERENCE", "CHANCE TO BEAT CONTROL",
+                "EXPECTED LOSS",
+            ]
+            : [
+                "VARIANT", "UNITS", "VALUE", "\(level) INTERVAL", "DIFFERENCE", "\(level) ALWAYS-VALID INTERVAL",
+                "RELATIVE", "P-VALUE",
+            ]
+        let format: (Double) -> String = { isRate ? percent($0) : figure($0) }
+        let formatDifference: (Double) -> String = { isRate ? signed(points: $0) : signed($0) }
         let rows = (measure["variants"]?.arrayValue ?? []).compactMap(\.objectValue).map { variant -> [String] in
             let name = variant["variant"]?.stringValue ?? "?"
             var units = variant["exposedUnits"]?.numberValue?.description ?? "0"
             if let converted = variant["convertedUnits"]?.numberValue, isRate { units = "\(converted)/\(units)" }
-            let value = number(variant["estimate"]?.objectValue?["value"]).map { isRate ? percent($0) : figure($0) }
-            var row = [name, units, value ?? "-"]
-            guard let comparison = comparisons[name] else { return row + ["control", "", ""] }
+            let value = number(variant["estimate"]?.objectValue?["value"]).map(format)
+            let own = variant["interval"]?.objectValue
+            let ownText = own.map { interval($0, format) } ?? "-"
+            var row = [name, units, value ?? "-", ownText]
+            guard let comparison = comparisons[name] else {
+                return row + ["control"] + Array(repeating: "", count: header.count - row.count - 1)
+            }
             let difference = number(comparison["difference"]?.objectValue?["value"])
             let relative = number(comparison["relativeDifference"]?.objectValue?["value"])
             var differenceText = difference.map { isRate ? signed(points: $0) : signed($0) } ?? "-"
@@ -183,10 +202,10 @@ enum ExperimentResultsReport {
                 row.append(number(bayesian?["expectedLossOfTreatment"]).map { isRate ? points($0) : figure($0) } ?? "-")
             } else {
                 let sequential = comparison["alwaysValid"]?.objectValue
-                let interval = sequential?["interval"]?.objectValue
-                let lower = number(interval?["lower"]).map { isRate ? signed(points: $0) : signed($0) } ?? "-∞"
-                let upper = number(interval?["upper"]).map { isRate ? signed(points: $0) : signed($0) } ?? "+∞"
-                row.append("[\(lower), \(upper)]")
+                row.append(sequential?["interval"]?.objectValue.map { interval($0, formatDifference) } ?? "-")
+                row.append(
+                    sequential?["relativeInterval"]?.objectValue.map { interval($0) { signed(percent: $0) } } ?? "-"
+                )
                 row.append(number(sequential?["pValue"]).map(pValue) ?? "-")
             }
             return row
@@ -195,6 +214,13 @@ enum ExperimentResultsReport {
     }
 
     private static func number(_ value: JSONValue?) -> Double? { value?.numberValue?.value }
+
+    /// `[lower, upper]`; a null end is unbounded.
+    private static func interval(_ bounds: JSONObject, _ format: (Double) -> String) -> String {
+        let lower = number(bounds["lower"]).map(format) ?? "-∞"
+        let upper = number(bounds["upper"]).map(format) ?? "+∞"
+        return "[\(lower), \(upper)]"
+    }
 
     private static func percent(_ value: Double) -> String { String(format: "%.2f%%", value * 100) }
     private static func points(_ value: Double) -> String { String(format: "%.2f pp", value * 100) }

@@ -45,8 +45,9 @@ struct ExperimentsCreateCommand: AsyncParsableCommand {
         abstract: "Create an experiment from a JSON definition (a draft until started).",
         discussion: """
             The file holds key, hypothesis, parameters, variants (name, condition, weight), primaryMetric and \
-            guardrailMetrics (event, kind: conversion, mean or ratio) and method (sequential or bayesian); - reads \
-            standard input. The parameters and conditions must be in the live template.
+            guardrailMetrics (event, kind: conversion, mean or ratio), method (sequential or bayesian), and \
+            optionally confidenceLevel (0.8-0.999, default 0.95) and sampleRatioThreshold (1e-6-0.05, default \
+            0.001); - reads standard input. The parameters and conditions must be in the live template.
             """
     )
 

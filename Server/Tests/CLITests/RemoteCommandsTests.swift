@@ -410,7 +410,7 @@ import FoundationNetworking
             let results = try await server.run(["experiments", "results", "checkout-button"])
             #expect(results.status == 0, "\(results.stderr)")
             #expect(
-                results.stdout.hasPrefix("Experiment checkout-button: running, sequential, started 20"),
+                results.stdout.hasPrefix("Experiment checkout-button: running, sequential, 95% confidence, started 20"),
                 "\(results.stdout)"
             )
             #expect(
@@ -419,6 +419,21 @@ import FoundationNetworking
             )
             #expect(results.stdout.contains("checkout_completed (primary): share of units that converted"))
             #expect(results.stdout.contains("new-flow  1/1"), "\(results.stdout)")
+            // Each variant's own interval (Wilson: 0 of 1 converted, at 95 %), and the relative
+            // always-valid interval beside the absolute one.
+            let header = try #require(results.stdout.split(separator: "\n").first { $0.hasPrefix("VARIANT   UNITS") })
+            let columns = header.split(separator: "  ", omittingEmptySubsequences: true).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+            #expect(
+                columns == [
+                    "VARIANT", "UNITS", "VALUE", "95% INTERVAL", "DIFFERENCE", "95% ALWAYS-VALID INTERVAL", "RELATIVE",
+                    "P-VALUE",
+                ],
+                "\(results.stdout)"
+            )
+            #expect(results.stdout.contains("[0.00%, 79.35%]"), "control's 0 of 1: \(results.stdout)")
+            #expect(results.stdout.contains("[20.65%, 100.00%]"), "new-flow's 1 of 1: \(results.stdout)")
             let resultsJSON = try await server.run(["experiments", "results", "checkout-button", "--json"])
             #expect(try JSONValue.parse(resultsJSON.stdout).objectValue?["experiment"] == "checkout-button")
 

@@ -31,11 +31,18 @@ import Testing
                 expectClose(variant.estimate?.value, values.value, "\(label) \(values.variant) value")
                 expectClose(variant.estimate?.variance, values.variance, "\(label) \(values.variant) variance")
                 expectClose(variant.unitVariance, values.unitVariance, "\(label) \(values.variant) unit variance")
+                expectClose(variant.interval?.lower, values.intervalLower, "\(label) \(values.variant) interval lower")
+                expectClose(variant.interval?.upper, values.intervalUpper, "\(label) \(values.variant) interval upper")
             }
             #expect(actual.comparisons.count == expected.comparisons.count)
             for values in expected.comparisons {
                 let comparison = try #require(actual.comparisons.first { $0.variant == values.variant })
-                check(comparison, against: values, label: "\(label) \(values.variant)")
+                check(
+                    comparison,
+                    against: values,
+                    level: scenario.configuration.confidenceLevel,
+                    label: "\(label) \(values.variant)"
+                )
             }
         }
     }
@@ -43,6 +50,7 @@ import Testing
     private func check(
         _ comparison: TreatmentComparison,
         against values: ReferenceFixtures.ComparisonValues,
+        level: Double,
         label: String
     ) {
         let difference = comparison.difference
@@ -59,20 +67,20 @@ import Testing
         expectClose(fixed.relativeInterval?.lower, values.relativeIntervalLower, "\(label) relative interval lower")
         expectClose(fixed.relativeInterval?.upper, values.relativeIntervalUpper, "\(label) relative interval upper")
 
-        let sequential = comparison.alwaysValid
-        expectClose(sequential.pValue, values.alwaysValidPValue, "\(label) always-valid p-value")
-        expectClose(sequential.absoluteInterval.lower, values.sequenceLower, "\(label) sequence lower")
-        expectClose(sequential.absoluteInterval.upper, values.sequenceUpper, "\(label) sequence upper")
-        expectClose(
-            sequential.relativeInterval?.lower,
-            values.relativeSequenceLower,
-            "\(label) relative sequence lower"
-        )
-        expectClose(
-            sequential.relativeInterval?.upper,
-            values.relativeSequenceUpper,
-            "\(label) relative sequence upper"
-        )
+        // Without earlier looks the running reading is this look's (every look here is informative).
+        let look = comparison.latestLook
+        #expect(look.isInformative, "\(label)")
+        #expect(comparison.alwaysValid == AlwaysValidSequence.beforeAnyLook.adding(look), "\(label)")
+        expectClose(look.pValue, values.alwaysValidPValue, "\(label) always-valid p-value")
+        expectClose(look.absoluteInterval.lower, values.sequenceLower, "\(label) sequence lower")
+        expectClose(look.absoluteInterval.upper, values.sequenceUpper, "\(label) sequence upper")
+        let relative = look.relativeInterval
+        expectClose(relative?.lower, values.relativeSequenceLower ?? -.infinity, "\(label) relative sequence lower")
+        expectClose(relative?.upper, values.relativeSequenceUpper ?? .infinity, "\(label) relative sequence upper")
+        // The relative sequence is the p-value's dual: it excludes 0 exactly when p < α.
+        let alpha = 1 - level
+        #expect((relative?.contains(0) ?? true) == (look.pValue >= alpha), "\(label)")
+        #expect(look.absoluteInterval.contains(0) == (look.pValue >= alpha), "\(label)")
 
         let bayesian = comparison.bayesian
         expectClose(bayesian.chanceToBeatControl, values.chanceToBeatControl, "\(label) chance to beat control")

@@ -13,6 +13,9 @@ package enum ReferenceStatistics {
         package let value: Double
         package let variance: Double
         package let unitVariance: Double
+        /// The variant's own interval: Wilson (rates), normal (means, ratios).
+        package let intervalLower: Double
+        package let intervalUpper: Double
     }
 
     package struct ComparisonValues: Decodable, Sendable {
@@ -30,8 +33,9 @@ package enum ReferenceStatistics {
         package let alwaysValidPValue: Double
         package let sequenceLower: Double
         package let sequenceUpper: Double
-        package let relativeSequenceLower: Double
-        package let relativeSequenceUpper: Double
+        /// nil where the relative confidence sequence is unbounded.
+        package let relativeSequenceLower: Double?
+        package let relativeSequenceUpper: Double?
         package let chanceToBeatControl: Double
         package let expectedLossOfTreatment: Double
         package let expectedLossOfControl: Double

@@ -238,6 +238,16 @@ import VaneCore
                     estimate.variance,
                     "\(label) \(name) variance"
                 )
+                close(
+                    variants[name]?["interval"]?.objectValue?["lower"],
+                    estimate.intervalLower,
+                    "\(label) \(name) interval lower"
+                )
+                close(
+                    variants[name]?["interval"]?.objectValue?["upper"],
+                    estimate.intervalUpper,
+                    "\(label) \(name) interval upper"
+                )
             }
             let comparisons = object["comparisons"]?.arrayValue?.compactMap(\.objectValue) ?? []
             #expect(comparisons.count == measure.comparisons.count, "\(label) comparisons")
@@ -246,9 +256,10 @@ import VaneCore
                     Issue.record("\(label): no comparison for \(values.variant)")
                     continue
                 }
-                func at(_ path: String...) -> JSONValue? {
+                func at(_ path: [String]) -> JSONValue? {
                     path.reduce(JSONValue.object(actual) as JSONValue?) { $0?.objectValue?[$1] }
                 }
+                func at(_ path: String...) -> JSONValue? { at(path) }
                 let l = "\(label) \(values.variant)"
                 close(at("difference", "value"), values.difference, "\(l) difference")
                 close(at("difference", "variance"), values.differenceVariance, "\(l) difference variance")
@@ -260,19 +271,24 @@ import VaneCore
                 close(at("fixedHorizon", "interval", "upper"), values.intervalUpper, "\(l) interval upper")
                 close(at("fixedHorizon", "relativeInterval", "lower"), values.relativeIntervalLower, "\(l) rel. lower")
                 close(at("fixedHorizon", "relativeInterval", "upper"), values.relativeIntervalUpper, "\(l) rel. upper")
-                close(at("alwaysValid", "pValue"), values.alwaysValidPValue, "\(l) always-valid p-value")
-                close(at("alwaysValid", "interval", "lower"), values.sequenceLower, "\(l) sequence lower")
-                close(at("alwaysValid", "interval", "upper"), values.sequenceUpper, "\(l) sequence upper")
-                close(
-                    at("alwaysValid", "relativeInterval", "lower"),
-                    values.relativeSequenceLower,
-                    "\(l) rel. seq. lower"
-                )
-                close(
-                    at("alwaysValid", "relativeInterval", "upper"),
-                    values.relativeSequenceUpper,
-                    "\(l) rel. seq. upper"
-                )
+                // The latest look, against the reference; the reported reading keeps the
+                // smallest p-value and the narrowest intervals of every look (one per batch).
+                let look = ["alwaysValid", "latestLook"]
+                close(at(look + ["pValue"]), values.alwaysValidPValue, "\(l) always-valid p-value")
+                close(at(look + ["interval", "lower"]), values.sequenceLower, "\(l) sequence lower")
+                close(at(look + ["interval", "upper"]), values.sequenceUpper, "\(l) sequence upper")
+                if let lower = values.relativeSequenceLower, let upper = values.relativeSequenceUpper {
+                    close(at(look + ["relativeInterval", "lower"]), lower, "\(l) rel. seq. lower")
+                    close(at(look + ["relativeInterval", "upper"]), upper, "\(l) rel. seq. upper")
+                } else {
+                    #expect(at(look + ["relativeInterval", "lower"]) == .null, "\(l) rel. seq. unbounded")
+                }
+                let running = at(["alwaysValid", "pValue"])?.numberValue?.value ?? .nan
+                #expect(running <= values.alwaysValidPValue * (1 + 1e-9), "\(l) running p-value")
+                let lower = at(["alwaysValid", "interval", "lower"])?.numberValue?.value ?? .nan
+                let upper = at(["alwaysValid", "interval", "upper"])?.numberValue?.value ?? .nan
+                #expect(lower >= values.sequenceLower - 1e-9 && upper <= values.sequenceUpper + 1e-9, "\(l) running")
+                #expect((lower > 0 || upper < 0) == (running < 0.05), "\(l) the interval agrees with the p-value")
                 close(at("bayesian", "chanceToBeatControl"), values.chanceToBeatControl, "\(l) chance to beat control")
                 close(
                     at("bayesian", "expectedLossOfTreatment"),

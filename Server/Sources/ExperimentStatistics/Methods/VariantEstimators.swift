@@ -1,4 +1,4 @@
-/// Each measure's estimate and per-unit variance from a variant's sums.
+/// Each measure's estimate, per-unit variance and interval from a variant's sums.
 enum VariantEstimators {
     /// p = c / n; per-unit variance p(1 − p); Var(p̂) = p(1 − p) / n (the Wald variance).
     static func conversionRate(converted: Int, units: Int) -> (estimate: Estimate, unitVariance: Double)? {
@@ -34,6 +34,25 @@ enum VariantEstimators {
         if linearized.isNaN { linearized = .infinity }
         linearized = max(0, linearized)
         return (Estimate(value: r, variance: linearized / n), linearized)
+    }
+
+    /// Wilson's score interval for a rate, with z = Φ⁻¹(1 − α/2): (p + z²/2n ± z·√(p(1 − p)/n +
+    /// z²/4n²)) / (1 + z²/n). Unlike the Wald interval p ± z·√(p(1 − p)/n) it stays inside
+    /// [0, 1] and does not shrink to a point at 0 or n conversions.
+    static func wilsonInterval(converted: Int, units: Int, critical z: Double) -> Interval? {
+        guard units > 0 else { return nil }
+        let n = Double(units)
+        let p = Double(converted) / n
+        let z2 = z * z
+        let denominator = 1 + z2 / n
+        let center = (p + z2 / (2 * n)) / denominator
+        let half = z / denominator * (p * (1 - p) / n + z2 / (4 * n * n)).squareRoot()
+        return Interval(lower: max(0, center - half), upper: min(1, center + half))
+    }
+
+    /// The normal interval estimate ± z·√variance (means per unit; ratios by the delta method).
+    static func normalInterval(_ estimate: Estimate, critical z: Double) -> Interval {
+        Interval(center: estimate.value, halfWidth: z * estimate.standardError)
     }
 
     /// A centred sum of squares: never negative (rounding can make it slightly so), +∞ when the

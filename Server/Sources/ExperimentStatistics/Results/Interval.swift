@@ -16,9 +16,18 @@ public struct Interval: Sendable, Hashable, Codable {
         self.init(lower: center - halfWidth, upper: center + halfWidth)
     }
 
+    /// (−∞, ∞): nothing known yet.
+    public static let unbounded = Interval(lower: -.infinity, upper: .infinity)
+
     /// upper − lower.
     public var width: Double { upper - lower }
 
     /// Whether the interval contains `value`.
     public func contains(_ value: Double) -> Bool { lower <= value && value <= upper }
+
+    /// The part both intervals share; `nil` when they do not overlap.
+    public func intersection(_ other: Interval) -> Interval? {
+        let shared = Interval(lower: max(lower, other.lower), upper: min(upper, other.upper))
+        return shared.lower <= shared.upper ? shared : nil
+    }
 }

@@ -1,6 +1,10 @@
 /// Session cookies and CSRF tokens: 256 random bits each, base64url. Only the SHA-256 of a
 /// session token is stored, like API keys.
 enum SessionToken {
+    /// The name of the console's session cookie. The API does not read it (it takes API keys),
+    /// but names the console to a request that carries it.
+    static let cookieName = "vane_session"
+
     /// A new random token.
     static func generate() -> String {
         Base64URL.encode(RandomBytes.make(32))

@@ -11,7 +11,7 @@ struct ConsoleMiddleware: RouterMiddleware {
     let renderer: ConsolePageRenderer
 
     /// The session cookie's name.
-    static let cookieName = "vane_session"
+    static let cookieName = SessionToken.cookieName
 
     func handle(
         _ request: Request,

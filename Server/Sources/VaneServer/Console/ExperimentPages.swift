@@ -38,9 +38,12 @@ extension ConsoleRoutes {
             var units: String
             var converted: String?
             var estimate: String
+            /// The variant's own interval at the experiment's level ("9.43 % to 10.61 %").
+            var estimateInterval: String
             var difference: String
             var interval: String
             var relative: String
+            var relativeInterval: String
             var decision: String
             var isControl: Bool
         }
@@ -52,6 +55,8 @@ extension ConsoleRoutes {
             var measure: String
             var hasConverted: Bool
             var decisionHeading: String
+            /// "95 % interval", at the experiment's level.
+            var intervalHeading: String
             var rows: [MetricRow]
             var chart: String?
             var chartCaption: String
@@ -62,6 +67,8 @@ extension ConsoleRoutes {
         var statusClass: String
         var hypothesis: String
         var method: String
+        /// The confidence level and the sample-ratio threshold.
+        var settings: String
         var parameters: String
         var started: String?
         var startVersion: String?
@@ -141,10 +148,10 @@ extension ConsoleRoutes {
         let (key, project, environment) = try await self.environment(context)
         try principal.require(.readHistory(key))
         let name = context.parameters.get("experiment") ?? ""
-        guard let (experiment, tally) = try await experiments.experimentWithTally(key, key: name) else {
+        guard let (experiment, stored) = try await experiments.experimentWithTally(key, key: name) else {
             throw ConsolePageError.notFound("there is no experiment \"\(name)\" in \(key)")
         }
-        let report = ExperimentReport(experiment, tally: tally)
+        let report = ExperimentReport(experiment, tally: stored.tally, history: stored.history)
         let path = ConsolePaths.environment(key) + "/experiments/" + ConsolePaths.encode(experiment.key)
         let canChange = principal.permits(.publish(key))
         var chrome = try await environmentChrome(
@@ -257,6 +264,8 @@ extension ConsoleRoutes {
             method: definition.method == .sequential
                 ? "Sequential (always-valid p-values and intervals: safe to look at daily)"
                 : "Bayesian (chance to beat control, expected loss)",
+            settings: "\(ExperimentReport.levelText(definition.confidenceLevel)) confidence; the sample-ratio check "
+                + "flags p below \(definition.sampleRatioThreshold)",
             parameters: definition.parameters.joined(separator: ", "),
             started: experiment.startTime.map(displayTime),
             startVersion: experiment.startVersion.map(String.init),
@@ -293,10 +302,15 @@ extension ConsoleRoutes {
             }
         let comparisons = Dictionary(results.comparisons.map { ($0.variant, $0) }) { first, _ in first }
         // The interval of the method's own test, so it agrees with the p-value beside it: the
-        // always-valid confidence sequence, or the 95 % interval for Bayesian reading.
+        // always-valid confidence sequence over every look, or the fixed-horizon interval for
+        // Bayesian reading.
         func interval(_ comparison: TreatmentComparison) -> Interval {
             sequential ? comparison.alwaysValid.absoluteInterval : comparison.fixedHorizon.absoluteInterval
         }
+        func relativeInterval(_ comparison: TreatmentComparison) -> Interval? {
+            sequential ? comparison.alwaysValid.relativeInterval : comparison.fixedHorizon.relativeInterval
+        }
+        let level = ExperimentReport.levelText(report.definition.confidenceLevel)
         let rows = results.variants.map { variant -> ExperimentPage.MetricRow in
             let isControl = variant.variant == report.definition.controlVariant
             var row = ExperimentPage.MetricRow(
@@ -304,9 +318,13 @@ extension ConsoleRoutes {
                 units: count(variant.exposedUnits),
                 converted: variant.convertedUnits.map(count),
                 estimate: variant.estimate.map { estimate(results.measure, $0.value) } ?? "–",
+                estimateInterval: variant.interval.map {
+                    "\(estimate(results.measure, $0.lower)) to \(estimate(results.measure, $0.upper))"
+                } ?? "",
                 difference: isControl ? "(control)" : "–",
                 interval: "",
                 relative: "",
+                relativeInterval: "",
                 decision: "",
                 isControl: isControl
             )
@@ -315,6 +333,10 @@ extension ConsoleRoutes {
                 let bounds = interval(comparison)
                 row.interval = "\(scale.format(bounds.lower)) to \(scale.format(bounds.upper))"
                 row.relative = comparison.difference.relative.map { ExperimentChart.percent($0.value) } ?? "–"
+                if comparison.difference.relative != nil, let relative = relativeInterval(comparison) {
+                    row.relativeInterval =
+                        "\(ExperimentChart.percent(relative.lower)) to \(ExperimentChart.percent(relative.upper))"
+                }
                 row.decision =
                     sequential
                     ? "p \(ExperimentReport.pValueText(comparison.alwaysValid.pValue))"
@@ -340,17 +362,18 @@ extension ConsoleRoutes {
             measure: measure,
             hasConverted: results.variants.contains { $0.convertedUnits != nil },
             decisionHeading: sequential ? "p-value (always valid)" : "Chance to beat control",
+            intervalHeading: "\(level) interval",
             rows: rows,
             chart: ExperimentChart.svg(
                 rows: chartRows,
                 scale: scale,
                 id: id + "-chart",
-                title: "\(metric.name): difference in \(measure) from control, with 95 % intervals"
+                title: "\(metric.name): difference in \(measure) from control, with \(level) intervals"
             ),
             chartCaption:
                 "Difference in \(measure) from control"
                 + (results.measure == .conversionRate ? " in percentage points" : "")
-                + "; the line is the 95 % "
+                + "; the line is the \(level) "
                 + (sequential ? "always-valid interval, safe to read at any time" : "interval")
                 + ". An interval clear of zero is a real difference."
         )

@@ -1,3 +1,4 @@
+import ExperimentStatistics
 import VaneCore
 
 /// What an experiment tests, as its creator wrote it: which parameters, which variants and how
@@ -20,9 +21,23 @@ struct ExperimentDefinition: Sendable, Hashable {
     var guardrailMetrics: [ExperimentMetric]
     /// How results are read.
     var method: ExperimentMethod
+    /// The coverage of every interval and the p-values' threshold 1 − level, 0.8-0.999.
+    var confidenceLevel: Double = Self.defaultConfidenceLevel
+    /// A sample-ratio-mismatch p-value below this flags the experiment, 1e-6-0.05.
+    var sampleRatioThreshold: Double = Self.defaultSampleRatioThreshold
+
+    static let defaultConfidenceLevel = AnalysisConfiguration().confidenceLevel
+    static let defaultSampleRatioThreshold = AnalysisConfiguration().sampleRatioMismatchThreshold
+    static let confidenceLevels: ClosedRange<Double> = 0.8...0.999
+    static let sampleRatioThresholds: ClosedRange<Double> = 1e-6...0.05
 
     /// Every metric: the primary one first.
     var metrics: [ExperimentMetric] { [primaryMetric] + guardrailMetrics }
+
+    /// The statistics' settings: the experiment's level and threshold, the rest the defaults.
+    var analysisConfiguration: AnalysisConfiguration {
+        AnalysisConfiguration(confidenceLevel: confidenceLevel, sampleRatioMismatchThreshold: sampleRatioThreshold)
+    }
 
     /// The variant a unit that matches `condition` (nil: none of the variants' conditions) gets.
     func variant(forCondition condition: String?) -> ExperimentVariant? {

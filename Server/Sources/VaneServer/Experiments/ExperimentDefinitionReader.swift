@@ -10,7 +10,7 @@ import VaneCore
 ///               {"name": "green", "condition": "checkout_green", "weight": 50}],
 ///  "primaryMetric": {"event": "checkout_completed", "kind": "conversion"},
 ///  "guardrailMetrics": [{"event": "app_crashed", "kind": "conversion"}],
-///  "method": "sequential"}
+///  "method": "sequential", "confidenceLevel": 0.95, "sampleRatioThreshold": 0.001}
 /// ```
 enum ExperimentDefinitionReader {
     /// Variants per experiment: enough for any sensible test, few enough to keep the analysis
@@ -27,6 +27,7 @@ enum ExperimentDefinitionReader {
 
     static let members: Set<String> = [
         "key", "hypothesis", "parameters", "variants", "controlVariant", "primaryMetric", "guardrailMetrics", "method",
+        "confidenceLevel", "sampleRatioThreshold",
     ]
 
     /// The definition, or every problem found.
@@ -119,6 +120,23 @@ enum ExperimentDefinitionReader {
             )
         }
 
+        let confidenceLevel = readSetting(
+            object["confidenceLevel"],
+            at: root.appending("confidenceLevel"),
+            range: ExperimentDefinition.confidenceLevels,
+            default: ExperimentDefinition.defaultConfidenceLevel,
+            what: "the coverage of every interval (0.95: 95 %)",
+            problem
+        )
+        let sampleRatioThreshold = readSetting(
+            object["sampleRatioThreshold"],
+            at: root.appending("sampleRatioThreshold"),
+            range: ExperimentDefinition.sampleRatioThresholds,
+            default: ExperimentDefinition.defaultSampleRatioThreshold,
+            what: "the sample-ratio check's p-value threshold",
+            problem
+        )
+
         guard issues.isEmpty, let primary, let controlVariant else {
             return .failure(DocumentError(issues: issues))
         }
@@ -131,9 +149,42 @@ enum ExperimentDefinitionReader {
                 controlVariant: controlVariant,
                 primaryMetric: primary,
                 guardrailMetrics: guardrails,
-                method: method
+                method: method,
+                confidenceLevel: confidenceLevel,
+                sampleRatioThreshold: sampleRatioThreshold
             )
         )
+    }
+
+    /// A number setting within `range`; `default` when absent or null.
+    private static func readSetting(
+        _ value: JSONValue?,
+        at path: JSONPath,
+        range: ClosedRange<Double>,
+        default fallback: Double,
+        what: String,
+        _ problem: Problem
+    ) -> Double {
+        switch value {
+        case nil, .null?:
+            return fallback
+        case .number(let number)? where range.contains(number.value):
+            return number.value
+        case .number(let number)?:
+            problem(
+                path,
+                "range",
+                "\(number) is out of range; expected \(what), a number from \(range.lowerBound) to \(range.upperBound) "
+                    + "(default \(fallback))"
+            )
+        case let other?:
+            problem(
+                path,
+                "type",
+                "expected \(what), a number from \(range.lowerBound) to \(range.upperBound), found \(other.kindDescription)"
+            )
+        }
+        return fallback
     }
 
     typealias Problem = (JSONPath, String, String) -> Void

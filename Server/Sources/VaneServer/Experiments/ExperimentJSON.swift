@@ -22,6 +22,8 @@ enum ExperimentJSON {
             "primaryMetric": metric(definition.primaryMetric),
             "guardrailMetrics": .array(definition.guardrailMetrics.map(metric)),
             "method": .string(definition.method.rawValue),
+            "confidenceLevel": .number(JSONNumber(definition.confidenceLevel)),
+            "sampleRatioThreshold": .number(JSONNumber(definition.sampleRatioThreshold)),
         ]
     }
 

@@ -19,19 +19,22 @@ struct ExperimentReport: Sendable {
     /// check passes.
     let warnings: [String]
 
-    init(_ experiment: Experiment, tally: ExperimentTally) {
+    /// - Parameter history: The experiment's running always-valid readings, kept as events
+    ///   arrived (``ExperimentTallyStore``); the always-valid figures are those, not this look's.
+    init(_ experiment: Experiment, tally: ExperimentTally, history: AlwaysValidHistory = AlwaysValidHistory()) {
         self.experiment = experiment
         let aggregates = tally.aggregates(for: experiment.definition)
         self.aggregates = aggregates
+        let configuration = experiment.definition.analysisConfiguration
         do {
-            analysis = try ExperimentAnalysis.analyze(aggregates)
+            analysis = try ExperimentAnalysis.analyze(aggregates, configuration: configuration, history: history)
             notice = nil
         } catch {
             analysis = nil
             notice = Self.notice(error)
         }
         let exposed = aggregates.variants.contains { $0.exposedUnits > 0 }
-        let threshold = AnalysisConfiguration().sampleRatioMismatchThreshold
+        let threshold = configuration.sampleRatioMismatchThreshold
         sampleRatioMismatch =
             analysis?.sampleRatioMismatch
             ?? (exposed ? SampleRatioMismatch(variants: aggregates.variants, threshold: threshold) : nil)
@@ -64,6 +67,12 @@ struct ExperimentReport: Sendable {
     }
 
     var definition: ExperimentDefinition { experiment.definition }
+
+    /// "95 %", "99.5 %": the experiment's confidence level as pages and tables name it.
+    static func levelText(_ level: Double) -> String {
+        let percent = (level * 1_000).rounded() / 10
+        return percent == percent.rounded() ? "\(Int(percent)) %" : "\(percent) %"
+    }
 
     /// The measures a metric is read by: the first is the one it is decided on.
     static func measures(of metric: ExperimentMetric) -> [Measure] {

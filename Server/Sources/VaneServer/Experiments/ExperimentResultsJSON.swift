@@ -6,10 +6,6 @@ import VaneCore
 /// three readings (always-valid, fixed-horizon, Bayesian); `method` says which one the experiment
 /// is decided by (docs/EXPERIMENTS.md, "Reading results").
 enum ExperimentResultsJSON {
-    static func results(_ experiment: Experiment, tally: ExperimentTally) -> JSONObject {
-        results(ExperimentReport(experiment, tally: tally))
-    }
-
     static func results(_ report: ExperimentReport) -> JSONObject {
         let experiment = report.experiment
         let definition = report.definition
@@ -18,6 +14,8 @@ enum ExperimentResultsJSON {
             "status": .string(experiment.status.rawValue),
             "method": .string(definition.method.rawValue),
             "controlVariant": .string(definition.controlVariant),
+            "confidenceLevel": number(definition.confidenceLevel),
+            "sampleRatioThreshold": number(definition.sampleRatioThreshold),
             "variants": .array(
                 report.aggregates.variants.map { variant in
                     .object([
@@ -81,6 +79,7 @@ enum ExperimentResultsJSON {
                         object["convertedUnits"] = .number(JSONNumber(converted))
                     }
                     if let estimate = variant.estimate { object["estimate"] = Self.estimate(estimate) }
+                    if let interval = variant.interval { object["interval"] = Self.interval(interval) }
                     return .object(object)
                 }
             ),
@@ -96,7 +95,13 @@ enum ExperimentResultsJSON {
                 "pValue": number(comparison.alwaysValid.pValue),
                 "interval": interval(comparison.alwaysValid.absoluteInterval),
                 "relativeInterval": comparison.alwaysValid.relativeInterval.map(interval) ?? .null,
-                "mixtureVariance": number(comparison.alwaysValid.mixtureVariance),
+                "mixtureVariance": number(comparison.latestLook.mixtureVariance),
+                "latestLook": .object([
+                    "pValue": number(comparison.latestLook.pValue),
+                    "interval": interval(comparison.latestLook.absoluteInterval),
+                    "relativeInterval": comparison.latestLook.relativeInterval.map(interval) ?? .null,
+                    "counts": .bool(comparison.latestLook.isInformative),
+                ]),
             ]),
             "fixedHorizon": .object([
                 "zScore": number(comparison.fixedHorizon.zScore),

@@ -70,16 +70,28 @@ struct ExperimentRoutes {
         return JSONResponse.make(ExperimentJSON.experiment(experiment))
     }
 
-    /// The health checks and statistics, from the sums kept as events arrive.
+    /// The health checks and statistics, from the sums and running readings kept as events arrive.
+    ///
+    /// The API takes API keys; people read results in the console. A request that carries only
+    /// the console's session cookie is told where that is.
     @Sendable func results(_ request: Request, context: VaneRequestContext) async throws -> Response {
         let environment = try RequestReading.environment(context)
+        if context.principal == nil, request.cookies[SessionToken.cookieName] != nil {
+            let key = context.parameters.get("experiment") ?? ""
+            throw APIError.unauthenticated(
+                "the API takes API keys, not console sessions: send Authorization: Bearer <admin key>; "
+                    + "people signed in to the console read results on the experiment's page, "
+                    + "/projects/\(environment.projectId)/environments/\(environment.environmentId)/experiments/\(key.prefix(63))"
+            )
+        }
         try context.requirePrincipal().require(.readHistory(environment))
         try await store.requireEnvironment(environment)
         let key = context.parameters.get("experiment") ?? ""
-        guard let (experiment, tally) = try await experiments.experimentWithTally(environment, key: key) else {
+        guard let (experiment, stored) = try await experiments.experimentWithTally(environment, key: key) else {
             throw StorageError.experimentNotFound(key)
         }
-        return JSONResponse.make(.object(ExperimentResultsJSON.results(experiment, tally: tally)))
+        let report = ExperimentReport(experiment, tally: stored.tally, history: stored.history)
+        return JSONResponse.make(.object(ExperimentResultsJSON.results(report)))
     }
 
     /// The experiment's raw events as NDJSON in the order received, written a page at a time so an

@@ -139,13 +139,16 @@ final class ExperimentStore: Sendable {
         }
     }
 
-    /// One experiment with its sums, read in one transaction so they agree.
-    func experimentWithTally(_ environment: EnvironmentKey, key: String) async throws -> (Experiment, ExperimentTally)?
-    {
+    /// One experiment with its sums and running always-valid readings, read in one transaction so
+    /// they agree.
+    func experimentWithTally(
+        _ environment: EnvironmentKey,
+        key: String
+    ) async throws -> (Experiment, ExperimentTallyStore.Stored)? {
         try await engine.transaction { database in
             guard let row = try await Self.row(database, environment, key: key) else { return nil }
             let experiment = try Self.experiment(row, environment: environment)
-            return (experiment, try await ExperimentTallyStore.tally(environment, experiment: key, database: database))
+            return (experiment, try await ExperimentTallyStore.stored(environment, experiment: key, database: database))
         }
     }
 

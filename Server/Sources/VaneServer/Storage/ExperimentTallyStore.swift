@@ -1,3 +1,4 @@
+import ExperimentStatistics
 import Foundation
 import SQLKit
 import VaneCore
@@ -10,9 +11,38 @@ import VaneCore
 /// the tally, read the units it names, replay the stored events of newly exposed units, write the
 /// changed units and the tally. Batches that touch one experiment take turns on its tally row
 /// (`FOR UPDATE` on PostgreSQL; `BEGIN IMMEDIATE` serializes SQLite writers).
+///
+/// Every change of the sums is a look at the experiment: its running always-valid readings
+/// (``AlwaysValidHistory``, migration 11) take it in the same statement, so the smallest p-value
+/// and the narrowest intervals any look gave are kept whether or not anyone read the results then.
 enum ExperimentTallyStore {
     private static let encoder = JSONEncoder()
     private static let decoder = JSONDecoder()
+    /// The readings' intervals may be unbounded, which plain JSON cannot hold.
+    private static let historyEncoder = {
+        let encoder = JSONEncoder()
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "inf",
+            negativeInfinity: "-inf",
+            nan: "nan"
+        )
+        return encoder
+    }()
+    private static let historyDecoder = {
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "inf",
+            negativeInfinity: "-inf",
+            nan: "nan"
+        )
+        return decoder
+    }()
+
+    /// An experiment's stored state: its sums and the running always-valid readings.
+    struct Stored: Sendable {
+        var tally = ExperimentTally()
+        var history = AlwaysValidHistory()
+    }
 
     /// A stored tally or unit that no longer reads (written by another version of vane, or edited
     /// in the database).
@@ -60,7 +90,7 @@ enum ExperimentTallyStore {
             let scope = Scope(environment: environment, experiment: experiment.key)
             // The caller's list may be a second old (ExperimentStore.runningExperiments): an
             // experiment stopped since, on any node, counts nothing more.
-            guard var tally = try await lockTallyIfRunning(scope, database: database, kind: kind) else { continue }
+            guard var stored = try await lockTallyIfRunning(scope, database: database, kind: kind) else { continue }
             let unitKeys = Set(exposures.map(\.unit)).union(metrics.map(\.unit))
             var units = try await readUnits(unitKeys.sorted(), scope: scope, database: database, kind: kind)
             let replay = ExperimentAggregation.unitsToReplay(units, exposures: exposures)
@@ -73,16 +103,25 @@ enum ExperimentTallyStore {
             )
             let changed = ExperimentAggregation.apply(
                 definition,
-                tally: &tally,
+                tally: &stored.tally,
                 units: &units,
                 exposures: exposures,
                 metrics: metrics,
                 replayed: replayed
             )
-            if withoutFetch > 0 { tally.exposuresWithoutFetch = (tally.exposuresWithoutFetch ?? 0) + withoutFetch }
+            if withoutFetch > 0 {
+                stored.tally.exposuresWithoutFetch = (stored.tally.exposuresWithoutFetch ?? 0) + withoutFetch
+            }
             guard !changed.isEmpty || withoutFetch > 0 else { continue }
+            if !changed.isEmpty {
+                stored.history.recordLook(
+                    stored.tally.aggregates(for: definition),
+                    configuration: definition.analysisConfiguration
+                )
+            }
             let updateTally: SQLQueryString = """
-                UPDATE experiment_tallies SET tally = \(bind: try text(tally)), update_time = \(bind: Clock.nowMilliseconds()) \
+                UPDATE experiment_tallies SET tally = \(bind: try text(stored.tally)), \
+                always_valid = \(bind: try historyText(stored.history)), update_time = \(bind: Clock.nowMilliseconds()) \
                 WHERE \(scope.condition)
                 """
             let written = changed.sorted().compactMap { key in units[key].map { (key, $0) } }
@@ -97,19 +136,40 @@ enum ExperimentTallyStore {
         }
     }
 
-    /// An experiment's tally; an empty one when no event has counted yet.
-    static func tally(
+    /// An experiment's sums and readings; empty ones when no event has counted yet.
+    static func stored(
         _ environment: EnvironmentKey,
         experiment: String,
         database: any SQLDatabase
     ) async throws
-        -> ExperimentTally
+        -> Stored
     {
         let scope = Scope(environment: environment, experiment: experiment)
         guard
-            let row = try await database.raw("SELECT tally FROM experiment_tallies WHERE \(scope.condition)").first()
-        else { return ExperimentTally() }
-        return try decode(ExperimentTally.self, try row.decode(column: "tally", as: String.self), scope, "sums")
+            let row = try await database.raw(
+                "SELECT tally, always_valid FROM experiment_tallies WHERE \(scope.condition)"
+            ).first()
+        else { return Stored() }
+        return try read(row, scope)
+    }
+
+    private static func read(_ row: any SQLRow, _ scope: Scope) throws -> Stored {
+        let tally = try decode(ExperimentTally.self, try row.decode(column: "tally", as: String.self), scope, "sums")
+        guard let text = try row.decode(column: "always_valid", as: String?.self) else {
+            return Stored(tally: tally)
+        }
+        do {
+            return Stored(
+                tally: tally,
+                history: try historyDecoder.decode(AlwaysValidHistory.self, from: Data(text.utf8))
+            )
+        } catch {
+            throw UnreadableState(experiment: scope.experiment, what: "always-valid readings")
+        }
+    }
+
+    private static func historyText(_ history: AlwaysValidHistory) throws -> String {
+        String(decoding: try historyEncoder.encode(history), as: UTF8.self)
     }
 
     /// Where an experiment's rows are.
@@ -134,20 +194,20 @@ enum ExperimentTallyStore {
         database: any SQLDatabase,
         kind: DatabaseEngine.Kind
     ) async throws
-        -> ExperimentTally?
+        -> Stored?
     {
         let lock: SQLQueryString = kind == .postgres ? " FOR UPDATE OF t FOR SHARE OF x" : ""
         let select: SQLQueryString = """
-            SELECT t.tally, x.status FROM experiment_tallies t JOIN experiments x \
+            SELECT t.tally, t.always_valid, x.status FROM experiment_tallies t JOIN experiments x \
             ON x.project_id = t.project_id AND x.environment_id = t.environment_id AND x.experiment_key = t.experiment_key \
             WHERE t.project_id = \(bind: scope.environment.projectId) AND t.environment_id = \(bind: scope.environment.environmentId) \
             AND t.experiment_key = \(bind: scope.experiment)\(lock)
             """
-        func read(_ row: any SQLRow) throws -> ExperimentTally? {
+        func read(_ row: any SQLRow) throws -> Stored? {
             guard try row.decode(column: "status", as: String.self) == ExperimentStatus.running.rawValue else {
                 return nil
             }
-            return try decode(ExperimentTally.self, try row.decode(column: "tally", as: String.self), scope, "sums")
+            return try Self.read(row, scope)
         }
         if let row = try await database.raw(select).first() { return try read(row) }
         // The first events of the experiment: another node may be inserting the same row.

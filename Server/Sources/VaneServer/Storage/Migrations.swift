@@ -300,6 +300,15 @@ enum Migrations {
             ],
             engine: .postgres
         ),
+        Migration(
+            version: 11,
+            description: "experiments' running always-valid readings",
+            statements: [
+                // AlwaysValidHistory as JSON beside the sums it was computed from, written in the
+                // same statement; NULL for tallies written before (their next change starts it).
+                "ALTER TABLE experiment_tallies ADD COLUMN always_valid TEXT"
+            ]
+        ),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

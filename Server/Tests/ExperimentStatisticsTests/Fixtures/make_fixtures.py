@@ -20,7 +20,12 @@ simulated with a fixed seed from raw per-unit data; the script then
     - ratio metrics: numpy covariances and the delta method, scipy.stats.norm
     - relative differences: the delta method in numpy, scipy.stats.norm
     - mSPRT: the normal-mixture likelihood ratio in numpy; its confidence sequence found by
-      scipy.optimize.brentq on {theta: Lambda(theta) = 1/alpha} (not the closed form the Swift uses)
+      scipy.optimize.brentq on {theta: Lambda(theta) = 1/alpha} (not the closed form the Swift uses);
+      the relative one by brentq on the likelihood ratio of the contrast T - u*C for u = 1 + r
+      (variance V_T + u^2 V_C, mixture variance tau^2 (V_T + u^2 V_C) / V), not Fieller's
+      closed form; null where the set is unbounded
+    - each variant's interval: statsmodels proportion_confint (method="wilson") for rates,
+      DescrStatsW.zconfint_mean for means, the delta method with scipy.stats.norm for ratios
     - Bayesian: scipy.integrate.quad over scipy.stats.beta (conversion) and scipy.stats.norm
       (means, ratios) for the chance to beat control and both expected losses (double integral
       for the beta-binomial losses).
@@ -30,7 +35,7 @@ import pathlib
 
 import numpy as np
 from scipy import integrate, optimize, stats
-from statsmodels.stats.proportion import confint_proportions_2indep, test_proportions_2indep
+from statsmodels.stats.proportion import confint_proportions_2indep, proportion_confint, test_proportions_2indep
 from statsmodels.stats.weightstats import CompareMeans, DescrStatsW
 
 OUT = pathlib.Path(__file__).resolve().parent / "reference.json"
@@ -98,6 +103,36 @@ def msprt(d, V, tau2, alpha):
     return p, lower, upper
 
 
+def relative_msprt(t, vt, c, vc, tau2, alpha):
+    """The relative confidence sequence: every r = u - 1 whose contrast T - u*C the mSPRT does not
+    reject, with the mixture variance scaled with the contrast's variance. None where unbounded."""
+    V = vt + vc
+
+    def log_lr(u):
+        Vu = vt + u * u * vc
+        tu = tau2 * Vu / V
+        return 0.5 * np.log(Vu / (Vu + tu)) + tu * (t - u * c) ** 2 / (2 * Vu * (Vu + tu))
+
+    target = np.log(1 / alpha)
+    center = t / c
+    assert log_lr(center) < target
+
+    def edge(direction):
+        step = np.sqrt(vt + center * center * vc) / abs(c)
+        for _ in range(200):
+            u = center + direction * step
+            if log_lr(u) >= target:
+                return optimize.brentq(lambda x: log_lr(x) - target, min(center, u), max(center, u),
+                                       xtol=1e-18, rtol=1e-15, maxiter=500)
+            step *= 2
+        return None
+
+    lower, upper = edge(-1), edge(1)
+    if lower is None or upper is None:
+        return None, None
+    return lower - 1, upper - 1
+
+
 def beta_bayes(a_c, b_c, a_t, b_t):
     C = stats.beta(a_c, b_c)
     T = stats.beta(a_t, b_t)
@@ -142,12 +177,12 @@ def relative(t, vt, c, vc):
     return r, var
 
 
-def tau2_for(config, control_value, relative_scale):
+def tau2_for(config, control_value):
+    """The mixture variance of the absolute difference."""
     if "mixtureAbsoluteVariance" in config:
-        v = config["mixtureAbsoluteVariance"]
-        return v / control_value**2 if relative_scale else v
+        return config["mixtureAbsoluteVariance"]
     s = config["mixtureRelativeStandardDeviation"]
-    return s**2 if relative_scale else (s * abs(control_value)) ** 2
+    return (s * abs(control_value)) ** 2
 
 
 def comparison(config, name, t, vt, c, vc, z, p, ci, bayes):
@@ -157,8 +192,8 @@ def comparison(config, name, t, vt, c, vc, z, p, ci, bayes):
     d = t - c
     V = vt + vc
     r, rv = relative(t, vt, c, vc)
-    av_p, cs_lo, cs_hi = msprt(d, V, tau2_for(config, c, False), alpha)
-    _, rcs_lo, rcs_hi = msprt(r, rv, tau2_for(config, c, True), alpha)
+    av_p, cs_lo, cs_hi = msprt(d, V, tau2_for(config, c), alpha)
+    rcs_lo, rcs_hi = relative_msprt(t, vt, c, vc, tau2_for(config, c), alpha)
     chance, loss_t, loss_c = bayes
     return {
         "variant": name,
@@ -185,7 +220,9 @@ def expected_for(config, control, raws):
         n = len(raws[name]["values"])
         k = int(raws[name]["converted"].sum())
         p = k / n
-        variants.append({"variant": name, "value": p, "variance": p * (1 - p) / n, "unitVariance": p * (1 - p)})
+        lo, hi = proportion_confint(k, n, alpha=alpha, method="wilson")
+        variants.append({"variant": name, "value": p, "variance": p * (1 - p) / n, "unitVariance": p * (1 - p),
+                         "intervalLower": float(lo), "intervalUpper": float(hi)})
     nc, kc = len(c_raw["values"]), int(c_raw["converted"].sum())
     for name in names:
         if name == control:
@@ -205,7 +242,9 @@ def expected_for(config, control, raws):
     for name in names:
         v = raws[name]["values"]
         s2 = float(np.var(v, ddof=1))
-        variants.append({"variant": name, "value": float(v.mean()), "variance": s2 / len(v), "unitVariance": s2})
+        lo, hi = DescrStatsW(v).zconfint_mean(alpha=alpha)
+        variants.append({"variant": name, "value": float(v.mean()), "variance": s2 / len(v), "unitVariance": s2,
+                         "intervalLower": float(lo), "intervalUpper": float(hi)})
     cv = c_raw["values"]
     for name in names:
         if name == control:
@@ -230,11 +269,12 @@ def expected_for(config, control, raws):
         return float(R), float(unit / n), float(unit)
 
     variants, comps = [], []
+    crit = stats.norm.ppf(0.5 + level / 2)
     for name in names:
         R, var, unit = ratio(raws[name])
-        variants.append({"variant": name, "value": R, "variance": var, "unitVariance": unit})
+        variants.append({"variant": name, "value": R, "variance": var, "unitVariance": unit,
+                         "intervalLower": R - crit * np.sqrt(var), "intervalUpper": R + crit * np.sqrt(var)})
     Rc, vc, _ = ratio(c_raw)
-    crit = stats.norm.ppf(0.5 + level / 2)
     for name in names:
         if name == control:
             continue
