@@ -152,17 +152,15 @@ final class ExperimentEventStore: Sendable {
     ) async throws -> [StoredExperimentEvent] {
         let environment = experiment.environment
         let names = ExperimentAggregation.eventNames(experiment.definition).sorted()
-        let scope: SQLQueryString = """
-            project_id = \(bind: environment.projectId) AND environment_id = \(bind: environment.environmentId)
-            """
         var filters: [SQLQueryString] = [
-            scope,
+            "project_id = \(bind: environment.projectId) AND environment_id = \(bind: environment.environmentId)",
             // The units it exposed are those with a state in experiment_units (written as their
-            // exposures are counted).
+            // exposures are counted): one lookup in its primary key per metric event read.
             """
             ((event_type = 'exposure' AND experiment_key = \(bind: experiment.key)) \
-            OR (event_type = 'metric' AND metric_name IN (\(binds: names)) AND unit_id IN \
-            (SELECT unit_id FROM experiment_units WHERE \(scope) AND experiment_key = \(bind: experiment.key))))
+            OR (event_type = 'metric' AND metric_name IN (\(binds: names)) AND EXISTS (SELECT 1 FROM experiment_units u \
+            WHERE u.project_id = experiment_events.project_id AND u.environment_id = experiment_events.environment_id \
+            AND u.experiment_key = \(bind: experiment.key) AND u.unit_id = experiment_events.unit_id)))
             """,
         ]
         if let since { filters.append("event_time >= \(bind: since)") }
