@@ -47,7 +47,8 @@ start_vane() {
     shift
     port=$(free_port)
     VANE_LOG_LEVEL=error "$bin/vane" serve --port "$port" --data-dir "$work/data-$port" --admin-key "$admin" \
-        --rate-limit 0 --address-rate-limit 0 --key-rate-limit 0 --no-demo "$@" >"$work/vane-$port.log" 2>&1 &
+        --rate-limit 0 --address-rate-limit 0 --key-rate-limit 0 \
+        --event-address-rate-limit 0 --event-key-rate-limit 0 --event-quota-per-day 0 --no-demo "$@" >"$work/vane-$port.log" 2>&1 &
     pids+=($!)
     wait_ready "http://127.0.0.1:$port/readyz" || { cat "$work/vane-$port.log" >&2; return 1; }
     local api=(curl -sf -H "Authorization: Bearer $admin" -H 'Content-Type: application/json')
@@ -113,7 +114,8 @@ def skeleton(worker, rng):
     events, n = [], 0
     while len(events) < 100:
         unit = "u-%d-@@-%d" % (worker, n); n += 1
-        t = now - 3600 + rng.random() * 1800
+        # Exposed since the experiment started (within the 5 minutes a device clock may lag).
+        t = now - 240 + rng.random() * 60
         events.append({"id": "x-%d-@@-%d" % (worker, n), "type": "exposure", "unit": unit, "time": stamp(t),
                        "experiment": "checkout", "variant": "new" if rng.random() < 0.5 else "control",
                        "templateVersion": "1"})

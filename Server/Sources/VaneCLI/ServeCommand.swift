@@ -13,7 +13,8 @@ struct ServeCommand: AsyncParsableCommand {
             and on the first start creates a demo project and prints a new admin key and client key, once. \
             Every option can also be set with an environment variable: VANE_HOST, VANE_PORT, VANE_DATA_DIR, \
             VANE_DATABASE, VANE_ADMIN_KEY, VANE_ADMIN_KEY_FILE, VANE_RATE_LIMIT, VANE_ADDRESS_RATE_LIMIT, \
-            VANE_KEY_RATE_LIMIT, VANE_TRUSTED_PROXIES (comma-separated), VANE_MAX_STREAMS_PER_KEY, \
+            VANE_KEY_RATE_LIMIT, VANE_EVENT_ADDRESS_RATE_LIMIT, VANE_EVENT_KEY_RATE_LIMIT, VANE_EVENT_QUOTA_PER_DAY, \
+            VANE_EVENT_RETENTION_DAYS, VANE_TRUSTED_PROXIES (comma-separated), VANE_MAX_STREAMS_PER_KEY, \
             VANE_MAX_STREAMS_PER_ADDRESS, VANE_SECRET, VANE_SECRET_FILE, VANE_TLS_CERT, VANE_TLS_KEY, \
             VANE_METRICS_REQUIRE_KEY (1 or true), VANE_HEALTH_PORT, VANE_RETAIN_VERSIONS, VANE_STREAM_HEARTBEAT, \
             VANE_IDLE_TIMEOUT, VANE_MAX_CONNECTIONS, VANE_LOG_LEVEL (trace, debug, info, notice, warning, error, \
@@ -62,6 +63,24 @@ struct ServeCommand: AsyncParsableCommand {
         help: "Fetch and OFREP requests per second per key, all clients together (default 10000; 0 turns it off)."
     )
     var keyRateLimit: Double?
+
+    @Option(
+        name: .customLong("event-address-rate-limit"),
+        help: "Event batches (POST …/events) per second per client address (default 100; 0 turns it off)."
+    )
+    var eventAddressRateLimit: Double?
+
+    @Option(
+        name: .customLong("event-key-rate-limit"),
+        help: "Event batches per second per key, all clients together (default 10000; 0 turns it off)."
+    )
+    var eventKeyRateLimit: Double?
+
+    @Option(
+        name: .customLong("event-quota-per-day"),
+        help: "Experiment events each environment may store per UTC day on this node (default 10000000; 0: no quota)."
+    )
+    var eventQuotaPerDay: Int?
 
     @Option(
         name: .customLong("trusted-proxy"),
@@ -244,6 +263,27 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.keyRateLimit =
             try pick(options.keyRateLimit, "--key-rate-limit", "VANE_KEY_RATE_LIMIT", .keyRateLimit) { Double($0) }
             ?? configuration.keyRateLimit
+        configuration.eventAddressRateLimit =
+            try pick(
+                options.eventAddressRateLimit,
+                "--event-address-rate-limit",
+                "VANE_EVENT_ADDRESS_RATE_LIMIT",
+                .eventAddressRateLimit
+            ) { Double($0) } ?? configuration.eventAddressRateLimit
+        configuration.eventKeyRateLimit =
+            try pick(
+                options.eventKeyRateLimit,
+                "--event-key-rate-limit",
+                "VANE_EVENT_KEY_RATE_LIMIT",
+                .eventKeyRateLimit
+            ) { Double($0) } ?? configuration.eventKeyRateLimit
+        configuration.eventQuotaPerDay =
+            try pick(
+                options.eventQuotaPerDay,
+                "--event-quota-per-day",
+                "VANE_EVENT_QUOTA_PER_DAY",
+                .eventQuotaPerDay
+            ) { Int($0) } ?? configuration.eventQuotaPerDay
         configuration.trustedProxies =
             try pick(
                 options.trustedProxies.isEmpty ? nil : options.trustedProxies,

@@ -25,6 +25,15 @@ public struct ServerConfiguration: Sendable {
     /// Fetch and OFREP requests per second per key: the ceiling over all clients of one app.
     /// 0 turns this limit off.
     public var keyRateLimit: Double = 10_000
+    /// `POST …/events` requests per second per client address: events have a budget of their
+    /// own, apart from fetch's, since a relay forwarding its users' events sends them all from
+    /// one address. 0 turns this limit off.
+    public var eventAddressRateLimit: Double = 100
+    /// `POST …/events` requests per second per key, all clients together. 0 turns this limit off.
+    public var eventKeyRateLimit: Double = 10_000
+    /// Experiment events each environment may store per UTC day on each node (counted in
+    /// memory: N nodes store up to N times this). 0: no quota.
+    public var eventQuotaPerDay = 10_000_000
     /// Addresses (or CIDR ranges) of reverse proxies whose `X-Forwarded-For` is believed. Empty:
     /// the header is ignored and the client address is the connection's peer.
     public var trustedProxies: [String] = []
@@ -91,6 +100,7 @@ public struct ServerConfiguration: Sendable {
         case adminKey, addressRateLimit, keyRateLimit, trustedProxies, maximumStreamsPerKey
         case maximumStreamsPerAddress, secret, tlsCertificatePath, tlsKeyPath, healthPort
         case sessionIdleMinutes, sessionLifetimeHours, passwordHashCost, eventRetentionDays
+        case eventAddressRateLimit, eventKeyRateLimit, eventQuotaPerDay
     }
 
     /// The shortest admin key ``validate()`` accepts: generated keys are 40 or more characters.
@@ -123,6 +133,7 @@ public struct ServerConfiguration: Sendable {
         // quietly turn limiting off or trap. 0 is the explicit "off".
         let rates: [(Setting, Double)] = [
             (.rateLimit, rateLimit), (.addressRateLimit, addressRateLimit), (.keyRateLimit, keyRateLimit),
+            (.eventAddressRateLimit, eventAddressRateLimit), (.eventKeyRateLimit, eventKeyRateLimit),
         ]
         for (setting, rate) in rates where !(rate == 0 || (0.01...1_000_000).contains(rate)) {
             refuse(setting, "must be 0 (off) or from 0.01 to 1000000 requests per second, found \(rate)")
@@ -160,6 +171,12 @@ public struct ServerConfiguration: Sendable {
             refuse(
                 .eventRetentionDays,
                 "must be from 31 to 36500 days (apps send events up to 30 days old), found \(eventRetentionDays)"
+            )
+        }
+        if !(0...1_000_000_000_000).contains(eventQuotaPerDay) {
+            refuse(
+                .eventQuotaPerDay,
+                "must be 0 (no quota) or from 1 to 1000000000000 events a day, found \(eventQuotaPerDay)"
             )
         }
         if !(0.05...3600).contains(streamHeartbeatSeconds) {

@@ -304,7 +304,12 @@ public final class VaneServerApplication: Sendable {
             cache: cache,
             experiments: experiments,
             ingestor: EventIngestor(store: events),
-            limiter: limiter
+            events: events,
+            limiter: RateLimiter(requestsPerSecond: [
+                .address: configuration.eventAddressRateLimit,
+                .key: configuration.eventKeyRateLimit,
+            ]),
+            quota: EventQuota(eventsPerDay: configuration.eventQuotaPerDay)
         ).register(on: environment)
         return router
     }

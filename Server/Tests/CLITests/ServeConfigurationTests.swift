@@ -41,6 +41,15 @@ import Testing
         ),
         Case(environment: ["VANE_ADDRESS_RATE_LIMIT": "-5"], message: "VANE_ADDRESS_RATE_LIMIT must be 0 (off)"),
         Case(
+            arguments: ["--event-address-rate-limit", "nan"],
+            message: "--event-address-rate-limit must be 0 (off) or from 0.01"
+        ),
+        Case(environment: ["VANE_EVENT_KEY_RATE_LIMIT": "-1"], message: "VANE_EVENT_KEY_RATE_LIMIT must be 0 (off)"),
+        Case(
+            environment: ["VANE_EVENT_QUOTA_PER_DAY": "-1"],
+            message: "VANE_EVENT_QUOTA_PER_DAY must be 0 (no quota) or from 1"
+        ),
+        Case(
             environment: ["VANE_MAX_STREAMS_PER_ADDRESS": "0"],
             message: "VANE_MAX_STREAMS_PER_ADDRESS must be from 1"
         ),

@@ -147,6 +147,11 @@ import VaneCore
     @Test func theQueueSurvivesARelaunchAndDropsItsOldestWhenFull() async throws {
         try await SDKHarness.with { harness in
             try await Self.startExperiment(harness.server)
+            // user-3 sees the experiment first: an export holds the events of units it exposed.
+            let exposed = harness.client(storage: "exposed", context: ClientContext(userId: "user-3"))
+            try await exposed.fetchAndActivate()
+            _ = exposed.string("checkout_variant", default: "?")
+            try await exposed.flush()
             harness.proxy.set(.close)  // offline: nothing arrives
             let options = EventOptions(maximumQueuedEvents: 5, flushInterval: 0)
             let first = harness.client(context: ClientContext(userId: "user-3"), events: options)

@@ -45,6 +45,8 @@ import VaneCore
             definition["hypothesis"] = "The <b>new</b> checkout sells more"
             #expect(try await server.send(.post, ExperimentAPITests.path, json: .object(definition)).status == .created)
             #expect(try await server.send(.post, ExperimentAPITests.path + "/checkout-button/start").status == .ok)
+            // The population's exposures are an hour old: the experiment ran since before.
+            try await EventIngestionTests.backdateStart(server, key: "checkout-button", seconds: 3 * 3_600)
             try await Self.fetch(server)
             try await ExperimentResultsTests.send(
                 server,

@@ -132,6 +132,8 @@ import VaneCore
             let created = try await server.send(.post, ExperimentAPITests.path, json: experiment)
             #expect(created.status == .created, "\(created.text)")
             #expect(try await server.send(.post, ExperimentAPITests.path + "/population/start").status == .ok)
+            // The units were exposed over the last two hours: the experiment ran since before.
+            try await EventIngestionTests.backdateStart(server, key: "population", seconds: 3 * 3_600)
 
             // Every unit's exposure, sessions and purchase, in batches of 1,000 as an SDK backlog.
             let start = Clock.nowMilliseconds() - 2 * 3_600 * 1_000

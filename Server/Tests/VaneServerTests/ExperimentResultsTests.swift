@@ -266,9 +266,10 @@ import VaneCore
 
             // An app that was offline sends an event that happened 20 days ago: retention counts
             // from receipt, so 15 days later (35 days after it happened) it is still there.
+            // (The export holds the metric events of units the experiment exposed: u1's.)
             try await Self.send(
                 server,
-                [Self.metric("late", unit: "u9", name: "checkout_completed", at: -20 * 86_400)]
+                [Self.metric("late", unit: "u1", name: "checkout_completed", at: -20 * 86_400)]
             )
             let before = try await Self.results(server)
             let retention = EventRetention(

@@ -106,6 +106,14 @@ enum ExperimentAggregation {
         Set(definition.metrics.flatMap { [$0.event] + ($0.denominatorEvent.map { [$0] } ?? []) })
     }
 
+    /// The event names any of `experiments` reads: a metric event with another name counts for
+    /// none of them.
+    static func eventNames(_ experiments: [Experiment]) -> Set<String> {
+        experiments.reduce(into: Set<String>()) { names, experiment in
+            names.formUnion(eventNames(experiment.definition))
+        }
+    }
+
     /// The units whose totals must be recomputed from their stored events before `exposures` are
     /// applied: those exposed for the first time, and those whose first exposure moves earlier.
     static func unitsToReplay(_ units: [String: ExperimentUnit], exposures: [Exposure]) -> Set<String> {

@@ -47,11 +47,17 @@ enum ExperimentEventReader {
     /// How old an event may be: a device that was offline for a month still counts, older
     /// events are refused (they would land in experiments long finished).
     static let maximumAgeMilliseconds: Int64 = 30 * 24 * 3_600 * 1_000
-    /// Characters of an id and of a unit.
+    /// Characters of an id and of a unit. Lengths of free text count Unicode code points, not
+    /// what a screen shows as one character: one of those can hold thousands of code points.
     static let maximumIdCharacters = 100
     static let maximumUnitCharacters = 256
+    /// Characters of an exposure's `flagKey`.
+    static let maximumFlagKeyCharacters = 256
     /// Members of a metric event's properties.
     static let maximumProperties = 20
+    /// Characters of a property's name and of a property's string value.
+    static let maximumPropertyNameCharacters = 100
+    static let maximumPropertyValueCharacters = 256
 
     /// One event read, or why it cannot be.
     enum Outcome: Sendable {
@@ -66,12 +72,18 @@ enum ExperimentEventReader {
         var issue: ValidationIssue
     }
 
-    /// The good events and a rejection for each bad one; nil with an issue when the body is not
-    /// a batch at all.
-    static func read(
-        _ body: JSONObject,
-        now: Int64
-    ) -> Result<(events: [(index: Int, event: ExperimentEvent)], rejected: [Rejection]), DocumentError> {
+    /// A batch read: every event sent is in exactly one of `events`, `rejected` and `duplicates`.
+    struct Batch: Sendable {
+        /// The good events, each id once, with their index in the batch.
+        var events: [(index: Int, event: ExperimentEvent)]
+        var rejected: [Rejection]
+        /// Good events whose id an earlier event of the same batch already has.
+        var duplicates: Int
+    }
+
+    /// The good events and a rejection for each bad one; a failure when the body is not a batch
+    /// at all.
+    static func read(_ body: JSONObject, now: Int64) -> Result<Batch, DocumentError> {
         guard case .array(let items)? = body["events"] else {
             return .failure(
                 DocumentError(issues: [
@@ -96,20 +108,25 @@ enum ExperimentEventReader {
                 ])
             )
         }
-        var events: [(index: Int, event: ExperimentEvent)] = []
-        var rejected: [Rejection] = []
+        var batch = Batch(events: [], rejected: [], duplicates: 0)
         var seen: Set<String> = []
         for (index, item) in items.enumerated() {
             let path = JSONPath.root.appending("events").appending(index)
             switch event(item, at: path, now: now) {
             case .event(let event):
                 // The same id twice in one batch is one event, as it would be in two batches.
-                if seen.insert(event.id).inserted { events.append((index, event)) }
+                if seen.insert(event.id).inserted {
+                    batch.events.append((index, event))
+                } else {
+                    batch.duplicates += 1
+                }
             case .problem(let issue):
-                rejected.append(Rejection(index: index, id: item.objectValue?["id"]?.stringValue, issue: issue))
+                batch.rejected.append(
+                    Rejection(index: index, id: item.objectValue?["id"]?.stringValue, issue: issue)
+                )
             }
         }
-        return .success((events, rejected))
+        return .success(batch)
     }
 
     static func event(_ value: JSONValue, at path: JSONPath, now: Int64) -> Outcome {
@@ -126,13 +143,14 @@ enum ExperimentEventReader {
                 "required: the event's id, 1-\(maximumIdCharacters) letters, digits, '-' or '_' (a UUID), unique per event"
             )
         }
-        guard case .string(let unit)? = object["unit"], !unit.isEmpty, unit.count <= maximumUnitCharacters else {
+        guard case .string(let unit)? = object["unit"], isBounded(unit, maximum: maximumUnitCharacters) else {
             return problem(
                 "unit",
                 "required",
                 "required: the unit's randomization id, 1-\(maximumUnitCharacters) characters"
             )
         }
+        if let problem = controlCharacterProblem(unit, at: path.appending("unit")) { return .problem(problem) }
         guard case .string(let timeText)? = object["time"], let time = Clock.milliseconds(rfc3339: timeText) else {
             return problem(
                 "time",
@@ -171,8 +189,17 @@ enum ExperimentEventReader {
             var flagKey: String?
             switch object["flagKey"] {
             case nil, .null?: break
-            case .string(let key)? where !key.isEmpty && key.utf8.count <= 256: flagKey = key
-            default: return problem("flagKey", "type", "expected the parameter key that was read")
+            case .string(let key)? where isBounded(key, maximum: maximumFlagKeyCharacters):
+                if let problem = controlCharacterProblem(key, at: path.appending("flagKey")) {
+                    return .problem(problem)
+                }
+                flagKey = key
+            default:
+                return problem(
+                    "flagKey",
+                    "type",
+                    "expected the parameter key that was read, 1-\(maximumFlagKeyCharacters) characters"
+                )
             }
             var version: Int64?
             switch object["templateVersion"] {
@@ -233,16 +260,39 @@ enum ExperimentEventReader {
                     return problem("properties", "count", "at most \(maximumProperties) properties")
                 }
                 for member in members {
+                    // The name is reported in the message, not the path: it may be the problem.
+                    guard isBounded(member.key, maximum: maximumPropertyNameCharacters) else {
+                        return problem(
+                            "properties",
+                            "property-name",
+                            "property names must be 1-\(maximumPropertyNameCharacters) characters; found one of \(member.key.unicodeScalars.count)"
+                        )
+                    }
+                    if let problem = controlCharacterProblem(member.key, at: path.appending("properties")) {
+                        return .problem(problem)
+                    }
+                    let memberPath = path.appending("properties").appending(member.key)
                     switch member.value {
-                    case .string(let text) where text.count <= 256: continue
+                    case .string(let text) where text.unicodeScalars.count <= maximumPropertyValueCharacters:
+                        // Free text may hold line breaks and tabs; PostgreSQL cannot store NUL.
+                        if text.unicodeScalars.contains("\u{0}") {
+                            return .problem(
+                                ValidationIssue(
+                                    .error,
+                                    at: memberPath,
+                                    rule: "control-character",
+                                    "contains U+0000 (NUL), which cannot be stored; remove it"
+                                )
+                            )
+                        }
                     case .number, .bool: continue
                     default:
                         return .problem(
                             ValidationIssue(
                                 .error,
-                                at: path.appending("properties").appending(member.key),
+                                at: memberPath,
                                 rule: "type",
-                                "expected a string of at most 256 characters, a number or a Boolean"
+                                "expected a string of at most \(maximumPropertyValueCharacters) characters, a number or a Boolean"
                             )
                         )
                     }
@@ -290,7 +340,37 @@ enum ExperimentEventReader {
                 "experiment \"\(key)\" has no variant \"\(variant)\"; its variants: \(names)"
             )
         }
+        // Nobody saw the experiment before it started. A device clock running behind gets the
+        // same allowance as one running ahead.
+        if let start = experiment.startTime, event.time < start - maximumClockSkewMilliseconds {
+            return ValidationIssue(
+                .error,
+                at: path.appending("time"),
+                rule: "before-start",
+                "\(Clock.rfc3339(milliseconds: event.time)) is more than \(maximumClockSkewMilliseconds / 60_000) minutes before experiment \"\(key)\" started (\(Clock.rfc3339(milliseconds: start))); exposures before its start do not count"
+            )
+        }
         return nil
+    }
+
+    /// 1-`maximum` Unicode code points.
+    static func isBounded(_ text: String, maximum: Int) -> Bool {
+        !text.isEmpty && text.unicodeScalars.count <= maximum
+    }
+
+    /// The problem with a control character (C0, DEL or C1) in a unit, a key or a property name,
+    /// at `path`; nil when there is none. PostgreSQL cannot store NUL at all, and the others are
+    /// no part of an id or a name, only of text made to mislead a reader of logs and exports.
+    static func controlCharacterProblem(_ text: String, at path: JSONPath) -> ValidationIssue? {
+        guard let scalar = text.unicodeScalars.first(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
+        else { return nil }
+        let code = String(scalar.value, radix: 16, uppercase: true)
+        return ValidationIssue(
+            .error,
+            at: path,
+            rule: "control-character",
+            "contains the control character U+\(String(repeating: "0", count: max(0, 4 - code.count)))\(code); ids, units, keys and property names are printable text"
+        )
     }
 
     /// 1-`maximum` ASCII letters, digits, '-' and '_'.

@@ -7,7 +7,9 @@ import NIOConcurrencyHelpers
 /// environment queue here, and one writer per environment stores whatever has queued, up to
 /// ``maximumEventsPerTransaction``, in one ``ExperimentEventStore/insert(_:in:running:receivedAt:)``.
 /// A lone batch is written at once; under load, the batches that arrived during one commit share
-/// the next. Each request still learns which of its own events were new.
+/// the next. Each request still learns which of its own events were new. When the database
+/// refuses a group's transaction, each request of the group is written again on its own, so a
+/// request's failure is its own.
 final class EventIngestor: Sendable {
     /// Events one transaction takes at most (a request's 1,000 are never split).
     static let maximumEventsPerTransaction = 5_000
@@ -116,7 +118,14 @@ final class EventIngestor: Sendable {
                 pending.continuation.resume(returning: mine)
             }
         } catch {
-            for pending in group { pending.continuation.resume(throwing: error) }
+            guard group.count > 1 else {
+                for pending in group { pending.continuation.resume(throwing: error) }
+                return
+            }
+            // The database refused the transaction, and with it every request that shared it.
+            // Whatever one request sent must not sink the others: each is written on its own,
+            // so only the one that fails again learns of the failure.
+            for pending in group { await write([pending], in: environment) }
         }
     }
 }

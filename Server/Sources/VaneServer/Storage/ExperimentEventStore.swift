@@ -50,6 +50,22 @@ final class ExperimentEventStore: Sendable {
         return stored
     }
 
+    /// Which of `ids` the environment holds already.
+    func storedIds(_ ids: [String], in environment: EnvironmentKey) async throws -> Set<String> {
+        guard !ids.isEmpty else { return [] }
+        let kind = engine.kind
+        return try await engine.withSession { database in
+            Set(
+                try await database.raw(
+                    """
+                    SELECT event_id FROM experiment_events WHERE project_id = \(bind: environment.projectId) \
+                    AND environment_id = \(bind: environment.environmentId) AND \(JSONBinds.column("event_id", in: ids, kind: kind))
+                    """
+                ).all(decodingColumn: "event_id", as: String.self)
+            )
+        }
+    }
+
     /// The events as a JSON array of rows: `[id, type, unit, time, experiment, variant, flagKey,
     /// templateVersion, metricName, metricValue, properties]`, `null` where a column is empty.
     static func rowsJSON(_ events: [ExperimentEvent]) -> String {
@@ -120,8 +136,10 @@ final class ExperimentEventStore: Sendable {
     }
 
     /// One page of an experiment's raw events in the order the server received them (a batch's
-    /// events by id): its exposures and the metric events its metrics read, received since it
-    /// was created, that happened within [`since`, `until`).
+    /// events by id), that happened within [`since`, `until`): exactly the events that can count
+    /// for it — its exposures, and the metric events its metrics read of the units it exposed,
+    /// whenever they were received (a unit's events stored before its exposure count from it).
+    /// Other units' events with the same names belong to other experiments.
     ///
     /// Receipt order, not event time: events arrive days late from apps that were offline, and
     /// an order by receipt is one a later export can continue without missing them.
@@ -136,11 +154,14 @@ final class ExperimentEventStore: Sendable {
         let names = ExperimentAggregation.eventNames(experiment.definition).sorted()
         var filters: [SQLQueryString] = [
             "project_id = \(bind: environment.projectId) AND environment_id = \(bind: environment.environmentId)",
+            // The units it exposed are those with a state in experiment_units (written as their
+            // exposures are counted): one lookup in its primary key per metric event read.
             """
             ((event_type = 'exposure' AND experiment_key = \(bind: experiment.key)) \
-            OR (event_type = 'metric' AND metric_name IN (\(binds: names))))
+            OR (event_type = 'metric' AND metric_name IN (\(binds: names)) AND EXISTS (SELECT 1 FROM experiment_units u \
+            WHERE u.project_id = experiment_events.project_id AND u.environment_id = experiment_events.environment_id \
+            AND u.experiment_key = \(bind: experiment.key) AND u.unit_id = experiment_events.unit_id)))
             """,
-            "receive_time >= \(bind: experiment.createTime)",
         ]
         if let since { filters.append("event_time >= \(bind: since)") }
         if let until { filters.append("event_time < \(bind: until)") }
