@@ -2,11 +2,11 @@ import Foundation
 import Testing
 import VaneCore
 
+@testable import Vane
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-
-@testable import Vane
 
 /// A transport whose requests wait until the test lets them go, answering 200 then.
 final class GatedTransport: HTTPTransport, @unchecked Sendable {
@@ -55,7 +55,11 @@ final class OfflineTransport: HTTPTransport, @unchecked Sendable {
 /// What an app's life on a device does to the client: going to the background, releasing its
 /// SwiftUI models, a background URLSession, the files while offline (issue #34).
 @Suite struct AppLifecycleTests {
-    static func client(_ transport: any HTTPTransport, storage: StorageLocation = .inMemory, flushInterval: TimeInterval = 0)
+    static func client(
+        _ transport: any HTTPTransport,
+        storage: StorageLocation = .inMemory,
+        flushInterval: TimeInterval = 0
+    )
         throws -> VaneClient
     {
         VaneClient(
@@ -73,7 +77,7 @@ final class OfflineTransport: HTTPTransport, @unchecked Sendable {
     }
 
     /// Waits for `condition`, giving up after 10 s (the expectation after it then fails).
-    static func eventually(_ condition: () -> Bool) async {
+    static func eventually(_ condition: @Sendable () -> Bool) async {
         let deadline = Date().addingTimeInterval(10)
         while !condition(), Date() < deadline { try? await Task.sleep(nanoseconds: 5_000_000) }
     }
@@ -112,14 +116,32 @@ final class OfflineTransport: HTTPTransport, @unchecked Sendable {
         #expect(client.queuedEventCount == 0)
     }
 
+    @Test func whenTheSystemGrantsNoTimeTheEventsAreSentAllTheSame() async throws {
+        let transport = GatedTransport()
+        transport.release()
+        let client = try Self.client(transport)
+        client.track("checkout_completed", value: 1, properties: [:])
+        let refusing = ExpiringActivity { _, block in DispatchQueue.global().async { block(true) } }
+        await client.flushInBackground(activity: refusing).value
+        await Self.eventually { client.queuedEventCount == 0 }
+        #expect(client.queuedEventCount == 0)
+    }
+
     @Test func aBackgroundSessionIsRefusedUpFront() throws {
+        // FoundationNetworking has no background sessions: the decision is tested on its input.
+        #expect(throws: URLSessionTransportError.backgroundSession(identifier: "com.example.shop.uploads")) {
+            try URLSessionTransport.checkNotBackground(identifier: "com.example.shop.uploads")
+        }
+        try URLSessionTransport.checkNotBackground(identifier: URLSessionConfiguration.ephemeral.identifier)
+        #expect(
+            URLSessionTransportError.backgroundSession(identifier: "x").description.contains("default or ephemeral")
+        )
+        #if canImport(Darwin)
         let session = URLSession(configuration: .background(withIdentifier: "com.example.shop.uploads"))
         #expect(throws: URLSessionTransportError.backgroundSession(identifier: "com.example.shop.uploads")) {
             try URLSessionTransport(session: session)
         }
-        #expect(
-            URLSessionTransportError.backgroundSession(identifier: "x").description.contains("default or ephemeral")
-        )
+        #endif
         _ = try URLSessionTransport(session: URLSession(configuration: .ephemeral))
     }
 
@@ -139,14 +161,16 @@ final class OfflineTransport: HTTPTransport, @unchecked Sendable {
     #endif
 
     @Test func anOfflineClientWithNothingNewDoesNotRewriteTheQueue() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vane-offline-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vane-offline-\(UUID().uuidString)"
+        )
         defer { try? FileManager.default.removeItem(at: directory) }
         let transport = OfflineTransport()
         let client = try Self.client(transport, storage: .directory(directory), flushInterval: 0.02)
         client.track("checkout_completed", value: 1, properties: [:])
         let file = directory.appendingPathComponent("events.json")
         // Each atomic write makes a new file: its file number tells a rewrite.
-        func fileNumber() -> String? {
+        @Sendable func fileNumber() -> String? {
             (try? FileManager.default.attributesOfItem(atPath: file.path))?[.systemFileNumber].map { "\($0)" }
         }
         await Self.eventually { transport.attempts >= 2 && fileNumber() != nil }

@@ -68,7 +68,10 @@ import VaneCore
         locked.waitForWrites()
         for name in ["installation-id", "overrides.json", "events.json"] {
             var isFolder: ObjCBool = false
-            _ = FileManager.default.fileExists(atPath: directory.appendingPathComponent(name).path, isDirectory: &isFolder)
+            _ = FileManager.default.fileExists(
+                atPath: directory.appendingPathComponent(name).path,
+                isDirectory: &isFolder
+            )
             #expect(isFolder.boolValue, "\(name) was not written over")
         }
 
@@ -155,6 +158,8 @@ import VaneCore
         defer { try? FileManager.default.removeItem(at: directory) }
         try Self.lock("config.vanecache", in: directory)
         #expect(try AtomicFile.read(directory.appendingPathComponent("absent")) == nil)
-        #expect(throws: AtomicFileError.self) { try AtomicFile.read(directory.appendingPathComponent("config.vanecache")) }
+        #expect(throws: AtomicFileError.self) {
+            try AtomicFile.read(directory.appendingPathComponent("config.vanecache"))
+        }
     }
 }

@@ -44,7 +44,10 @@ import Testing
 
     @Test func tvOSKeepsFilesInCachesAndTheInstallationIdInUserDefaults() throws {
         let plan = try Self.plan(.applicationSupport, Self.facts(.tvOS))
-        #expect(plan.directory.path == "/Users/ana/Library/Caches/Vane/shop/prod", "tvOS does not keep Application Support")
+        #expect(
+            plan.directory.path == "/Users/ana/Library/Caches/Vane/shop/prod",
+            "tvOS does not keep Application Support"
+        )
         #expect(plan.installationIdDefaults == .init(suiteName: nil, key: "vane.installation-id.shop.prod"))
         #expect(!plan.excludedFromBackup, "Caches are not backed up")
         #expect(plan.protectedUntilFirstUnlock)
@@ -53,7 +56,10 @@ import Testing
     @Test(arguments: [RuntimePlatform.macOS, .macCatalyst])
     func macAppsOutsideTheSandboxEachGetTheirOwnFolder(_ platform: RuntimePlatform) throws {
         let release = try Self.plan(.applicationSupport, Self.facts(platform, sandboxed: false))
-        let debug = try Self.plan(.applicationSupport, Self.facts(platform, sandboxed: false, bundle: "com.example.shop.debug"))
+        let debug = try Self.plan(
+            .applicationSupport,
+            Self.facts(platform, sandboxed: false, bundle: "com.example.shop.debug")
+        )
         let tool = try Self.plan(.applicationSupport, Self.facts(platform, sandboxed: false, bundle: nil))
         #expect(release.directory.path == "/Users/ana/Library/Application Support/Vane/com.example.shop/shop/prod")
         #expect(debug.directory.path == "/Users/ana/Library/Application Support/Vane/com.example.shop.debug/shop/prod")
@@ -81,13 +87,20 @@ import Testing
         #expect(app.isShared && app.excludedFromBackup && app.protectedUntilFirstUnlock)
 
         let tv = try Self.plan(.appGroup("group.shop"), Self.facts(.tvOS))
-        #expect(tv.installationIdFile.path.hasPrefix("/Users/ana/Library/Group Containers/group.shop/Library/Caches/Vane/"))
+        #expect(
+            tv.installationIdFile.path.hasPrefix("/Users/ana/Library/Group Containers/group.shop/Library/Caches/Vane/")
+        )
         #expect(tv.installationIdDefaults?.suiteName == "group.shop")
     }
 
     @Test func anAppGroupWithoutTheEntitlementIsAnErrorThatSaysWhatToAdd() throws {
         #expect(throws: StoragePlanError(appGroup: "group.other")) {
-            try StoragePlan.make(.appGroup("group.other"), project: "shop", environment: "prod", platform: Self.facts(.iOS))
+            try StoragePlan.make(
+                .appGroup("group.other"),
+                project: "shop",
+                environment: "prod",
+                platform: Self.facts(.iOS)
+            )
         }
         #expect(StoragePlanError(appGroup: "group.other").description.contains("App Groups entitlement"))
     }
@@ -97,7 +110,9 @@ import Testing
         let plan = try Self.plan(.directory(url), Self.facts(.iOS))
         #expect(plan.directory == url && plan.root == nil)
         #expect(!plan.excludedFromBackup && !plan.protectedUntilFirstUnlock)
-        #expect(try StoragePlan.make(.inMemory, project: "shop", environment: "prod", platform: Self.facts(.iOS)) == nil)
+        #expect(
+            try StoragePlan.make(.inMemory, project: "shop", environment: "prod", platform: Self.facts(.iOS)) == nil
+        )
     }
 
     @Test func macCatalystIsMacOSToConditions() {

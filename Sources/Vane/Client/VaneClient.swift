@@ -553,7 +553,12 @@ public final class VaneClient: RemoteConfigReader, Sendable {
             }
             let changed = state.resolve(defaults: configuration.defaults)
             return changed.isEmpty
-                ? nil : ConfigUpdate(changedKeys: changed, reason: .activation, templateVersion: state.active?.templateVersion)
+                ? nil
+                : ConfigUpdate(
+                    changedKeys: changed,
+                    reason: .activation,
+                    templateVersion: state.active?.templateVersion
+                )
         }
         if recovered.overrides != nil { files.saveOverrides { [state] in state.withLockedValue { $0.overrides } } }
         if recovered.cache != nil { saveCache() }

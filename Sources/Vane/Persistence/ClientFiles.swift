@@ -60,7 +60,10 @@ struct ClientFiles: Sendable {
             }
             Self.removeAbandonedTemporaryFiles(in: plan.directory, keepingRecent: plan.isShared)
             if plan.isShared {
-                Self.removeAbandonedTemporaryFiles(in: plan.installationIdFile.deletingLastPathComponent(), keepingRecent: true)
+                Self.removeAbandonedTemporaryFiles(
+                    in: plan.installationIdFile.deletingLastPathComponent(),
+                    keepingRecent: true
+                )
             }
         }
     }
@@ -74,7 +77,8 @@ struct ClientFiles: Sendable {
         for name in names where name.hasPrefix(".") && name.hasSuffix(".tmp") {
             let url = directory.appendingPathComponent(name)
             if keepingRecent,
-                let modified = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date,
+                let modified = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate]
+                    as? Date,
                 modified > cutoff
             {
                 continue
@@ -127,7 +131,12 @@ struct ClientFiles: Sendable {
             do {
                 // Once per installation, on this thread: a second process must read the winner's id.
                 if try !AtomicFile.create(Array(id.utf8), at: installationIdURL) {
-                    if case .found(let winner) = load(installationIdURL, what: "the installation id", consequence: "", Self.readId) {
+                    if case .found(let winner) = load(
+                        installationIdURL,
+                        what: "the installation id",
+                        consequence: "",
+                        Self.readId
+                    ) {
                         rememberInDefaults(winner)
                         return winner
                     }
@@ -242,7 +251,9 @@ struct ClientFiles: Sendable {
     }
 
     private func rememberInDefaults(_ id: String) {
-        guard let key = plan.installationIdDefaults?.key, let defaults, defaults.string(forKey: key) != id else { return }
+        guard let key = plan.installationIdDefaults?.key, let defaults, defaults.string(forKey: key) != id else {
+            return
+        }
         defaults.set(id, forKey: key)
     }
 }

@@ -57,9 +57,8 @@ struct StoragePlan: Sendable, Hashable {
                 excludedFromBackup: false,
                 protectedUntilFirstUnlock: false,
                 isShared: false,
-                installationIdDefaults: purgeable
-                    ? DefaultsSlot(suiteName: nil, key: "vane.installation-id." + url.standardizedFileURL.path)
-                    : nil
+                // Not by the folder's path: the app container's path changes with app updates.
+                installationIdDefaults: purgeable ? DefaultsSlot(suiteName: nil, key: defaultsKey) : nil
             )
         case .applicationSupport:
             let root: URL
@@ -75,7 +74,9 @@ struct StoragePlan: Sendable, Hashable {
                 root =
                     facts.isSandboxed
                     ? support
-                    : support.appendingPathComponent(StorageLocation.safeName(facts.bundleIdentifier ?? facts.processName))
+                    : support.appendingPathComponent(
+                        StorageLocation.safeName(facts.bundleIdentifier ?? facts.processName)
+                    )
             case .iOS, .watchOS, .visionOS:
                 root = (facts.applicationSupport ?? FileManager.default.temporaryDirectory)
                     .appendingPathComponent("Vane")

@@ -28,12 +28,24 @@ struct ExpiringActivity: Sendable {
     @discardableResult
     func run(reason: String, _ work: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
         let ended = DispatchSemaphore(value: 0)
+        let started = LockedValue(false)
         let (activityEnded, finish) = AsyncStream<Void>.makeStream()
         perform(reason) { expired in
             if expired {
+                // The system calls with `true` at once when it grants no time at all: the work
+                // runs all the same, unprotected. Otherwise the time is up: end the activity.
+                let refused = started.withLockedValue { started in
+                    defer { started = true }
+                    return !started
+                }
+                if refused {
+                    Task { await work() }
+                    finish.finish()
+                }
                 ended.signal()
                 return
             }
+            started.withLockedValue { $0 = true }
             Task {
                 await work()
                 ended.signal()

@@ -41,10 +41,13 @@ public struct URLSessionTransport: HTTPTransport {
     public init(session: URLSession) throws(URLSessionTransportError) {
         // Only background configurations have an identifier.
         // https://developer.apple.com/documentation/foundation/urlsessionconfiguration/identifier
-        if let identifier = session.configuration.identifier {
-            throw .backgroundSession(identifier: identifier)
-        }
+        try Self.checkNotBackground(identifier: session.configuration.identifier)
         sessions = TransportSessions(caller: session)
+    }
+
+    /// Refuses a session whose configuration has an identifier: only background ones have.
+    static func checkNotBackground(identifier: String?) throws(URLSessionTransportError) {
+        if let identifier { throw .backgroundSession(identifier: identifier) }
     }
 
     /// Sends a request with URLSession.
