@@ -17,11 +17,13 @@ struct ClientFiles: Sendable {
     /// Files that exist but could not be read: not written until a read succeeds.
     private let unreadable = LockedValue<Set<URL>>([])
 
+    // File URLs are made with `isDirectory: false`: without it Foundation asks the file system,
+    // and a path that is a folder for a moment would get a trailing slash and another identity.
     var directory: URL { plan.directory }
-    var cacheURL: URL { directory.appendingPathComponent("config.vanecache") }
-    var overridesURL: URL { directory.appendingPathComponent("overrides.json") }
+    var cacheURL: URL { directory.appendingPathComponent("config.vanecache", isDirectory: false) }
+    var overridesURL: URL { directory.appendingPathComponent("overrides.json", isDirectory: false) }
     var installationIdURL: URL { plan.installationIdFile }
-    var eventsURL: URL { directory.appendingPathComponent("events.json") }
+    var eventsURL: URL { directory.appendingPathComponent("events.json", isDirectory: false) }
 
     /// What reading one file found.
     enum Loaded<Value> {

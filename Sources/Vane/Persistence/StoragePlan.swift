@@ -52,7 +52,7 @@ struct StoragePlan: Sendable, Hashable {
         case .directory(let url):
             return StoragePlan(
                 directory: url,
-                installationIdFile: url.appendingPathComponent("installation-id"),
+                installationIdFile: url.appendingPathComponent("installation-id", isDirectory: false),
                 root: nil,
                 excludedFromBackup: false,
                 protectedUntilFirstUnlock: false,
@@ -85,7 +85,7 @@ struct StoragePlan: Sendable, Hashable {
             let isApple = os != .linux && os != .other
             return StoragePlan(
                 directory: directory,
-                installationIdFile: directory.appendingPathComponent("installation-id"),
+                installationIdFile: directory.appendingPathComponent("installation-id", isDirectory: false),
                 root: isApple ? root : nil,
                 excludedFromBackup: backedUpToOtherDevices,
                 protectedUntilFirstUnlock: dataProtection,
@@ -104,7 +104,7 @@ struct StoragePlan: Sendable, Hashable {
                 directory: shared.appendingPathComponent(
                     StorageLocation.safeName(facts.bundleIdentifier ?? facts.processName)
                 ),
-                installationIdFile: shared.appendingPathComponent("installation-id"),
+                installationIdFile: shared.appendingPathComponent("installation-id", isDirectory: false),
                 root: root,
                 excludedFromBackup: backedUpToOtherDevices,
                 protectedUntilFirstUnlock: dataProtection,
