@@ -54,19 +54,20 @@ struct ClientFiles: Sendable {
         writer = FileWriter(directory: plan.directory)
         // Another client of this process may still be writing here: read what it wrote.
         writer.waitForWrites()
-        writer.enqueue { [plan, logger] in
-            do {
-                try StorageAttributes.apply(plan)
-            } catch {
-                logger.warning("cannot set the backup and protection attributes of \(plan.directory.path): \(error)")
-            }
-            Self.removeAbandonedTemporaryFiles(in: plan.directory, keepingRecent: plan.isShared)
-            if plan.isShared {
-                Self.removeAbandonedTemporaryFiles(
-                    in: plan.installationIdFile.deletingLastPathComponent(),
-                    keepingRecent: true
-                )
-            }
+        // Before any file is made here, on this thread: a new file takes its folder's protection
+        // class, and the clean-up must not race the installation id's first temporary file.
+        // Both are a few metadata calls; the writes that flush to disk run on the writer's queue.
+        do {
+            try StorageAttributes.apply(plan)
+        } catch {
+            logger.warning("cannot set the backup and protection attributes of \(plan.directory.path): \(error)")
+        }
+        Self.removeAbandonedTemporaryFiles(in: plan.directory, keepingRecent: plan.isShared)
+        if plan.isShared {
+            Self.removeAbandonedTemporaryFiles(
+                in: plan.installationIdFile.deletingLastPathComponent(),
+                keepingRecent: true
+            )
         }
     }
 
