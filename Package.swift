@@ -49,6 +49,9 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            // Apple's privacy manifest: what the SDK collects and which required-reason APIs it
+            // calls (docs/SDK.md, "Platforms"). Xcode merges it into the app's privacy report.
+            resources: [.copy("PrivacyInfo.xcprivacy")],
             swiftSettings: strictSettings
         ),
         .target(

@@ -4,17 +4,28 @@ import VaneCore
 
 @testable import Vane
 
+// Launching and killing a process needs Foundation's Process: macOS and Linux, not the devices.
+#if os(macOS) || os(Linux)
 /// The SDK's cache file when the app dies mid-write: a real process, killed with SIGKILL.
 @Suite(.serialized) struct SDKCrashTests {
-    /// `vane-cache-writer`, built next to the tests (the test target depends on it).
+    /// `vane-cache-writer`, built into the same products folder as the tests (the test target
+    /// depends on it): beside the test executable (Linux), or beside the `.xctest` bundle
+    /// (macOS, where the tests run inside `xctest` or `swiftpm-testing-helper`), whatever the
+    /// build folder and configuration are.
     static let writer: URL = {
-        let besideTests = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("vane-cache-writer")
-        if FileManager.default.isExecutableFile(atPath: besideTests.path) { return besideTests }
-        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        return packageRoot.appendingPathComponent(".build/debug/vane-cache-writer")
+        var folders = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()]
+        // The bundle holding this test code: `….xctest`, inside the products folder.
+        let testBundle = Bundle(for: ProductsFolderMarker.self).bundleURL
+        if testBundle.pathExtension == "xctest" { folders.append(testBundle.deletingLastPathComponent()) }
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            folders.append(bundle.bundleURL.deletingLastPathComponent())
+        }
+        folders.append(Bundle.main.bundleURL)
+        let candidates = folders.map { $0.appendingPathComponent("vane-cache-writer") }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
     }()
+
+    private final class ProductsFolderMarker {}
 
     @Test func aProcessKilledBetweenWritesLeavesAConsistentCache() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vane-crash-\(UUID().uuidString)")
@@ -78,6 +89,7 @@ import VaneCore
             )
             #expect(client.activeTemplateVersion == version)
             #expect(client.string("key_1999", default: "") == "g\(version)")
+            client.waitForWrites()  // the clean-up runs off the caller's thread
             let leftovers = try FileManager.default.contentsOfDirectory(
                 atPath: directory.appendingPathComponent("store").path
             )
@@ -89,3 +101,4 @@ import VaneCore
         print("killed mid-write in \(killedMidWrite) of 10 rounds; versions \(versionsSeen)")
     }
 }
+#endif

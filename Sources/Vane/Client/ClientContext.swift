@@ -19,7 +19,7 @@ public struct ClientContext: Sendable, Hashable {
     public var appBuild: String?
     /// `app.id`: the bundle identifier.
     public var appId: String?
-    /// `device.os`: `ios`, `macos`, `tvos`, `watchos`, `visionos` or `linux`.
+    /// `device.os`: `ios`, `macos` (also a Mac Catalyst app), `tvos`, `watchos`, `visionos` or `linux`.
     public var os: String?
     /// `device.language`: a BCP 47 tag such as `de-CH`.
     public var language: String?
@@ -69,24 +69,8 @@ public struct ClientContext: Sendable, Hashable {
         return locale.regionCode
     }
 
-    /// The running OS as `device.os` names it.
-    public static var currentOS: String {
-        #if os(iOS)
-        return "ios"
-        #elseif os(macOS)
-        return "macos"
-        #elseif os(tvOS)
-        return "tvos"
-        #elseif os(watchOS)
-        return "watchos"
-        #elseif os(visionOS)
-        return "visionos"
-        #elseif os(Linux)
-        return "linux"
-        #else
-        return "unknown"
-        #endif
-    }
+    /// The running OS as `device.os` names it (a Mac Catalyst app is `macos`).
+    public static var currentOS: String { RuntimePlatform.current.deviceOS }
 
     /// The engine's context: the user id (or else `installationId`) as randomization id, and
     /// every attribute that is set.

@@ -23,22 +23,29 @@ public import VaneCore
 public final class VaneClient: RemoteConfigReader, Sendable {
     /// The configuration the client was created with.
     public let configuration: Configuration
-    /// The id that percent rollouts bucket when no user id is set: random, kept per installation.
-    public let installationId: String
+    /// The id that percent rollouts bucket when no user id is set: random, kept per installation
+    /// (shared with the app's extensions under ``StorageLocation/appGroup(_:)``).
+    ///
+    /// Before the device's first unlock after a restart the stored id cannot be read; until the
+    /// client reads it (at its next fetch, flush, activation or override after the unlock) this is
+    /// a provisional id that is never stored, and no events are recorded for it.
+    public var installationId: String { state.withLockedValue { $0.installationId } }
 
-    private let files: ClientFiles?
+    let files: ClientFiles?
     let state: LockedValue<State>
     /// Exposures and tracked events waiting for the server.
     let events: EventQueue
     let flushInFlight = LockedValue<Task<Result<Void, VaneError>, Never>?>(nil)
     let eventTimers = LockedValue(EventTimers())
-    private let persistLock = LockedValue<Void>()
     private let inFlight = LockedValue<Task<Result<FetchResult, VaneError>, Never>?>(nil)
     private let updateBroadcaster = Broadcaster<ConfigUpdate>()
     private let mismatchBroadcaster = Broadcaster<TypeMismatch>()
     let liveConnection = LiveUpdateConnection()
 
     struct State: Sendable {
+        var installationId: String
+        /// Whether ``installationId`` was made up because the stored one could not be read yet.
+        var installationIdIsProvisional: Bool
         var context: ClientContext
         var active: FetchedConfig?
         var fetched: FetchedConfig?
@@ -81,22 +88,45 @@ public final class VaneClient: RemoteConfigReader, Sendable {
         }
     }
 
-    /// Creates a client and loads its cache, overrides and installation id from disk, synchronously.
+    /// Creates a client and loads its cache, overrides and installation id from disk, synchronously;
+    /// writes happen off the caller's thread.
     ///
-    /// A missing, unreadable or corrupt file is not an error: the client starts without it (from
-    /// the bundled defaults) and logs why.
-    public init(configuration: Configuration) {
+    /// A missing or corrupt file is not an error: the client starts without it (from the bundled
+    /// defaults) and logs why. A file that is there but cannot be read yet (before the device's
+    /// first unlock) is left untouched and read again later (docs/SDK.md, "Platforms").
+    public convenience init(configuration: Configuration) {
+        self.init(configuration: configuration, platform: .current)
+    }
+
+    /// A client whose storage is decided from the given platform facts (tests inject them).
+    init(configuration: Configuration, platform: StoragePlatform) {
         self.configuration = configuration
         let logger = configuration.logger
-        let files = configuration.storage.directory(
-            project: configuration.project,
-            environment: configuration.environment
-        )
-        .flatMap { ClientFiles(directory: $0, logger: logger) }
+        let plan: StoragePlan?
+        do {
+            plan = try StoragePlan.make(
+                configuration.storage,
+                project: configuration.project,
+                environment: configuration.environment,
+                platform: platform
+            )
+        } catch {
+            logger.error("\(error)")
+            plan = try? StoragePlan.make(
+                .applicationSupport,
+                project: configuration.project,
+                environment: configuration.environment,
+                platform: platform
+            )
+        }
+        let files = plan.flatMap { ClientFiles(plan: $0, logger: logger) }
         self.files = files
-        let cache = files?.loadCache()
-        let overrides = files?.loadOverrides() ?? [:]
-        self.installationId = files?.loadInstallationId() ?? UUID().uuidString.lowercased()
+        var cache: ConfigCacheFile?
+        if case .found(let file)? = files?.loadCache() { cache = file }
+        var overrides: [String: String] = [:]
+        if case .found(let stored)? = files?.loadOverrides() { overrides = stored }
+        let storedId = files?.loadInstallationId()
+        let provisional = files != nil && storedId == nil
         events = EventQueue(
             file: files?.eventsURL,
             capacity: configuration.events.maximumQueuedEvents,
@@ -105,6 +135,8 @@ public final class VaneClient: RemoteConfigReader, Sendable {
         let resolved = ResolvedValues(overrides: overrides, active: cache?.active, defaults: configuration.defaults)
         state = LockedValue(
             State(
+                installationId: storedId ?? UUID().uuidString.lowercased(),
+                installationIdIsProvisional: provisional,
                 context: configuration.context,
                 active: cache?.active,
                 fetched: cache?.fetched,
@@ -190,6 +222,9 @@ public final class VaneClient: RemoteConfigReader, Sendable {
     /// Every change to the values reads return: which keys and why. Each access is a new subscription.
     public var updates: AsyncStream<ConfigUpdate> { updateBroadcaster.subscribe() }
 
+    /// How many ``updates`` subscriptions are open (tests check that watchers end).
+    var updateSubscriberCount: Int { updateBroadcaster.subscriberCount }
+
     /// Typed reads that found a value of another type (once per key, type and value).
     public var typeMismatches: AsyncStream<TypeMismatch> { mismatchBroadcaster.subscribe() }
 
@@ -207,7 +242,7 @@ public final class VaneClient: RemoteConfigReader, Sendable {
     }
 
     /// The context as the server reads it, as JSON text.
-    func contextText(_ context: ClientContext) -> String {
+    func contextText(_ context: ClientContext, installationId: String) -> String {
         context.evaluationContext(installationId: installationId).json().serialized()
     }
 
@@ -237,7 +272,8 @@ public final class VaneClient: RemoteConfigReader, Sendable {
         let task = inFlight.withLockedValue { current in
             if let current { return current }
             let task = Task {
-                await self.performFetch(minimumInterval: minimumInterval ?? configuration.minimumFetchInterval)
+                self.recoverStorage()
+                return await self.performFetch(minimumInterval: minimumInterval ?? configuration.minimumFetchInterval)
             }
             current = task
             return task
@@ -259,6 +295,7 @@ public final class VaneClient: RemoteConfigReader, Sendable {
         }
         guard let update else { return false }
         saveCache()
+        recoverStorageLater()
         if !update.changedKeys.isEmpty { updateBroadcaster.send(update) }
         return true
     }
@@ -354,10 +391,10 @@ public final class VaneClient: RemoteConfigReader, Sendable {
 
     private func sendFetch(minimumInterval: TimeInterval) async throws(VaneError) -> FetchResult {
         let now = Date()
-        let (context, latest, backoff) = state.withLockedValue {
-            ($0.context, $0.fetched ?? $0.active, $0.backoff)
+        let (context, installationId, latest, backoff) = state.withLockedValue {
+            ($0.context, $0.installationId, $0.fetched ?? $0.active, $0.backoff)
         }
-        let contextText = contextText(context)
+        let contextText = contextText(context, installationId: installationId)
         try backoff.check(now: now)
         if let latest, latest.contextText == contextText, now.timeIntervalSince(latest.fetchedAt) < minimumInterval {
             return .notDue(nextFetchAt: latest.fetchedAt.addingTimeInterval(minimumInterval))
@@ -466,9 +503,8 @@ public final class VaneClient: RemoteConfigReader, Sendable {
             change(&state.overrides)
             return (state.resolve(defaults: configuration.defaults), state.active?.templateVersion)
         }
-        if let files {
-            persistLock.withLock { files.saveOverrides(state.withLockedValue { $0.overrides }) }
-        }
+        files?.saveOverrides { [state] in state.withLockedValue { $0.overrides } }
+        recoverStorageLater()
         if !changed.isEmpty {
             updateBroadcaster.send(ConfigUpdate(changedKeys: changed, reason: .override, templateVersion: version))
         }
@@ -476,13 +512,57 @@ public final class VaneClient: RemoteConfigReader, Sendable {
 
     // MARK: - Persistence
 
-    /// Writes the active and fetched configs together. Under `persistLock`, each write takes the
-    /// newest state, so writes that race end with the newest on disk.
+    /// Writes the active and fetched configs together, off the caller's thread; each write takes
+    /// the newest state, so writes that race end with the newest on disk.
     private func saveCache() {
-        guard let files else { return }
-        persistLock.withLock {
-            files.saveCache(state.withLockedValue { ConfigCacheFile(active: $0.active, fetched: $0.fetched) })
+        files?.saveCache { [state] in
+            state.withLockedValue { ConfigCacheFile(active: $0.active, fetched: $0.fetched) }
         }
+    }
+
+    /// Returns once every file write scheduled so far is done (tests read the files after it).
+    func waitForWrites() {
+        files?.writer.waitForWrites()
+    }
+
+    /// ``recoverStorage()`` on the writer's queue, when some file is waiting to be read.
+    private func recoverStorageLater() {
+        guard let files, files.hasUnreadableFiles || events.isWaitingForFile else { return }
+        files.writer.enqueue { [weak self] in self?.recoverStorage() }
+    }
+
+    /// Reads the files that could not be read before (the device is unlocked now, say) and takes
+    /// what they hold: the stored installation id replaces the provisional one, stored overrides
+    /// come back under those set since, the stored cache is taken when nothing was fetched since,
+    /// and stored events go before those recorded since. Nothing was written over them meanwhile.
+    func recoverStorage() {
+        guard let files, files.hasUnreadableFiles || events.isWaitingForFile else { return }
+        let recovered = files.retryUnreadable()
+        events.retryLoad()
+        let update: ConfigUpdate? = state.withLockedValue { state in
+            if let id = recovered.installationId {
+                state.installationId = id
+                state.installationIdIsProvisional = false
+            }
+            if case .found(let stored)? = recovered.overrides {
+                state.overrides = stored.merging(state.overrides) { _, setSince in setSince }
+            }
+            if case .found(let stored)? = recovered.cache, state.active == nil, state.fetched == nil {
+                state.active = stored.active
+                state.fetched = stored.fetched
+            }
+            let changed = state.resolve(defaults: configuration.defaults)
+            return changed.isEmpty
+                ? nil
+                : ConfigUpdate(
+                    changedKeys: changed,
+                    reason: .activation,
+                    templateVersion: state.active?.templateVersion
+                )
+        }
+        if recovered.overrides != nil { files.saveOverrides { [state] in state.withLockedValue { $0.overrides } } }
+        if recovered.cache != nil { saveCache() }
+        if let update { updateBroadcaster.send(update) }
     }
 
     /// The SDK's version, sent in `User-Agent`.

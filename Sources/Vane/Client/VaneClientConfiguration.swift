@@ -45,7 +45,8 @@ extension VaneClient {
         public var events: EventOptions
         /// How requests are sent.
         public var transport: any HTTPTransport
-        /// Where the client logs type mismatches, failed fetches and unreadable files. Keys never appear.
+        /// Where the client logs type mismatches, failed fetches and unreadable files. Keys never
+        /// appear. By default ``defaultLogger``: the unified log on Apple platforms.
         public var logger: Logger
         /// Whether plain `http://` may reach a host other than this machine (default false:
         /// such a URL is refused with ``VaneError/invalidConfiguration(_:)`` before anything is
@@ -71,7 +72,7 @@ extension VaneClient {
             liveUpdates: LiveUpdateOptions = LiveUpdateOptions(),
             events: EventOptions = EventOptions(),
             transport: any HTTPTransport = URLSessionTransport(),
-            logger: Logger = Logger(label: "vane")
+            logger: Logger = Configuration.defaultLogger
         ) {
             self.serverURL = serverURL
             self.project = project
@@ -88,6 +89,18 @@ extension VaneClient {
             self.events = events
             self.transport = transport
             self.logger = logger
+        }
+
+        /// The logger a configuration starts with, labelled `vane`: on Apple platforms it writes to
+        /// the unified log (``UnifiedLogHandler``: Console.app, subsystem the app's bundle
+        /// identifier, category `vane`), whatever `LoggingSystem` was bootstrapped with; elsewhere
+        /// it uses the bootstrapped handler (standard error unless the app chose another).
+        public static var defaultLogger: Logger {
+            #if canImport(os)
+            return Logger(label: "vane") { UnifiedLogHandler(label: $0) }
+            #else
+            return Logger(label: "vane")
+            #endif
         }
 
         /// How this configuration reaches the server.

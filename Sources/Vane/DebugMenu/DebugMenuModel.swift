@@ -82,6 +82,12 @@ public final class DebugMenuModel {
         watcher?.cancel()
         watcher = nil
     }
+
+    // The watching task holds no reference to the model, but waits for the client's next change:
+    // without this it (and its subscription) would outlive the model until that change came.
+    deinit {
+        watcher?.cancel()
+    }
 }
 
 /// The client's values as an `@Observable` snapshot: views that read it redraw when values change.
@@ -118,6 +124,12 @@ public final class ObservableConfig {
     public func stop() {
         watcher?.cancel()
         watcher = nil
+    }
+
+    // The watching task holds no reference to the model, but waits for the client's next change:
+    // without this it (and its subscription) would outlive the model until that change came.
+    deinit {
+        watcher?.cancel()
     }
 }
 #endif

@@ -23,6 +23,9 @@ final class EventQueue: Sendable {
         var exposedSet: Set<String> = []
         /// Whether the file is behind the state.
         var changed = false
+        /// Whether the file is there but could not be read (before the device's first unlock):
+        /// it is not written until ``EventQueue/retryLoad()`` has read it.
+        var fileUnreadable = false
         /// Metric events made by this launch: with ``launchId``, their ids.
         var counter = 0
         /// Sending pauses after 429 and 5xx answers, as fetches do.
@@ -58,6 +61,30 @@ final class EventQueue: Sendable {
     }
 
     var count: Int { state.withLockedValue { $0.events.count - $0.start } }
+    /// Whether the file could not be read yet and is waiting for ``retryLoad()``.
+    var isWaitingForFile: Bool { state.withLockedValue { $0.fileUnreadable } }
+
+    /// Reads a file that could not be read before and puts its events before those recorded
+    /// since (the oldest are dropped beyond the capacity, as always), and its exposures among the
+    /// remembered ones.
+    func retryLoad() {
+        guard isWaitingForFile else { return }
+        let stored = Self.load(file, capacity: capacity, logger: logger)
+        guard !stored.fileUnreadable else { return }
+        state.withLockedValue { state in
+            let recordedSince = Array(state.events[state.start...])
+            let known = Set(recordedSince.map(\.id))
+            let merged = stored.events.filter { !known.contains($0.id) } + recordedSince
+            state.dropped += stored.dropped + max(0, merged.count - capacity)
+            state.events = Array(merged.suffix(capacity))
+            state.start = 0
+            for identity in stored.exposed where state.exposedSet.insert(identity).inserted {
+                state.exposed.insert(identity, at: 0)
+            }
+            state.fileUnreadable = false
+            state.changed = true
+        }
+    }
     var dropped: Int { state.withLockedValue { $0.dropped } }
 
     /// The next metric event id.
@@ -151,7 +178,8 @@ final class EventQueue: Sendable {
             // thousands of events must not hold up `track` on another thread.
             guard
                 let snapshot = state.withLockedValue({ state -> State? in
-                    guard state.changed else { return nil }
+                    // An unreadable file keeps its events: writing would replace them with fewer.
+                    guard state.changed, !state.fileUnreadable else { return nil }
                     state.changed = false
                     return state
                 })
@@ -174,8 +202,16 @@ final class EventQueue: Sendable {
     private static func load(_ file: URL?, capacity: Int, logger: Logger) -> State {
         var state = State()
         guard let file else { return state }
+        let read: [UInt8]?
         do {
-            guard let bytes = try AtomicFile.read(file) else { return state }
+            read = try AtomicFile.read(file)
+        } catch {
+            logger.warning("cannot read the event queue yet: \(error); its events are kept and read again later")
+            state.fileUnreadable = true
+            return state
+        }
+        do {
+            guard let bytes = read else { return state }
             guard case .object(let object) = try JSONValue.parse(bytes), object["format"] == 1 else {
                 throw CacheFileError(path: "$", message: "not an event queue of format 1")
             }

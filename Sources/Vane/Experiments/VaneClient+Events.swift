@@ -25,7 +25,15 @@ extension VaneClient: EventTracker {
             configuration.logger.warning("track(\"\(name.prefix(100))\") was not recorded: \(problem)")
             return
         }
-        let unit = state.withLockedValue { $0.context.userId } ?? installationId
+        let (userId, installationId, provisional) = state.withLockedValue {
+            ($0.context.userId, $0.installationId, $0.installationIdIsProvisional)
+        }
+        guard let unit = userId ?? (provisional ? nil : installationId) else {
+            configuration.logger.notice(
+                "track(\"\(name)\") was not recorded: the installation id cannot be read before the device's first unlock"
+            )
+            return
+        }
         let event = QueuedEvent(
             id: events.nextId(),
             unit: unit,
@@ -49,11 +57,39 @@ extension VaneClient: EventTracker {
     public func flush() async throws(VaneError) {
         let task = flushInFlight.withLockedValue { current in
             if let current { return current }
-            let task = Task { await self.performFlush() }
+            let task = Task {
+                self.recoverStorage()
+                return await self.performFlush()
+            }
             current = task
             return task
         }
         try await task.value.get()
+    }
+
+    /// Sends every waiting exposure and event as the app goes to the background, inside a
+    /// background activity so that the system does not suspend the app halfway through the
+    /// request; returns at once. Call it when the scene phase becomes `.background`:
+    ///
+    /// ```swift
+    /// .onChange(of: scenePhase) { phase in          // iOS 15: the one-argument form
+    ///     if phase == .background { client.flushInBackground() }
+    /// }
+    /// ```
+    ///
+    /// The activity is `ProcessInfo.performExpiringActivity` on Apple platforms (apps and app
+    /// extensions may both use it, on every platform the SDK supports). When the system's time
+    /// is up first, the activity ends and the events stay queued, on disk, for the next flush.
+    public func flushInBackground() {
+        flushInBackground(activity: .system)
+    }
+
+    /// ``flushInBackground()`` inside the given activity (tests inject one).
+    @discardableResult
+    func flushInBackground(activity: ExpiringActivity) -> Task<Void, Never> {
+        activity.run(reason: "Vane: sending queued events") { [weak self] in
+            try? await self?.flush()
+        }
     }
 
     /// Exposures and tracked events waiting to be sent.
@@ -68,7 +104,9 @@ extension VaneClient: EventTracker {
     /// Records an exposure the first time it is seen: queued for the server and passed to
     /// ``EventOptions/onExposure``.
     func recordExposure(_ exposure: Exposure) {
-        guard events.markExposed(exposure.identity) else { return }
+        // Values fetched for a provisional id (before the first unlock): not a unit of the experiment.
+        let provisional = state.withLockedValue { $0.installationIdIsProvisional ? $0.installationId : nil }
+        guard exposure.unit != provisional, events.markExposed(exposure.identity) else { return }
         enqueue(
             QueuedEvent(
                 id: EventQueue.exposureId(exposure.identity),
@@ -122,11 +160,26 @@ extension VaneClient: EventTracker {
                 if delay > 0 { try? await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000)) }
                 guard let self else { return }
                 self.eventTimers.withLockedValue { $0.sendScheduled = false }
-                // Offline or backing off: try again an interval later while events wait.
+                // Offline or backing off: send again an interval later while events wait. Only the
+                // send timer: nothing new was recorded, so the file has nothing new to write.
                 if (try? await self.flush()) == nil, self.events.count > 0, options.flushInterval > 0 {
-                    self.scheduleSending(batchFull: false)
+                    self.scheduleRetry(after: options.flushInterval)
                 }
             }
+        }
+    }
+
+    private func scheduleRetry(after delay: TimeInterval) {
+        let schedule = eventTimers.withLockedValue { timers in
+            defer { timers.sendScheduled = true }
+            return !timers.sendScheduled
+        }
+        guard schedule else { return }
+        Task { [weak self] in
+            try? await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
+            guard let self else { return }
+            self.eventTimers.withLockedValue { $0.sendScheduled = false }
+            if (try? await self.flush()) == nil, self.events.count > 0 { self.scheduleRetry(after: delay) }
         }
     }
 

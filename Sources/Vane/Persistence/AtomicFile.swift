@@ -10,22 +10,57 @@ import Musl
 
 #if canImport(Darwin)
 private let systemWrite = Darwin.write
+private let systemRead = Darwin.read
 #elseif canImport(Glibc)
 private let systemWrite = Glibc.write
+private let systemRead = Glibc.read
 #elseif canImport(Musl)
 private let systemWrite = Musl.write
+private let systemRead = Musl.read
 #endif
 
 /// Replaces a file's contents all at once: readers (and the next launch after a crash) see the
 /// old file or the new one, never a mix or a half-written file.
 ///
-/// The bytes go to a temporary file in the same directory, are flushed to disk with `fsync`,
-/// and the temporary file is renamed over the target (`rename(2)` is atomic within a file system);
-/// then the directory is synced so the rename itself survives a power loss.
+/// The bytes go to a temporary file in the same directory, are flushed to disk, and the temporary
+/// file is renamed over the target (`rename(2)` is atomic within a file system); then the
+/// directory is synced so the rename itself survives a power loss. On Darwin `fsync` only hands
+/// the data to the drive, whose cache may still lose it: there the file is flushed with
+/// `F_BARRIERFSYNC` (its bytes reach the disk before the rename does, which is all atomicity
+/// needs) and the directory with `F_FULLFSYNC` (the rename itself reaches the disk).
 enum AtomicFile {
     /// Writes `bytes` to `url` atomically.
     /// - Throws: ``AtomicFileError`` naming the file and the failing step.
     static func write(_ bytes: [UInt8], to url: URL) throws(AtomicFileError) {
+        let temporary = try writeTemporary(bytes, for: url)
+        guard rename(temporary.path, url.path) == 0 else {
+            let code = errno
+            unlink(temporary.path)
+            throw AtomicFileError(url: url, step: "replace", errno: code)
+        }
+        syncDirectory(of: url)
+    }
+
+    /// Writes `bytes` to `url` unless a file is there already, atomically: of two processes that
+    /// create it at once (an app and its extension in an App Group), one wins and the other
+    /// reads the winner's.
+    /// - Returns: Whether this call created the file.
+    /// - Throws: ``AtomicFileError`` naming the file and the failing step.
+    static func create(_ bytes: [UInt8], at url: URL) throws(AtomicFileError) -> Bool {
+        let temporary = try writeTemporary(bytes, for: url)
+        defer { unlink(temporary.path) }
+        // link(2) fails with EEXIST instead of replacing: create-if-absent, atomic.
+        guard link(temporary.path, url.path) == 0 else {
+            let code = errno
+            if code == EEXIST { return false }
+            throw AtomicFileError(url: url, step: "create", errno: code)
+        }
+        syncDirectory(of: url)
+        return true
+    }
+
+    /// A temporary file beside `url` holding `bytes`, on the disk.
+    private static func writeTemporary(_ bytes: [UInt8], for url: URL) throws(AtomicFileError) -> URL {
         let directory = url.deletingLastPathComponent()
         let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
         let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
@@ -45,33 +80,61 @@ enum AtomicFile {
             }
             written += result
         }
-        guard fsync(descriptor) == 0 else {
+        guard flush(descriptor, ordering: true) == 0 else {
             let code = errno
             close(descriptor)
             unlink(temporary.path)
             throw AtomicFileError(url: url, step: "flush to disk", errno: code)
         }
         close(descriptor)
-        guard rename(temporary.path, url.path) == 0 else {
-            let code = errno
-            unlink(temporary.path)
-            throw AtomicFileError(url: url, step: "replace", errno: code)
-        }
-        let directoryDescriptor = open(directory.path, O_RDONLY)
+        return temporary
+    }
+
+    private static func syncDirectory(of url: URL) {
+        let directoryDescriptor = open(url.deletingLastPathComponent().path, O_RDONLY)
         if directoryDescriptor >= 0 {
-            _ = fsync(directoryDescriptor)
+            _ = flush(directoryDescriptor, ordering: false)
             close(directoryDescriptor)
         }
     }
 
+    /// Flushes a descriptor to stable storage; `ordering` asks only that it reach the disk before
+    /// later writes (enough for a file that is renamed afterwards).
+    private static func flush(_ descriptor: Int32, ordering: Bool) -> Int32 {
+        #if canImport(Darwin)
+        // fsync(2) on Darwin does not flush the drive's cache; F_FULLFSYNC does, F_BARRIERFSYNC
+        // orders instead (cheaper). File systems without them answer an error: fall back.
+        // https://developer.apple.com/documentation/xcode/reducing-disk-writes
+        if ordering, fcntl(descriptor, F_BARRIERFSYNC) == 0 { return 0 }
+        if fcntl(descriptor, F_FULLFSYNC) == 0 { return 0 }
+        #endif
+        return fsync(descriptor)
+    }
+
     /// The file's bytes, or nil when it does not exist.
-    /// - Throws: ``AtomicFileError`` when it exists but cannot be read.
+    /// - Throws: ``AtomicFileError`` when it is there but cannot be read: not permitted (a data
+    ///   protected file before the device's first unlock answers `EPERM`), a directory, an I/O
+    ///   error. The caller must not take that for "missing" and write over it.
     static func read(_ url: URL) throws(AtomicFileError) -> [UInt8]? {
-        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
-        do {
-            return Array(try Data(contentsOf: url))
-        } catch {
-            throw AtomicFileError(url: url, step: "read", errno: EIO)
+        let descriptor = open(url.path, O_RDONLY)
+        guard descriptor >= 0 else {
+            let code = errno
+            if code == ENOENT { return nil }
+            throw AtomicFileError(url: url, step: "read", errno: code)
+        }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { buffer in
+                systemRead(descriptor, buffer.baseAddress, buffer.count)
+            }
+            if count == 0 { return bytes }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw AtomicFileError(url: url, step: "read", errno: errno)
+            }
+            bytes.append(contentsOf: chunk[0..<count])
         }
     }
 }
@@ -82,7 +145,15 @@ struct AtomicFileError: Error, Sendable, Hashable, CustomStringConvertible {
     var step: String
     var errno: Int32
 
+    /// Whether the system refused access: a data-protected file before the first unlock, or
+    /// missing permissions.
+    var isNotPermitted: Bool { errno == EPERM || errno == EACCES }
+
     var description: String {
-        "cannot \(step) \(url.path): \(String(cString: strerror(errno))); check that the storage directory is writable"
+        let advice =
+            isNotPermitted
+            ? "the device may be locked since its restart (data protection) or the app lacks permission"
+            : "check that the storage directory is readable and writable"
+        return "cannot \(step) \(url.path): \(String(cString: strerror(errno))); \(advice)"
     }
 }

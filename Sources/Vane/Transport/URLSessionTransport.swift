@@ -34,8 +34,20 @@ public struct URLSessionTransport: HTTPTransport {
     /// Only a session's delegate sees a body arrive chunk by chunk, so over your session a body is
     /// received whole before its length is checked. Event streams use a second session with your
     /// session's configuration but without its delegate.
-    public init(session: URLSession) {
+    ///
+    /// - Throws: ``URLSessionTransportError/backgroundSession(identifier:)`` for a background
+    ///   session: it runs only upload and download tasks handed to the system, and a data task
+    ///   with a completion handler on it raises an Objective-C exception that ends the app.
+    public init(session: URLSession) throws(URLSessionTransportError) {
+        // Only background configurations have an identifier.
+        // https://developer.apple.com/documentation/foundation/urlsessionconfiguration/identifier
+        try Self.checkNotBackground(identifier: session.configuration.identifier)
         sessions = TransportSessions(caller: session)
+    }
+
+    /// Refuses a session whose configuration has an identifier: only background ones have.
+    static func checkNotBackground(identifier: String?) throws(URLSessionTransportError) {
+        if let identifier { throw .backgroundSession(identifier: identifier) }
     }
 
     /// Sends a request with URLSession.

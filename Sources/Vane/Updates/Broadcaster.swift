@@ -26,6 +26,9 @@ final class Broadcaster<Element: Sendable>: Sendable {
         return stream
     }
 
+    /// How many subscriptions are open.
+    var subscriberCount: Int { continuations.withLockedValue { $0.count } }
+
     /// Sends an element to every subscriber.
     func send(_ element: Element) {
         for continuation in continuations.withLockedValue({ Array($0.values) }) { continuation.yield(element) }

@@ -14,7 +14,8 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
     func make() -> URLSessionTransport {
         switch self {
         case .ownSession: URLSessionTransport()
-        case .callersSession: URLSessionTransport(session: URLSession(configuration: .ephemeral))
+        // An ephemeral session is never refused.
+        case .callersSession: try! URLSessionTransport(session: URLSession(configuration: .ephemeral))
         }
     }
 
