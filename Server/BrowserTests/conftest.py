@@ -1,111 +1,28 @@
 """Fixtures for the console's browser tests: a real `vane serve`, Debian's Chromium, and helpers
 to sign in, scan pages with axe-core and take screenshots at phone and desktop widths."""
 
-import json
 import os
-import re
 import shutil
-import signal
-import socket
-import subprocess
+import sys
 import tempfile
-import time
-import urllib.request
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect, sync_playwright
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "PythonSupport"))
+from vane_server import Server, free_port, start_server, stop_server  # noqa: E402
+
 SCREENSHOTS = Path(os.environ.get("VANE_SCREENSHOTS", tempfile.mkdtemp()))
 NEW_ADMIN_PASSWORD = "correct horse battery staple 42"
-
-
-@dataclass
-class Server:
-    """A running `vane serve` and what its first start printed."""
-
-    url: str
-    data: Path
-    process: subprocess.Popen
-    admin_key: str
-    client_key: str
-    first_password: str
-    state: dict = field(default_factory=dict)
-
-    def api(self, method: str, path: str, body=None, key=None, headers=None):
-        """Calls the JSON API; returns (status, parsed body or text, headers)."""
-        data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(self.url + path, data=data, method=method)
-        request.add_header("Authorization", "Bearer " + (key or self.admin_key))
-        request.add_header("Content-Type", "application/json")
-        for name, value in (headers or {}).items():
-            request.add_header(name, value)
-        try:
-            with urllib.request.urlopen(request, timeout=10) as response:
-                text = response.read().decode()
-                return response.status, (json.loads(text) if text else None), response.headers
-        except urllib.error.HTTPError as error:
-            text = error.read().decode()
-            try:
-                return error.code, json.loads(text), error.headers
-            except ValueError:
-                return error.code, text, error.headers
-
-    def fetch(self, context: dict) -> dict:
-        """What an app with the demo production client key receives for a context."""
-        status, body, _ = self.api(
-            "POST",
-            "/v1/projects/demo/environments/production/fetch",
-            {"context": context},
-            key=self.client_key,
-        )
-        assert status == 200, body
-        return body["entries"]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def start_server(extra=()) -> Server:
-    binary = os.environ.get("VANE_BIN", "vane")
-    data = Path(tempfile.mkdtemp(prefix="vane-console-")) / "data"
-    port = free_port()
-    log = open(data.parent / "stdout", "w")
-    process = subprocess.Popen(
-        [binary, "serve", "--port", str(port), "--data-dir", str(data), *extra],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    banner = ""
-    for _ in range(300):
-        banner = (data.parent / "stdout").read_text()
-        if "Client key" in banner:
-            break
-        if process.poll() is not None:
-            raise RuntimeError("vane serve exited:\n" + banner)
-        time.sleep(0.1)
-    url = re.search(r"Vane is serving at (\S+)", banner).group(1)
-    client_key = re.search(r"(vane_client_\S+)", banner).group(1)
-    admin_key = (data / "admin-key").read_text().strip()
-    password = re.search(r"password: (\S+)", (data / "console-admin-password").read_text()).group(1)
-    return Server(url, data, process, admin_key, client_key, password)
 
 
 @pytest.fixture(scope="session")
 def server():
     running = start_server()
     yield running
-    running.process.send_signal(signal.SIGTERM)
-    try:
-        running.process.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        running.process.kill()
-    shutil.rmtree(running.data.parent, ignore_errors=True)
+    stop_server(running)
 
 
 @pytest.fixture(scope="session")
