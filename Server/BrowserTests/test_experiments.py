@@ -30,9 +30,11 @@ pytestmark = pytest.mark.usefixtures("own_admin_password")
 def send_population(server):
     """What apps would send: 150 units per variant, 30 and 90 checkouts, revenue per checkout."""
     server.fetch({"randomizationId": "someone"})  # the live version counts as fetched
-    when = (datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(hours=1)).strftime(
-        "%Y-%m-%dT%H:%M:%SZ"
-    )
+    # Exposures a minute ago (the server counts those up to 5 minutes before the start, for device
+    # clocks), the checkouts after them.
+    now = datetime.datetime.now(datetime.timezone.utc)
+    when = (now - datetime.timedelta(minutes=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    later = now.strftime("%Y-%m-%dT%H:%M:%SZ")
     events = []
     for variant, converted in (("control", 30), ("one-page", 90)):
         for index in range(150):
@@ -40,9 +42,9 @@ def send_population(server):
             events.append({"id": f"x-{unit}", "type": "exposure", "time": when, "unit": unit,
                            "experiment": "checkout-button", "variant": variant, "templateVersion": "1"})
             if index < converted:
-                events.append({"id": f"c-{unit}", "type": "metric", "time": when, "unit": unit,
+                events.append({"id": f"c-{unit}", "type": "metric", "time": later, "unit": unit,
                                "name": "checkout_completed"})
-                events.append({"id": f"r-{unit}", "type": "metric", "time": when, "unit": unit,
+                events.append({"id": f"r-{unit}", "type": "metric", "time": later, "unit": unit,
                                "name": "revenue", "value": 20 + index % 7})
     status, body, _ = server.api(
         "POST", "/v1/projects/demo/environments/production/events", {"events": events}, key=server.client_key

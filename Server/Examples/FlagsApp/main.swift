@@ -110,3 +110,6 @@ do {
     print("Events not sent yet: \(error)")
 }
 print("Events waiting: \(client.queuedEventCount) (dropped: \(client.droppedEventCount))")
+// The client writes its files off the caller's thread; a command-line tool waits for them before
+// it exits, so the next launch starts from this cache.
+await client.waitForPendingWrites()

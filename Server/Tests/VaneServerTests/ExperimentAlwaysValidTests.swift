@@ -118,6 +118,8 @@ import VaneCore
             #expect(created.object?["confidenceLevel"] == 0.9)
             #expect(created.object?["sampleRatioThreshold"] == 0.01)
             #expect(try await server.send(.post, ExperimentAPITests.path + "/checkout-button/start").status == .ok)
+            // The population's exposures are dated up to an hour ago: the experiment started before.
+            try await EventIngestionTests.backdateStart(server, key: "checkout-button", seconds: 3 * 3_600)
             try await ConsoleExperimentTests.fetch(server)
             try await ExperimentResultsTests.send(
                 server,

@@ -106,11 +106,22 @@ import VaneCore
             // Another process's view of the same file, holding its write lock for longer than the
             // server's busy timeout (5 s).
             let other = try await DatabaseEngine.open(configuration.databaseLocation, logger: Logger(label: "other"))
+            // The lock is held until the publish has answered (at most 60 s), however slowly a
+            // loaded machine gets the request to the database: a fixed hold could end first.
             let locked = AsyncStream.makeStream(of: Void.self)
+            let answered = AsyncStream.makeStream(of: Void.self)
             let holder = Task {
                 try await other.transaction { _ in
                     locked.continuation.yield()
-                    try await Task.sleep(nanoseconds: 7_000_000_000)
+                    let waiting = Task {
+                        for await _ in answered.stream { break }
+                    }
+                    let limit = Task {
+                        try? await Task.sleep(nanoseconds: 60_000_000_000)
+                        waiting.cancel()
+                    }
+                    await waiting.value
+                    limit.cancel()
                 }
             }
             for await _ in locked.stream { break }
@@ -118,6 +129,7 @@ import VaneCore
                 ["parameters": ["a": ["defaultValue": ["value": "2"]]]],
                 ifMatch: try #require(before.etag)
             )
+            answered.continuation.yield()
             #expect(busy.status == .serviceUnavailable, "\(busy.text)")
             #expect(busy.errorStatus == "UNAVAILABLE")
             #expect(busy.errorMessage?.contains("the database is busy") == true)

@@ -525,6 +525,26 @@ public final class VaneClient: RemoteConfigReader, Sendable {
         files?.writer.waitForWrites()
     }
 
+    /// Waits until every file write the client has scheduled so far is on disk: the cache after
+    /// an activation, the overrides, the event queue.
+    ///
+    /// The client writes its files off the caller's thread, so `activate()` and `setOverride`
+    /// never wait for the disk. An app need not call this: its process lives on after the write.
+    /// A command-line tool or a test that exits right after changing something calls it before
+    /// it exits, or the last writes end with the process.
+    ///
+    /// ```swift
+    /// try await client.fetchAndActivate()
+    /// try? await client.flush()
+    /// await client.waitForPendingWrites()   // the next launch starts from this cache
+    /// ```
+    public func waitForPendingWrites() async {
+        guard let writer = files?.writer else { return }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            writer.enqueue { continuation.resume() }
+        }
+    }
+
     /// ``recoverStorage()`` on the writer's queue, when some file is waiting to be read.
     private func recoverStorageLater() {
         guard let files, files.hasUnreadableFiles || events.isWaitingForFile else { return }
