@@ -77,8 +77,10 @@ final class OfflineTransport: HTTPTransport, @unchecked Sendable {
     }
 
     /// Waits for `condition`, giving up after 10 s (the expectation after it then fails).
+    /// Waits until `condition` holds; the bound (60 s) only keeps a broken build from hanging,
+    /// and is generous because CI runs the suites on two busy cores.
     static func eventually(_ condition: @Sendable () -> Bool) async {
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(60)
         while !condition(), Date() < deadline { try? await Task.sleep(nanoseconds: 5_000_000) }
     }
 
