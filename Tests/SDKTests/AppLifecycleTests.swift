@@ -59,24 +59,10 @@ final class OfflineTransport: HTTPTransport, @unchecked Sendable {
         _ transport: any HTTPTransport,
         storage: StorageLocation = .inMemory,
         flushInterval: TimeInterval = 0
-    )
-        throws -> VaneClient
-    {
-        VaneClient(
-            configuration: VaneClient.Configuration(
-                serverURL: try #require(URL(string: "http://127.0.0.1:9")),
-                project: "shop",
-                environment: "prod",
-                clientKey: "vane_client_secret",
-                context: ClientContext(),
-                storage: storage,
-                events: EventOptions(flushInterval: flushInterval),
-                transport: transport
-            )
-        )
+    ) throws -> VaneClient {
+        try DeviceStorageTests.client(storage, transport: transport, flushInterval: flushInterval)
     }
 
-    /// Waits for `condition`, giving up after 10 s (the expectation after it then fails).
     /// Waits until `condition` holds; the bound (60 s) only keeps a broken build from hanging,
     /// and is generous because CI runs the suites on two busy cores.
     static func eventually(_ condition: @Sendable () -> Bool) async {

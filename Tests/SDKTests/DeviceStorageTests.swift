@@ -12,10 +12,13 @@ import VaneCore
         FileManager.default.temporaryDirectory.appendingPathComponent("vane-device-\(UUID().uuidString)")
     }
 
+    /// A client of the `shop/prod` environment on `storage`; the server is never reached unless
+    /// `transport` answers for it.
     static func client(
         _ storage: StorageLocation,
         platform: StoragePlatform = StoragePlatform.current,
-        transport: ScriptedTransport = ScriptedTransport(TransportResponse(status: 503, headers: [:], body: Data()))
+        transport: any HTTPTransport = ScriptedTransport(TransportResponse(status: 503, headers: [:], body: Data())),
+        flushInterval: TimeInterval = 0
     ) throws -> VaneClient {
         VaneClient(
             configuration: VaneClient.Configuration(
@@ -25,7 +28,7 @@ import VaneCore
                 clientKey: "vane_client_secret",
                 context: ClientContext(),
                 storage: storage,
-                events: EventOptions(flushInterval: 0),
+                events: EventOptions(flushInterval: flushInterval),
                 transport: transport
             ),
             platform: platform
