@@ -50,10 +50,53 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
     ],
     targets: [
+        // The server is three targets, so the compiler keeps its layers apart (docs/ARCHITECTURE.md,
+        // "The server's targets"): the core (storage, auth, serving, experiments, what the HTTP
+        // layers share), the console (the only user of Mustache and the assets plugin), and the
+        // product: HTTP routes, OFREP, the demo and the wiring. Siblings share `package` access.
+        .target(
+            name: "VaneServerCore",
+            dependencies: [
+                "ExperimentStatistics",
+                .product(name: "VaneCore", package: "vane"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+            ],
+            swiftSettings: serverSettings
+        ),
+        .target(
+            name: "VaneConsole",
+            dependencies: [
+                "VaneServerCore",
+                "ExperimentStatistics",
+                .product(name: "VaneCore", package: "vane"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Mustache", package: "swift-mustache"),
+            ],
+            // The console's templates, styles and scripts: compiled into the binary by the
+            // ConsoleAssets plugin, so `vane` stays one file that works air-gapped.
+            exclude: ["Assets"],
+            swiftSettings: serverSettings,
+            plugins: ["ConsoleAssets"]
+        ),
         .target(
             name: "VaneServer",
             dependencies: [
-                "ExperimentStatistics",
+                "VaneServerCore",
+                "VaneConsole",
                 .product(name: "VaneCore", package: "vane"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -65,17 +108,8 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "SQLKit", package: "sql-kit"),
-                .product(name: "SQLiteKit", package: "sqlite-kit"),
-                .product(name: "PostgresKit", package: "postgres-kit"),
-                .product(name: "Mustache", package: "swift-mustache"),
-                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             ],
-            // The console's templates, styles and scripts: compiled into the binary by the
-            // ConsoleAssets plugin, so `vane` stays one file that works air-gapped.
-            exclude: ["Console/Assets"],
-            swiftSettings: serverSettings,
-            plugins: ["ConsoleAssets"]
+            swiftSettings: serverSettings
         ),
         .executableTarget(
             name: "vane-embed-assets",
@@ -91,6 +125,7 @@ let package = Package(
             name: "VaneCLI",
             dependencies: [
                 "VaneServer",
+                "VaneServerCore",
                 .product(name: "VaneCore", package: "vane"),
                 .product(name: "Vane", package: "vane"),
                 .product(name: "VaneCodegen", package: "vane"),
@@ -177,6 +212,8 @@ let package = Package(
             dependencies: [
                 "TestSupport",
                 "VaneServer",
+                "VaneServerCore",
+                "VaneConsole",
                 .product(name: "VaneCore", package: "vane"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),

@@ -1,13 +1,13 @@
 import Foundation
 import PackagePlugin
 
-/// Compiles the console's assets (`Console/Assets` in the target: Mustache templates, CSS,
+/// Compiles the console's assets (`Assets` in the VaneConsole target: Mustache templates, CSS,
 /// JavaScript) into the target as Swift string literals, so the `vane` binary carries them and
 /// needs no resource folder beside it.
 @main
 struct ConsoleAssets: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: any Target) throws -> [Command] {
-        let assets = target.directoryURL.appending(path: "Console").appending(path: "Assets")
+        let assets = target.directoryURL.appending(path: "Assets")
         let files = Self.files(under: assets)
         let output = context.pluginWorkDirectoryURL.appending(path: "EmbeddedConsoleAssets.swift")
         return [

@@ -1,5 +1,5 @@
 import VaneCore
-import VaneServer
+import VaneServerCore
 
 /// What `vane eval` prints for one result: key → value, remote values over in-app defaults, as an
 /// app would see them; with `--explain`, each key's value, source, reason and deciding condition.

@@ -1,3 +1,5 @@
+import VaneServerCore
+
 /// How `vane serve` runs.
 ///
 /// Whatever sets it — command-line options, `VANE_*` environment variables, an embedding app —

@@ -2,6 +2,7 @@ import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
 import NIOSSL
+import VaneServerCore
 
 /// HTTPS served by `vane serve` itself (`--tls-cert`, `--tls-key`), or plain HTTP behind a
 /// proxy that terminates TLS.

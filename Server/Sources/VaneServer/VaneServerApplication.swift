@@ -5,7 +5,9 @@ import Metrics
 import NIOConcurrencyHelpers
 import Prometheus
 import ServiceLifecycle
+import VaneConsole
 import VaneCore
+import VaneServerCore
 
 /// Vane's server: storage, the serving cache, and the HTTP API, run by swift-service-lifecycle.
 ///

@@ -5,6 +5,7 @@ import Testing
 import VaneCore
 
 @testable import VaneServer
+@testable import VaneServerCore
 
 /// Crash safety with real processes: `vane serve` is killed with SIGKILL in the middle of a burst
 /// of publishes and started again on the same data. Every publish that was answered 200 must be

@@ -3,6 +3,7 @@ import Testing
 import VaneCore
 
 @testable import VaneServer
+@testable import VaneServerCore
 
 /// The console's accounts and sessions, on both engines: what several nodes share.
 @Suite(.timeLimit(.minutes(5))) struct AccountStoreTests {

@@ -3,6 +3,7 @@ import Testing
 import VaneCore
 
 @testable import VaneServer
+@testable import VaneServerCore
 
 @Suite(.timeLimit(.minutes(5))) struct AdminAPITests {
     @Test(arguments: TestDatabase.allCases)

@@ -4,6 +4,7 @@ import Testing
 import VaneCore
 
 @testable import VaneServer
+@testable import VaneServerCore
 
 /// One holder of a shipped client key cannot spend the whole app's budget: rate limits per
 /// client and per address under a per-key ceiling, trusted `X-Forwarded-For` only from

@@ -3,6 +3,7 @@ import Testing
 import VaneCore
 
 @testable import VaneServer
+@testable import VaneServerCore
 
 /// What a client key may decide and learn (issue #13): it cannot move the clock unless the
 /// template allows it, and it learns descriptions only where the template says so.

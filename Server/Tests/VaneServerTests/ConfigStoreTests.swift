@@ -6,6 +6,7 @@ import Testing
 import VaneCore
 
 @testable import VaneServer
+@testable import VaneServerCore
 
 /// The store, against both engines: every test runs on SQLite and on PostgreSQL.
 @Suite(.timeLimit(.minutes(5))) struct ConfigStoreTests {

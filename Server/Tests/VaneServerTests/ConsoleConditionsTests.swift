@@ -6,7 +6,9 @@ import NIOCore
 import Testing
 import VaneCore
 
+@testable import VaneConsole
 @testable import VaneServer
+@testable import VaneServerCore
 
 /// The conditions page over real HTTP: reordering, editing and deleting go into the person's
 /// draft and never to the live template; parse errors show their column and save nothing; the

@@ -3,7 +3,9 @@ import HTTPTypes
 import Testing
 import VaneCore
 
+@testable import VaneConsole
 @testable import VaneServer
+@testable import VaneServerCore
 
 /// A node keeps what a draft changes (its diff, problems and sampled users) between page loads;
 /// it must never show it for a draft or live version other than the one it was worked out for.

@@ -3,6 +3,7 @@ import HTTPTypes
 import Testing
 import VaneCore
 
+@testable import VaneConsole
 @testable import VaneServer
 
 /// Drafts over real HTTP: the flag editor saves into a draft kept on the server, review shows

@@ -3,7 +3,9 @@ import HTTPTypes
 import Testing
 import VaneCore
 
+@testable import VaneConsole
 @testable import VaneServer
+@testable import VaneServerCore
 
 /// The console's "Who gets what" page over real HTTP, with the client fetch API and OFREP as the
 /// oracles for what a context gets, and ``ValueChangeSample`` on templates whose counts can be

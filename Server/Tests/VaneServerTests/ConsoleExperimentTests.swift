@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VaneCore
 
+@testable import VaneConsole
 @testable import VaneServer
 
 /// The console's experiment pages (issue #15) over real HTTP: the list, the results with their

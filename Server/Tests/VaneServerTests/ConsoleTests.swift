@@ -6,6 +6,7 @@ import NIOCore
 import Testing
 import VaneCore
 
+@testable import VaneConsole
 @testable import VaneServer
 
 /// The console over real HTTP, below the browser: sessions, CSRF, headers, escaping, and the

@@ -4,6 +4,7 @@ import Testing
 import VaneCore
 
 @testable import VaneServer
+@testable import VaneServerCore
 
 /// `POST …/events` (issue #15): exposures and metric events stored once per id, bad events
 /// reported one by one while the good ones are kept, on both databases.

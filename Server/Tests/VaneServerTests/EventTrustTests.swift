@@ -5,6 +5,7 @@ import Testing
 import VaneCore
 
 @testable import VaneServer
+@testable import VaneServerCore
 
 /// `POST …/events` and the export against hostile and careless senders (issue #27): one request's
 /// events never fail another's, every text is bounded and printable, metric events no experiment

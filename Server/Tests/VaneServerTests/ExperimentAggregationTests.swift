@@ -2,6 +2,7 @@ import ExperimentStatistics
 import Testing
 
 @testable import VaneServer
+@testable import VaneServerCore
 
 /// The counting rules (issue #15): the sums kept as events arrive, in any order and in any
 /// batches, equal the sums computed from all events at once.

@@ -3,6 +3,7 @@ import Testing
 import VaneCore
 
 @testable import VaneServer
+@testable import VaneServerCore
 
 /// Issue #27 over real HTTP, on both databases: the always-valid reading is kept over every look
 /// as events arrive (a result does not stop being significant because later events dilute it);

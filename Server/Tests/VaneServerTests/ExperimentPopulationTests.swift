@@ -3,7 +3,9 @@ import TestSupport
 import Testing
 import VaneCore
 
+@testable import VaneConsole
 @testable import VaneServer
+@testable import VaneServerCore
 
 /// Simulated populations of 20,000 units sent through `POST …/events` and read back through
 /// `GET …/results` (issue #15): the counts are exactly the simulation's, every statistic equals

@@ -4,6 +4,7 @@ import Testing
 import VaneCore
 
 @testable import VaneServer
+@testable import VaneServerCore
 
 /// `GET …/experiments/{key}/results` (issue #15): the sums kept as events arrive, read back as
 /// counts, health checks and statistics, on both databases.

@@ -3,6 +3,7 @@ import Testing
 import VaneCore
 
 @testable import VaneServer
+@testable import VaneServerCore
 
 /// `If-None-Match` tags as a plain list, read the way the HTTP adapter reads header fields.
 struct TagList: EntityTagSource {

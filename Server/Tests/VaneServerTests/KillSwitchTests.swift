@@ -1,7 +1,9 @@
 import Testing
 import VaneCore
 
+@testable import VaneConsole
 @testable import VaneServer
+@testable import VaneServerCore
 
 /// The kill switch of a Boolean flag: off for everyone, and back as it was.
 @Suite struct KillSwitchTests {

@@ -3,6 +3,7 @@ import Testing
 import VaneCore
 
 @testable import VaneServer
+@testable import VaneServerCore
 
 /// Several `vane serve` nodes on one PostgreSQL database.
 @Suite(.timeLimit(.minutes(5))) struct MultiNodeTests {

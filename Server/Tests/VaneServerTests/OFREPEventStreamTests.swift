@@ -5,6 +5,7 @@ import Testing
 import VaneCore
 
 @testable import VaneServer
+@testable import VaneServerCore
 
 /// OFREP `eventStreams` (ADR-0008): bulk responses advertise a change stream whose URL carries
 /// its own short-lived credential, because providers send no headers to it.

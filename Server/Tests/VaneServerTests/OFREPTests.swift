@@ -4,6 +4,7 @@ import Testing
 import VaneCore
 
 @testable import VaneServer
+@testable import VaneServerCore
 
 /// OFREP over real HTTP, checked against the OFREP 0.3.0 schemas' required fields.
 @Suite(.timeLimit(.minutes(5))) struct OFREPTests {

@@ -5,6 +5,7 @@ import VaneCore
 import Yams
 
 @testable import VaneServer
+@testable import VaneServerCore
 
 /// Checks the server against `docs/openapi.yaml`: every documented operation is served, every
 /// answer's status is documented for it, and JSON answers carry their schema's required members.

@@ -4,6 +4,7 @@ import Testing
 import VaneCore
 
 @testable import VaneServer
+@testable import VaneServerCore
 
 /// What an operator configures cannot weaken the server (issue #13): admin keys that change,
 /// the secret that signs stream URLs, a busy SQLite file, a `/metrics` that needs a key.

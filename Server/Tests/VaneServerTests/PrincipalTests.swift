@@ -1,6 +1,7 @@
 import Testing
 
 @testable import VaneServer
+@testable import VaneServerCore
 
 /// One authorization for API keys and people: what each may do where.
 @Suite struct PrincipalTests {

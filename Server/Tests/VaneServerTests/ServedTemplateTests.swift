@@ -2,6 +2,7 @@ import Testing
 import VaneCore
 
 @testable import VaneServer
+@testable import VaneServerCore
 
 @Suite(.timeLimit(.minutes(5))) struct ServedTemplateTests {
     /// OFREP's `SPLIT` reason comes from the parsed conditions: no condition is parsed again.

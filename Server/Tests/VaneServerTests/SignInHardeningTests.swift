@@ -7,7 +7,9 @@ import TestSupport
 import Testing
 import VaneCore
 
+@testable import VaneConsole
 @testable import VaneServer
+@testable import VaneServerCore
 
 /// The console's sign-in and forms against hostile input over real HTTP (issue #27): guessing
 /// in bursts, strangers locking a person out, timing by unknown emails, `next` addresses a

@@ -4,6 +4,7 @@ import Testing
 import VaneCore
 
 @testable import VaneServer
+@testable import VaneServerCore
 
 /// An event stream lives no longer than the credential that opened it (issue #13: streams kept
 /// running after their key was revoked or their token expired).

@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import VaneServer
+@testable import VaneServerCore
 
 /// The event stream's fan-out under a subscriber that stops reading.
 @Suite(.timeLimit(.minutes(5))) struct StreamFanOutTests {

@@ -2,6 +2,7 @@ import HTTPTypes
 import Testing
 import VaneCore
 
+@testable import VaneConsole
 @testable import VaneServer
 
 @Suite(.timeLimit(.minutes(5))) struct TemplateAPITests {

@@ -5,6 +5,7 @@ import Testing
 import VaneCore
 
 @testable import VaneServer
+@testable import VaneServerCore
 
 /// The one way a version goes live: validate, compile before storing, store, serve, announce.
 @Suite(.timeLimit(.minutes(5))) struct TemplatePublisherTests {

@@ -9,6 +9,7 @@ import Testing
 import VaneCore
 
 @testable import VaneServer
+@testable import VaneServerCore
 
 /// The engines every storage-dependent test runs against.
 enum TestDatabase: String, CaseIterable, Sendable, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import VaneCore
+import VaneServerCore
 
 /// The `demo` project a first start creates, so there is something to fetch at once.
 enum DemoProject {

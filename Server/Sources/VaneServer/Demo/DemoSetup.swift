@@ -1,4 +1,5 @@
 import Foundation
+import VaneServerCore
 
 /// The demo project of a first start: the project, its environments with the demo template
 /// published in each (validated and announced like any publish), and a client key.

@@ -1,6 +1,7 @@
 import Hummingbird
 import NIOCore
 import VaneCore
+import VaneServerCore
 
 /// An error answered in Google's envelope, as Firebase's REST API does:
 /// `{"error": {"code": 412, "status": "FAILED_PRECONDITION", "message": "…", "details": [...]}}`.

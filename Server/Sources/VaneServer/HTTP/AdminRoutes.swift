@@ -1,5 +1,6 @@
 import Hummingbird
 import VaneCore
+import VaneServerCore
 
 /// Projects, environments, API keys and the audit log (admin keys only).
 struct AdminRoutes {
@@ -74,7 +75,7 @@ struct AdminRoutes {
         ]
     }
 
-    static func environmentJSON(_ environment: Environment) -> JSONValue {
+    static func environmentJSON(_ environment: VaneServerCore.Environment) -> JSONValue {
         [
             "id": .string(environment.id), "name": .string(environment.name),
             "createTime": .string(Clock.rfc3339(milliseconds: environment.createTime)),

@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import VaneServerCore
 
 /// Reads the API key from `Authorization: Bearer <key>` or `X-API-Key: <key>` and sets the
 /// request's ``Principal``. A request without a key passes through unauthenticated (health

@@ -1,5 +1,6 @@
 import Hummingbird
 import Logging
+import VaneServerCore
 
 /// Logs unexpected errors (not API errors, which are answers) without any request headers, so no
 /// key ever reaches the logs.

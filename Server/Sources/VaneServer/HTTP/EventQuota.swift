@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import VaneServerCore
 
 /// Each environment's daily quota of stored experiment events on this node (UTC days), so one
 /// app, or one holder of its client key, cannot grow the database without bound.

@@ -1,5 +1,6 @@
 import Hummingbird
 import VaneCore
+import VaneServerCore
 
 /// `POST …/events`: the exposures and metric events apps send for experiments (any key that may
 /// fetch the environment). Bad events are reported one by one and the good ones kept; an event

@@ -1,5 +1,6 @@
 import Hummingbird
 import VaneCore
+import VaneServerCore
 
 /// An environment's experiments: create, list, read, start and stop (docs/EXPERIMENTS.md).
 ///

@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import Synchronization
 import VaneCore
+import VaneServerCore
 
 /// Client fetch: the values one app instance gets, evaluated on the server from memory.
 ///

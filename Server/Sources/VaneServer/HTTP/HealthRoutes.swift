@@ -3,6 +3,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import Prometheus
 import VaneCore
+import VaneServerCore
 
 /// Liveness, readiness and Prometheus metrics. Health checks need no key; `/metrics` needs an
 /// admin or server key when ``metricsKeys`` is set (`--metrics-require-key`).

@@ -1,6 +1,7 @@
 import Hummingbird
 import NIOCore
 import VaneCore
+import VaneServerCore
 
 /// Reading what requests carry: path parameters, bodies, query items and ETags.
 enum RequestReading {

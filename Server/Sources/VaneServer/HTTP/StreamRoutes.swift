@@ -1,5 +1,6 @@
 import Hummingbird
 import VaneCore
+import VaneServerCore
 
 /// Server-Sent Events: `GET …/stream` tells clients the moment a new template version is served.
 ///

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import VaneCore
+import VaneServerCore
 
 /// The template admin API, shaped like Firebase's REST API: get, publish (with ETags), versions,
 /// rollback, diff and in-app defaults.

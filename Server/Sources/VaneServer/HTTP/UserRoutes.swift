@@ -1,5 +1,6 @@
 import Hummingbird
 import VaneCore
+import VaneServerCore
 
 /// The console's people through the API (admin keys): what `vane users` uses.
 struct UserRoutes {

@@ -1,5 +1,6 @@
 import Hummingbird
 import VaneCore
+import VaneServerCore
 
 /// An OFREP error answer, shaped as the OpenFeature Remote Evaluation Protocol prescribes rather
 /// than in Google's envelope: `evaluationFailure` / `flagNotFound` (`{key, errorCode,

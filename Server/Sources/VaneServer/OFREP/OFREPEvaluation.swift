@@ -1,5 +1,6 @@
 import Crypto
 import VaneCore
+import VaneServerCore
 
 /// One flag's OFREP answer: an `evaluationSuccess` or an `evaluationFailure` object.
 ///

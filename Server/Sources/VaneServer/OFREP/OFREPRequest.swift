@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import VaneCore
+import VaneServerCore
 
 /// Reading an OFREP request: who calls, which environment it evaluates, and its context.
 enum OFREPRequest {

@@ -1,6 +1,7 @@
 import Hummingbird
 import Logging
 import VaneCore
+import VaneServerCore
 
 /// The OpenFeature Remote Evaluation Protocol core: `POST /ofrep/v1/evaluate/flags/{key}` and
 /// `POST /ofrep/v1/evaluate/flags`, evaluated from memory like client fetch.

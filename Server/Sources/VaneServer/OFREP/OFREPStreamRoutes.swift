@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import VaneServerCore
 
 /// OFREP's change notifications (ADR-0008): `GET /ofrep/v1/events?since=N&token=T`, the URL
 /// that bulk evaluations advertise in `eventStreams`.

@@ -1,0 +1,410 @@
+import ExperimentStatistics
+import Foundation
+import Hummingbird
+import VaneCore
+import VaneServerCore
+
+/// An environment's experiments: the list, and each one's results with its health checks and a
+/// chart per metric; people who may publish start and stop them here, through the same ``ExperimentLifecycle`` as the API. Results are
+/// ``ExperimentReport``'s, the same as `GET …/results` and `vane experiments results`.
+extension ConsoleRoutes {
+    struct ExperimentsPage: Sendable {
+        struct Row: Sendable {
+            var key: String
+            var href: String
+            var status: String
+            var statusClass: String
+            var hypothesis: String
+            var started: String?
+            var parameters: String
+        }
+
+        var rows: [Row]
+        /// Mustache reads stored properties only.
+        var hasRows: Bool
+        var createCommand: String
+    }
+
+    struct ExperimentPage: Sendable {
+        struct VariantRow: Sendable {
+            var name: String
+            var condition: String
+            var share: String
+            var exposedUnits: String
+            var isControl: Bool
+        }
+
+        struct MetricRow: Sendable {
+            var variant: String
+            var units: String
+            var converted: String?
+            var estimate: String
+            /// The variant's own interval at the experiment's level ("9.43 % to 10.61 %").
+            var estimateInterval: String
+            var difference: String
+            var interval: String
+            var relative: String
+            var relativeInterval: String
+            var decision: String
+            var isControl: Bool
+        }
+
+        struct MetricSection: Sendable {
+            var id: String
+            var title: String
+            var role: String
+            var measure: String
+            var hasConverted: Bool
+            var decisionHeading: String
+            /// "95 % interval", at the experiment's level.
+            var intervalHeading: String
+            var rows: [MetricRow]
+            var chart: String?
+            var chartCaption: String
+        }
+
+        var key: String
+        var status: String
+        var statusClass: String
+        var hypothesis: String
+        var method: String
+        /// The confidence level and the sample-ratio threshold.
+        var settings: String
+        var parameters: String
+        var started: String?
+        var startVersion: String?
+        var stopped: String?
+        var warnings: [String]
+        var healthy: Bool
+        var sampleRatio: String?
+        var severalVariants: Int
+        var exposuresWithoutFetch: Int
+        var notice: String?
+        var variants: [VariantRow]
+        var metrics: [MetricSection]
+        var startAction: String?
+        var stopAction: String?
+        var csrf: String
+        var error: String?
+        var listHref: String
+    }
+
+    // MARK: The list
+
+    @Sendable func experimentsPage(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let (user, _, principal) = try requireUser(request, context)
+        let (key, project, environment) = try await self.environment(context)
+        try principal.require(.readHistory(key))
+        let base = ConsolePaths.environment(key) + "/experiments/"
+        let rows = try await experiments.experiments(key).map { experiment in
+            ExperimentsPage.Row(
+                key: experiment.key,
+                href: base + ConsolePaths.encode(experiment.key),
+                status: experiment.status.rawValue,
+                statusClass: Self.statusClass(experiment.status),
+                hypothesis: experiment.definition.hypothesis,
+                started: experiment.startTime.map(Self.displayTime),
+                parameters: experiment.definition.parameters.joined(separator: ", ")
+            )
+        }
+        return renderer.render(
+            "experiments",
+            chrome: try await environmentChrome(
+                title: "Experiments",
+                user: user,
+                project: project,
+                environment: environment,
+                tab: "experiments"
+            ),
+            page: ExperimentsPage(
+                rows: rows,
+                hasRows: !rows.isEmpty,
+                createCommand:
+                    "vane experiments create experiment.json --project \(key.projectId) --environment \(key.environmentId)"
+            ),
+            context: context
+        )
+    }
+
+    // MARK: One experiment
+
+    @Sendable func experimentPage(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let done = ConsoleForm.query(request)["done"]
+        let flash: ConsoleChrome.Flash? =
+            switch done {
+            case "started": .ok("Started: exposures and events count from now on.")
+            case "stopped": .ok("Stopped: nothing more counts; the results stay.")
+            default: nil
+            }
+        return try await renderExperiment(request, context: context, flash: flash, error: nil)
+    }
+
+    func renderExperiment(
+        _ request: Request,
+        context: VaneRequestContext,
+        flash: ConsoleChrome.Flash?,
+        error: String?
+    ) async throws -> Response {
+        let (user, session, principal) = try requireUser(request, context)
+        let (key, project, environment) = try await self.environment(context)
+        try principal.require(.readHistory(key))
+        let name = context.parameters.get("experiment") ?? ""
+        guard let (experiment, stored) = try await experiments.experimentWithTally(key, key: name) else {
+            throw ConsolePageError.notFound("there is no experiment \"\(name)\" in \(key)")
+        }
+        let report = ExperimentReport(experiment, tally: stored.tally, history: stored.history)
+        let path = ConsolePaths.environment(key) + "/experiments/" + ConsolePaths.encode(experiment.key)
+        let canChange = principal.permits(.publish(key))
+        var chrome = try await environmentChrome(
+            title: "Experiment \(experiment.key)",
+            user: user,
+            project: project,
+            environment: environment,
+            tab: "experiments"
+        )
+        chrome.flash = flash
+        return renderer.render(
+            "experiment",
+            chrome: chrome,
+            page: Self.experimentPage(
+                report,
+                startAction: canChange && experiment.status == .draft ? path + "/start" : nil,
+                stopAction: canChange && experiment.status == .running ? path + "/stop" : nil,
+                csrf: session.csrfToken,
+                error: error,
+                listHref: ConsolePaths.environment(key) + "/experiments"
+            ),
+            context: context,
+            status: error == nil ? .ok : .conflict
+        )
+    }
+
+    @Sendable func startExperiment(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        try await changeExperiment(request, context: context, done: "started") { environment, name, actor in
+            _ = try await experimentLifecycle.start(environment, key: name, actor: actor)
+        }
+    }
+
+    @Sendable func stopExperiment(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        try await changeExperiment(request, context: context, done: "stopped") { environment, name, actor in
+            _ = try await experimentLifecycle.stop(environment, key: name, actor: actor)
+        }
+    }
+
+    /// A start or stop from the experiment's page: back to the page with what happened, or the
+    /// page again with why not.
+    private func changeExperiment(
+        _ request: Request,
+        context: VaneRequestContext,
+        done: String,
+        _ change: (EnvironmentKey, String, Actor) async throws -> Void
+    ) async throws -> Response {
+        let (_, _, principal) = try requireUser(request, context)
+        let (key, _, _) = try await self.environment(context)
+        _ = try await ConsoleForm.read(request, context: context)
+        try principal.require(.publish(key))
+        let name = context.parameters.get("experiment") ?? ""
+        do {
+            try await change(key, name, principal.actor)
+        } catch let refusal as ExperimentStartRefusal {
+            return try await renderExperiment(request, context: context, flash: nil, error: refusal.description)
+        } catch let error as StorageError {
+            return try await renderExperiment(request, context: context, flash: nil, error: error.description)
+        }
+        throw ConsoleRedirect(
+            location: ConsolePaths.environment(key) + "/experiments/" + ConsolePaths.encode(name) + "?done=" + done
+        )
+    }
+
+    static func statusClass(_ status: ExperimentStatus) -> String {
+        switch status {
+        case .draft: "tag"
+        case .running: "tag tag-added"
+        case .stopped: "tag tag-changed"
+        }
+    }
+
+    /// The page's figures, formatted; pure, for tests.
+    static func experimentPage(
+        _ report: ExperimentReport,
+        startAction: String?,
+        stopAction: String?,
+        csrf: String,
+        error: String?,
+        listHref: String
+    ) -> ExperimentPage {
+        let experiment = report.experiment
+        let definition = report.definition
+        let totalWeight = definition.variants.map(\.weight).reduce(0, +)
+        let exposed = Dictionary(report.aggregates.variants.map { ($0.name, $0.exposedUnits) }) { first, _ in first }
+        let variants = definition.variants.map { variant in
+            ExperimentPage.VariantRow(
+                name: variant.name,
+                condition: variant.condition ?? "(none: the default values)",
+                share: totalWeight > 0
+                    ? ExperimentChart.share(variant.weight / totalWeight)
+                    : "–",
+                exposedUnits: count(exposed[variant.name] ?? 0),
+                isControl: variant.name == definition.controlVariant
+            )
+        }
+        var sampleRatio: String?
+        if let mismatch = report.sampleRatioMismatch {
+            sampleRatio =
+                "χ² \(String(format: "%.2f", mismatch.chiSquare)), p \(ExperimentReport.pValueText(mismatch.pValue)) "
+                + (mismatch.isMismatch ? "— flagged (below \(mismatch.threshold))" : "— fits the configured split")
+        }
+        let metrics = definition.metrics.enumerated().compactMap { index, metric -> ExperimentPage.MetricSection? in
+            metricSection(report, metric: metric, index: index)
+        }
+        return ExperimentPage(
+            key: experiment.key,
+            status: experiment.status.rawValue,
+            statusClass: statusClass(experiment.status),
+            hypothesis: definition.hypothesis,
+            method: definition.method == .sequential
+                ? "Sequential (always-valid p-values and intervals: safe to look at daily)"
+                : "Bayesian (chance to beat control, expected loss)",
+            settings: "\(ExperimentReport.levelText(definition.confidenceLevel)) confidence; the sample-ratio check "
+                + "flags p below \(definition.sampleRatioThreshold)",
+            parameters: definition.parameters.joined(separator: ", "),
+            started: experiment.startTime.map(displayTime),
+            startVersion: experiment.startVersion.map(String.init),
+            stopped: experiment.stopTime.map(displayTime),
+            warnings: report.warnings,
+            healthy: report.warnings.isEmpty,
+            sampleRatio: sampleRatio,
+            severalVariants: report.unitsInSeveralVariants,
+            exposuresWithoutFetch: report.exposuresWithoutFetch,
+            notice: report.notice,
+            variants: variants,
+            metrics: metrics,
+            startAction: startAction,
+            stopAction: stopAction,
+            csrf: csrf,
+            error: error,
+            listHref: listHref
+        )
+    }
+
+    /// A metric's deciding measure: a table and the chart of each treatment against control.
+    static func metricSection(
+        _ report: ExperimentReport,
+        metric: ExperimentMetric,
+        index: Int
+    ) -> ExperimentPage.MetricSection? {
+        guard let results = report.measures(of: metric).first else { return nil }
+        let sequential = report.definition.method == .sequential
+        let scale: ExperimentChart.Scale =
+            switch results.measure {
+            case .conversionRate: .percentagePoints
+            case .meanPerUnit: .number(decimals: 2)
+            case .ratio: .number(decimals: 4)
+            }
+        let comparisons = Dictionary(results.comparisons.map { ($0.variant, $0) }) { first, _ in first }
+        // The interval of the method's own test, so it agrees with the p-value beside it: the
+        // always-valid confidence sequence over every look, or the fixed-horizon interval for
+        // Bayesian reading.
+        func interval(_ comparison: TreatmentComparison) -> Interval {
+            sequential ? comparison.alwaysValid.absoluteInterval : comparison.fixedHorizon.absoluteInterval
+        }
+        func relativeInterval(_ comparison: TreatmentComparison) -> Interval? {
+            sequential ? comparison.alwaysValid.relativeInterval : comparison.fixedHorizon.relativeInterval
+        }
+        let level = ExperimentReport.levelText(report.definition.confidenceLevel)
+        let rows = results.variants.map { variant -> ExperimentPage.MetricRow in
+            let isControl = variant.variant == report.definition.controlVariant
+            var row = ExperimentPage.MetricRow(
+                variant: variant.variant,
+                units: count(variant.exposedUnits),
+                converted: variant.convertedUnits.map(count),
+                estimate: variant.estimate.map { estimate(results.measure, $0.value) } ?? "–",
+                estimateInterval: variant.interval.map {
+                    "\(estimate(results.measure, $0.lower)) to \(estimate(results.measure, $0.upper))"
+                } ?? "",
+                difference: isControl ? "(control)" : "–",
+                interval: "",
+                relative: "",
+                relativeInterval: "",
+                decision: "",
+                isControl: isControl
+            )
+            if !isControl, let comparison = comparisons[variant.variant] {
+                row.difference = scale.format(comparison.difference.absolute.value)
+                let bounds = interval(comparison)
+                row.interval = "\(scale.format(bounds.lower)) to \(scale.format(bounds.upper))"
+                row.relative = comparison.difference.relative.map { ExperimentChart.percent($0.value) } ?? "–"
+                if comparison.difference.relative != nil, let relative = relativeInterval(comparison) {
+                    row.relativeInterval =
+                        "\(ExperimentChart.percent(relative.lower)) to \(ExperimentChart.percent(relative.upper))"
+                }
+                row.decision =
+                    sequential
+                    ? "p \(ExperimentReport.pValueText(comparison.alwaysValid.pValue))"
+                    : ExperimentChart.share(comparison.bayesian.chanceToBeatControl)
+            }
+            return row
+        }
+        let chartRows = results.comparisons.map { comparison in
+            let bounds = interval(comparison)
+            return ExperimentChart.Row(
+                label: comparison.variant,
+                estimate: comparison.difference.absolute.value,
+                lower: bounds.lower,
+                upper: bounds.upper
+            )
+        }
+        let id = "metric-\(index)"
+        let measure = measureName(results.measure)
+        return ExperimentPage.MetricSection(
+            id: id,
+            title: metric.name,
+            role: index == 0 ? "primary" : "guardrail",
+            measure: measure,
+            hasConverted: results.variants.contains { $0.convertedUnits != nil },
+            decisionHeading: sequential ? "p-value (always valid)" : "Chance to beat control",
+            intervalHeading: "\(level) interval",
+            rows: rows,
+            chart: ExperimentChart.svg(
+                rows: chartRows,
+                scale: scale,
+                id: id + "-chart",
+                title: "\(metric.name): difference in \(measure) from control, with \(level) intervals"
+            ),
+            chartCaption:
+                "Difference in \(measure) from control"
+                + (results.measure == .conversionRate ? " in percentage points" : "")
+                + "; the line is the \(level) "
+                + (sequential ? "always-valid interval, safe to read at any time" : "interval")
+                + ". An interval clear of zero is a real difference."
+        )
+    }
+
+    private static func measureName(_ measure: Measure) -> String {
+        switch measure {
+        case .conversionRate: "conversion rate"
+        case .meanPerUnit: "mean per unit"
+        case .ratio: "ratio"
+        }
+    }
+
+    private static func estimate(_ measure: Measure, _ value: Double) -> String {
+        guard value.isFinite else { return "–" }
+        switch measure {
+        case .conversionRate: return String(format: "%.2f %%", value * 100)
+        case .meanPerUnit: return String(format: "%.2f", value)
+        case .ratio: return String(format: "%.4f", value)
+        }
+    }
+
+    /// `12,345`.
+    static func count(_ value: Int) -> String {
+        let digits = String(value)
+        var result = ""
+        for (index, character) in digits.enumerated() {
+            if index > 0, (digits.count - index) % 3 == 0 { result.append(",") }
+            result.append(character)
+        }
+        return result
+    }
+}

@@ -1,0 +1,458 @@
+import Foundation
+import Hummingbird
+import VaneCore
+import VaneServerCore
+
+/// Editing one flag in the person's draft: its values in the template's condition order, its
+/// type, and what people and debug menus read about it. Nothing goes live until the draft is
+/// reviewed and published.
+extension ConsoleRoutes {
+    /// Registers the flag editor under an environment's path.
+    func registerFlagEditor(on environment: RouterGroup<VaneRequestContext>) {
+        environment.get("flags/new", use: newFlagPage)
+        environment.post("flags/new", use: saveNewFlag)
+        environment.get("flags/:key/edit", use: editFlagPage)
+        environment.post("flags/:key/edit", use: saveFlag)
+        environment.post("flags/:key/delete", use: deleteFlag)
+    }
+
+    struct FlagEditorPage: Sendable {
+        struct Option: Sendable {
+            var value: String
+            var label: String
+            var selected: Bool
+        }
+
+        struct Problem: Sendable {
+            var severity: String
+            var path: String
+            var message: String
+        }
+
+        /// The default value or one conditional value.
+        struct ValueField: Sendable {
+            var id: String
+            var label: String
+            var conditionName: String
+            var modes: [Option]
+            var value: String
+            var managedNote: String?
+            var problems: [Problem]
+            var hasProblems: Bool
+        }
+
+        var isNew: Bool
+        var key: String
+        var action: String
+        var deleteAction: String?
+        var back: String
+        var csrf: String
+        var canEdit: Bool
+        var types: [Option]
+        var defaultValue: ValueField
+        var conditionalValues: [ValueField]
+        var title: String
+        var description: String
+        var category: String
+        var allowedValues: String
+        var realtime: Bool
+        var keyProblems: [Problem]
+        var typeProblems: [Problem]
+        var descriptionProblems: [Problem]
+        var errorCount: Int
+        /// Stored, not computed: the template engine reads stored properties only.
+        var hasKeyProblems: Bool
+        var hasTypeProblems: Bool
+        var hasDescriptionProblems: Bool
+        var liveSummary: String?
+    }
+
+    /// What a submitted editor form says about one value: not set, an explicit value, the app's
+    /// own default, or a Firebase-managed value kept as it was.
+    enum ValueMode: String, Sendable {
+        case none, value
+        case inApp = "in-app"
+        case keep
+    }
+
+    // MARK: Pages
+
+    @Sendable func newFlagPage(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let (user, session, principal) = try requireUser(request, context)
+        let (key, project, environment) = try await self.environment(context)
+        try principal.require(.publish(key))
+        let copy = try await workingCopy(key, user: user)
+        let parameter = TemplateParameter(key: "", defaultValue: .value("false"), valueType: .boolean)
+        let page = editorPage(
+            parameter,
+            isNew: true,
+            in: copy.template,
+            environment: key,
+            csrf: session.csrfToken,
+            canEdit: true,
+            issues: [],
+            live: nil
+        )
+        return renderer.render(
+            "flag-editor",
+            chrome: try await environmentChrome(
+                title: "New flag",
+                user: user,
+                project: project,
+                environment: environment,
+                tab: "flags"
+            ),
+            page: page,
+            context: context
+        )
+    }
+
+    @Sendable func editFlagPage(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let (user, session, principal) = try requireUser(request, context)
+        let (key, project, environment) = try await self.environment(context)
+        try principal.require(.readTemplate(key))
+        let flagKey = try flagKey(context)
+        let copy = try await workingCopy(key, user: user)
+        guard let parameter = copy.template.parameter(forKey: flagKey) else {
+            throw ConsolePageError.notFound(
+                copy.draft != nil && copy.live.parameter(forKey: flagKey) != nil
+                    ? "your draft removes \"\(flagKey)\"; discard the draft on the review page to get it back"
+                    : "\(key) has no flag \"\(flagKey)\""
+            )
+        }
+        let issues = Self.issues(about: flagKey, in: copy.parse(copy.template).validate())
+        var chrome = try await environmentChrome(
+            title: flagKey,
+            user: user,
+            project: project,
+            environment: environment,
+            tab: "flags"
+        )
+        if request.uri.queryParameters.get("saved") != nil {
+            chrome.flash = .ok("Saved to your draft. Nothing is live until you review and publish it.")
+        }
+        let page = editorPage(
+            parameter,
+            isNew: false,
+            in: copy.template,
+            environment: key,
+            csrf: session.csrfToken,
+            canEdit: principal.permits(.publish(key)),
+            issues: issues,
+            live: copy.live.parameter(forKey: flagKey)
+        )
+        return renderer.render("flag-editor", chrome: chrome, page: page, context: context)
+    }
+
+    // MARK: Saving
+
+    @Sendable func saveNewFlag(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        try await save(request, context: context, existingKey: nil)
+    }
+
+    @Sendable func saveFlag(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        try await save(request, context: context, existingKey: try flagKey(context))
+    }
+
+    private func save(_ request: Request, context: VaneRequestContext, existingKey: String?) async throws -> Response {
+        let (user, session, principal) = try requireUser(request, context)
+        let form = try await ConsoleForm.read(request, context: context, limit: .templateContent)
+        let (key, project, environment) = try await self.environment(context)
+        try principal.require(.publish(key))
+        let copy = try await workingCopy(key, user: user)
+        let existing: TemplateParameter?
+        if let existingKey {
+            guard let parameter = copy.template.parameter(forKey: existingKey) else {
+                throw ConsolePageError.notFound("\(key) has no flag \"\(existingKey)\" in your draft any more")
+            }
+            existing = parameter
+        } else {
+            existing = nil
+        }
+        let parameter = Self.parameter(from: form, existing: existing, conditions: copy.template.conditions)
+        var template = copy.template
+        var issues: [ValidationIssue] = []
+        if existing == nil, copy.template.parameter(forKey: parameter.key) != nil {
+            issues.append(
+                ValidationIssue(
+                    .error,
+                    at: JSONPath.root.appending("parameters").appending(parameter.key),
+                    rule: "duplicate-key",
+                    "a flag named \"\(parameter.key)\" exists already; open it from the flags page to change it"
+                )
+            )
+        } else if let replaced = TemplateEdits.replacing(parameter, in: template) {
+            template = replaced
+        } else {
+            template.parameters.append(parameter)
+        }
+        issues += Self.issues(about: parameter.key, in: copy.parse(template).validate())
+        if issues.contains(where: { $0.severity == .error }) {
+            let page = editorPage(
+                parameter,
+                isNew: existing == nil,
+                in: copy.template,
+                environment: key,
+                csrf: session.csrfToken,
+                canEdit: true,
+                issues: issues,
+                live: copy.live.parameter(forKey: parameter.key)
+            )
+            var chrome = try await environmentChrome(
+                title: existing == nil ? "New flag" : parameter.key,
+                user: user,
+                project: project,
+                environment: environment,
+                tab: "flags"
+            )
+            let count = issues.filter { $0.severity == .error }.count
+            chrome.flash = .error(
+                "Not saved: \(count) problem\(count == 1 ? "" : "s") to fix, shown at \(count == 1 ? "its field" : "their fields")."
+            )
+            return renderer.render(
+                "flag-editor",
+                chrome: chrome,
+                page: page,
+                context: context,
+                status: .unprocessableContent
+            )
+        }
+        try await saveDraft(key, user: user, template: template, copy: copy)
+        throw ConsoleRedirect(
+            location: "\(ConsolePaths.environment(key))/flags/\(ConsolePaths.encode(parameter.key))/edit?saved=1"
+        )
+    }
+
+    @Sendable func deleteFlag(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let (user, _, principal) = try requireUser(request, context)
+        _ = try await ConsoleForm.read(request, context: context)
+        let (key, _, _) = try await self.environment(context)
+        try principal.require(.publish(key))
+        let flagKey = try flagKey(context)
+        let copy = try await workingCopy(key, user: user)
+        guard let template = TemplateEdits.removing(flagKey, from: copy.template) else {
+            throw ConsolePageError.notFound("your draft of \(key) has no flag \"\(flagKey)\"")
+        }
+        try await saveDraft(key, user: user, template: template, copy: copy)
+        throw ConsoleRedirect(location: "\(ConsolePaths.environment(key))/review")
+    }
+
+    // MARK: Form ⇄ parameter
+
+    func flagKey(_ context: VaneRequestContext) throws -> String {
+        guard let key = context.parameters.get("key") else {
+            throw ConsolePageError.notFound("the address names no flag")
+        }
+        return key
+    }
+
+    /// The parameter a submitted form describes, keeping what the form does not show (unknown
+    /// fields, secret permission, conditional values for conditions the template lacks).
+    static func parameter(
+        from form: ConsoleForm,
+        existing: TemplateParameter?,
+        conditions: [TemplateCondition]
+    ) -> TemplateParameter {
+        var parameter = existing ?? TemplateParameter(key: form.text("key") ?? "")
+        if let type = form.text("type") { parameter.valueType = ParameterValueType(rawValue: type) }
+        parameter.defaultValue = value(
+            mode: form.text("default_mode"),
+            text: form.fields["default_value"] ?? "",
+            existing: existing?.defaultValue
+        )
+        var conditional: [ConditionalValue] = []
+        for (index, condition) in conditions.enumerated() {
+            // The hidden name guards against the conditions changing while the page was open.
+            let prefix = "c\(index)_"
+            let name = form.fields[prefix + "name"] ?? condition.name
+            guard name == condition.name else { continue }
+            let previous = existing?.conditionalValue(for: condition.name)
+            if let value = value(
+                mode: form.text(prefix + "mode"),
+                text: form.fields[prefix + "value"] ?? "",
+                existing: previous
+            ) {
+                conditional.append(ConditionalValue(conditionName: condition.name, value: value))
+            }
+        }
+        let shown = Set(conditions.map(\.name))
+        conditional += (existing?.conditionalValues ?? []).filter { !shown.contains($0.conditionName) }
+        parameter.conditionalValues = conditional
+        parameter.description = form.text("description")
+        var metadata = parameter.metadata ?? ParameterMetadata()
+        metadata.title = form.text("title")
+        metadata.category = form.text("category")
+        metadata.allowedValues = (form.fields["allowed_values"] ?? "")
+            .split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+        metadata.realtime = form.text("realtime") != nil
+        let isEmpty =
+            metadata.title == nil && metadata.category == nil && metadata.allowedValues.isEmpty && !metadata.realtime
+            && !metadata.allowSecrets && metadata.unknownFields.isEmpty
+        parameter.metadata = isEmpty ? nil : metadata
+        return parameter
+    }
+
+    /// One value from its mode and text. Values are kept exactly as typed: whitespace can matter
+    /// to a string flag.
+    static func value(mode: String?, text: String, existing: ParameterValue?) -> ParameterValue? {
+        switch ValueMode(rawValue: mode ?? "") ?? .none {
+        case .none: return nil
+        case .value: return .value(text.replacingOccurrences(of: "\r\n", with: "\n"))
+        case .inApp: return .useInAppDefault
+        case .keep: return existing
+        }
+    }
+
+    /// The validator's issues about one parameter (wherever it lives: top level or a group).
+    static func issues(about key: String, in issues: [ValidationIssue]) -> [ValidationIssue] {
+        issues.filter { relativePath(of: $0.path, parameter: key) != nil }
+    }
+
+    /// The rest of `path` below the parameter `key`, or nil when the path is elsewhere.
+    static func relativePath(of path: JSONPath, parameter key: String) -> [JSONPath.Component]? {
+        guard let location = parameterLocation(of: path), location.key == key else { return nil }
+        return location.rest
+    }
+
+    /// The parameter a validation path is about (at the top level or in a group) and the rest of
+    /// the path below it; nil when the path is about something else.
+    static func parameterLocation(of path: JSONPath) -> (key: String, rest: [JSONPath.Component])? {
+        let components = path.components
+        if components.count >= 2, components[0] == .key("parameters"), case .key(let key) = components[1] {
+            return (key, Array(components.dropFirst(2)))
+        }
+        if components.count >= 4, components[0] == .key("parameterGroups"), components[2] == .key("parameters"),
+            case .key(let key) = components[3]
+        {
+            return (key, Array(components.dropFirst(4)))
+        }
+        return nil
+    }
+
+    func editorPage(
+        _ parameter: TemplateParameter,
+        isNew: Bool,
+        in template: ConfigTemplate,
+        environment key: EnvironmentKey,
+        csrf: String,
+        canEdit: Bool,
+        issues: [ValidationIssue],
+        live: TemplateParameter?
+    ) -> FlagEditorPage {
+        func problems(_ matches: ([JSONPath.Component]) -> Bool) -> [FlagEditorPage.Problem] {
+            issues.compactMap { issue in
+                guard let rest = Self.relativePath(of: issue.path, parameter: parameter.key), matches(rest) else {
+                    return nil
+                }
+                return FlagEditorPage.Problem(
+                    severity: issue.severity.rawValue,
+                    path: issue.path.description,
+                    message: issue.message
+                )
+            }
+        }
+        func field(
+            id: String,
+            label: String,
+            conditionName: String,
+            value: ParameterValue?,
+            optional: Bool
+        )
+            -> FlagEditorPage.ValueField
+        {
+            let mode: ValueMode
+            var text = ""
+            var managed: String?
+            switch value?.kind {
+            case nil: mode = .none
+            case .value(let string)?:
+                mode = .value
+                text = string
+            case .useInAppDefault?: mode = .inApp
+            case .managed(let kind)?:
+                mode = .keep
+                managed = "A Firebase-managed value (\(kind)), kept as it is; Vane serves it as the app's own default."
+            }
+            var choices: [(ValueMode, String)] = [
+                (.value, "Value"), (.inApp, "The app's own default"),
+                (.none, optional ? "No value for this condition" : "No default value"),
+            ]
+            if managed != nil { choices.insert((.keep, "Keep the managed value"), at: 0) }
+            let path: [JSONPath.Component] =
+                conditionName.isEmpty ? [.key("defaultValue")] : [.key("conditionalValues"), .key(conditionName)]
+            let found = problems { Array($0.prefix(path.count)) == path }
+            return FlagEditorPage.ValueField(
+                id: id,
+                label: label,
+                conditionName: conditionName,
+                modes: choices.map { FlagEditorPage.Option(value: $0.0.rawValue, label: $0.1, selected: $0.0 == mode) },
+                value: text,
+                managedNote: managed,
+                problems: found,
+                hasProblems: !found.isEmpty
+            )
+        }
+        let base = ConsolePaths.environment(key)
+        let type = parameter.valueType ?? .string
+        let types: [(ParameterValueType, String)] = [
+            (.boolean, "Boolean"), (.number, "Number"), (.string, "String"), (.json, "JSON"),
+        ]
+        var typeOptions = types.map {
+            FlagEditorPage.Option(value: $0.0.rawValue, label: $0.1, selected: $0.0 == type)
+        }
+        if !types.contains(where: { $0.0 == type }) {
+            typeOptions.append(FlagEditorPage.Option(value: type.rawValue, label: type.rawValue, selected: true))
+        }
+        let metadata = parameter.keyMetadata
+        let keyProblems = problems { $0.isEmpty }
+        let typeProblems = problems { $0.first == .key("valueType") }
+        let descriptionProblems = problems { $0.first == .key("description") }
+        let encodedKey = ConsolePaths.encode(parameter.key)
+        return FlagEditorPage(
+            isNew: isNew,
+            key: parameter.key,
+            action: isNew ? "\(base)/flags/new" : "\(base)/flags/\(encodedKey)/edit",
+            deleteAction: isNew ? nil : "\(base)/flags/\(encodedKey)/delete",
+            back: "\(base)/flags",
+            csrf: csrf,
+            canEdit: canEdit,
+            types: typeOptions,
+            defaultValue: field(
+                id: "default",
+                label: "Value for everyone else",
+                conditionName: "",
+                value: parameter.defaultValue,
+                optional: false
+            ),
+            conditionalValues: template.conditions.enumerated().map { index, condition in
+                field(
+                    id: "c\(index)",
+                    label: "\(index + 1). \(condition.name)",
+                    conditionName: condition.name,
+                    value: parameter.conditionalValue(for: condition.name),
+                    optional: true
+                )
+            },
+            title: metadata.title ?? "",
+            description: metadata.description ?? "",
+            category: metadata.category ?? "",
+            allowedValues: metadata.allowedValues.joined(separator: "\n"),
+            realtime: metadata.realtime,
+            keyProblems: keyProblems,
+            typeProblems: typeProblems,
+            descriptionProblems: descriptionProblems,
+            errorCount: issues.filter { $0.severity == .error }.count,
+            hasKeyProblems: !keyProblems.isEmpty,
+            hasTypeProblems: !typeProblems.isEmpty,
+            hasDescriptionProblems: !descriptionProblems.isEmpty,
+            liveSummary: isNew
+                ? nil
+                : live.map {
+                    "Live now: \(Self.shortValue($0.defaultValue)) for everyone else, \($0.conditionalValues.count) conditional value(s)."
+                }
+                    ?? "Not live yet: this flag is new in your draft."
+        )
+    }
+}

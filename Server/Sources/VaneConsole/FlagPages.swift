@@ -1,0 +1,389 @@
+import Hummingbird
+import Logging
+import VaneCore
+import VaneServerCore
+
+/// The flags of an environment, and the kill switch of Boolean flags.
+extension ConsoleRoutes {
+    struct FlagsPage: Sendable {
+        struct Option: Sendable {
+            var value: String
+            var label: String
+            var selected: Bool
+        }
+
+        struct Row: Sendable {
+            var key: String
+            var title: String?
+            var type: String
+            var value: String
+            var conditionalCount: Int
+            var realtime: Bool
+            var category: String
+            var lastChange: String?
+            var lastChangeTime: Int64
+            var search: String
+            var switchable: Bool
+            var stateLabel: String
+            var stateClass: String
+            var switchLabel: String
+            var switchHref: String
+            var canPublish: Bool
+            var editHref: String
+            /// "changed" or "removed" when the person's draft does that to the flag.
+            var draftMark: String?
+        }
+
+        struct AddedFlag: Sendable {
+            var key: String
+            var editHref: String
+        }
+
+        var action: String
+        var query: String
+        var categories: [Option]
+        var sorts: [Option]
+        /// Where the table rows go: ``ConsolePageRenderer/Spliced/marker``.
+        var rowsHTML = ConsolePageRenderer.Spliced.marker
+        var hasRows: Bool
+        var shown: Int
+        var total: Int
+        var version: Int64
+        var canPublish: Bool
+        var newHref: String
+        var draftAdded: [AddedFlag]
+    }
+
+    @Sendable func flags(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let (user, _, principal) = try requireUser(request, context)
+        let (key, project, environment) = try await self.environment(context)
+        try principal.require(.readTemplate(key))
+        let live = try await liveVersion(key)
+        let template = live.template
+        let fields = ConsoleForm.query(request)
+        let query = fields["q"] ?? ""
+        let category = fields["category"] ?? ""
+        let sort = fields["sort"] ?? "key"
+        let canPublish = principal.permits(.publish(key))
+        let changes = try await lastChanges(key)
+        let base = ConsolePaths.environment(key)
+        // What the person's draft does to these flags, marked beside the live values.
+        let draftDiff = try await drafts.draft(key, userId: user.id).map {
+            analyses.diff(of: $0, live: template, liveVersion: live.number)
+        }
+        let draftChanged = Set(draftDiff?.changedParameters ?? [])
+        let draftRemoved = Set(draftDiff?.removedParameters ?? [])
+        var rows: [FlagsPage.Row] = []
+        var categories = Set<String>()
+        let words = query.lowercased().split(whereSeparator: { $0.isWhitespace })
+        // `allParameters` concatenates: read it once.
+        let parameters = template.allParameters
+        for parameter in parameters {
+            let metadata = parameter.keyMetadata
+            if let category = metadata.category { categories.insert(category) }
+            let search = [parameter.key, metadata.title ?? "", metadata.description ?? "", metadata.category ?? ""]
+                .joined(separator: " ").lowercased()
+            guard words.allSatisfy({ search.contains($0) }) else { continue }
+            guard category.isEmpty || metadata.category == category else { continue }
+            let switchable = KillSwitch.applies(to: parameter)
+            let (trues, all) = switchable ? KillSwitch.trueCount(parameter) : (0, 0)
+            let change = changes[parameter.key]
+            let flagPath = "\(base)/flags/\(ConsolePaths.encode(parameter.key))"
+            rows.append(
+                FlagsPage.Row(
+                    key: parameter.key,
+                    title: metadata.title,
+                    type: (parameter.valueType ?? .string).rawValue.lowercased(),
+                    value: Self.shortValue(parameter.defaultValue),
+                    conditionalCount: parameter.conditionalValues.count,
+                    realtime: metadata.realtime,
+                    category: metadata.category ?? "",
+                    lastChange: change?.text,
+                    lastChangeTime: change?.time ?? 0,
+                    search: search,
+                    switchable: switchable,
+                    stateLabel: trues == 0 ? "Off" : (trues == all ? "On" : "On for some"),
+                    stateClass: trues == 0 ? "off" : "on",
+                    switchLabel: trues == 0 ? "Turn on" : "Turn off",
+                    switchHref: "\(flagPath)/switch?to=\(trues == 0 ? "on" : "off")",
+                    canPublish: canPublish,
+                    editHref: "\(flagPath)/edit",
+                    draftMark: draftChanged.contains(parameter.key)
+                        ? "changed" : (draftRemoved.contains(parameter.key) ? "removed" : nil)
+                )
+            )
+        }
+        switch sort {
+        case "category": rows.sort { ($0.category, $0.key) < ($1.category, $1.key) }
+        case "changed": rows.sort { ($0.lastChangeTime, $1.key) > ($1.lastChangeTime, $0.key) }
+        case "type": rows.sort { ($0.type, $0.key) < ($1.type, $1.key) }
+        default: rows.sort { $0.key < $1.key }
+        }
+        let sorts = [("key", "Key"), ("category", "Category"), ("changed", "Last change"), ("type", "Type")].map {
+            FlagsPage.Option(value: $0.0, label: $0.1, selected: $0.0 == sort)
+        }
+        let page = FlagsPage(
+            action: base + "/flags",
+            query: query,
+            categories: categories.sorted().map { FlagsPage.Option(value: $0, label: $0, selected: $0 == category) },
+            sorts: sorts,
+            hasRows: !rows.isEmpty,
+            shown: rows.count,
+            total: parameters.count,
+            version: environment.templateVersion,
+            canPublish: canPublish,
+            newHref: "\(base)/flags/new",
+            draftAdded: (draftDiff?.addedParameters ?? []).map {
+                FlagsPage.AddedFlag(key: $0, editHref: "\(base)/flags/\(ConsolePaths.encode($0))/edit")
+            }
+        )
+        var chrome = try await environmentChrome(
+            title: "Flags",
+            user: user,
+            project: project,
+            environment: environment,
+            tab: "flags"
+        )
+        if let published = request.uri.queryParameters.get("published").flatMap({ Int64($0) }) {
+            chrome.flash = .ok("Published version \(published).")
+        }
+        return renderer.render(
+            "flags",
+            chrome: chrome,
+            page: page,
+            context: context,
+            spliced: ConsolePageRenderer.Spliced(bytes: FlagRowsHTML.html(rows))
+        )
+    }
+
+    /// The newest change to each key among the environment's last 300 audit entries:
+    /// "version 12 · alice@example.com · 2026-11-23 09:41 UTC".
+    func lastChanges(_ environment: EnvironmentKey) async throws -> [String: (text: String, time: Int64)] {
+        let page = try await store.audit(
+            projectId: environment.projectId,
+            environmentId: environment.environmentId,
+            pageSize: 300,
+            pageToken: nil
+        )
+        var changes: [String: (text: String, time: Int64)] = [:]
+        for entry in page.items where entry.action.hasPrefix("template.") {
+            guard case .object(let details) = entry.details, case .object(let diff)? = details["changes"],
+                case .object(let parameters)? = diff["parameters"]
+            else { continue }
+            var version = ""
+            if case .string(let number)? = details["versionNumber"] { version = "version \(number) · " }
+            let text = "\(version)\(entry.actor.name) · \(Self.displayTime(entry.time))"
+            for list in ["added", "changed"] {
+                guard case .array(let keys)? = parameters[list] else { continue }
+                for case .string(let key) in keys where changes[key] == nil { changes[key] = (text, entry.time) }
+            }
+        }
+        return changes
+    }
+
+    // MARK: Kill switch
+
+    struct SwitchPage: Sendable {
+        struct Change: Sendable {
+            var label: String
+            var before: String
+            var after: String
+        }
+
+        var key: String
+        var verb: String
+        var to: String
+        var environment: String
+        var version: Int64
+        var nextVersion: Int64
+        var realtime: Bool
+        var changes: [Change]
+        var action: String
+        var back: String
+        var csrf: String
+        var buttonClass: String
+        var message: String
+        var error: String?
+    }
+
+    /// What a kill switch would publish, and the page that asks for confirmation.
+    struct SwitchPlan {
+        var page: SwitchPage
+        var template: ConfigTemplate
+        var switched: TemplateParameter
+        var key: EnvironmentKey
+        var chrome: ConsoleChrome
+        var principal: Principal
+    }
+
+    /// The flag, its switched form and the page that asks for confirmation; the person, the
+    /// environment and the template are read once here for both the page and the publish.
+    func switchPlan(_ request: Request, context: VaneRequestContext, to: String) async throws -> SwitchPlan {
+        let (user, session, principal) = try requireUser(request, context)
+        let (key, project, environment) = try await self.environment(context)
+        try principal.require(.publish(key))
+        guard let flagKey = context.parameters.get("key") else { throw ConsolePageError.notFound("no flag named") }
+        // From the serving cache when it holds the current version: no decode of a large template.
+        let live = try await liveVersion(key)
+        let template = live.template
+        guard let parameter = template.parameter(forKey: flagKey) else {
+            throw ConsolePageError.notFound("version \(environment.templateVersion) has no flag \"\(flagKey)\"")
+        }
+        guard KillSwitch.applies(to: parameter) else {
+            throw ConsolePageError.badRequest(
+                "\"\(flagKey)\" is a \((parameter.valueType ?? .string).rawValue.lowercased()) parameter; only Boolean flags have a kill switch"
+            )
+        }
+        let switched: TemplateParameter
+        switch to {
+        case "off": switched = KillSwitch.switchedOff(parameter)
+        case "on":
+            switched = KillSwitch.switchedOn(
+                parameter,
+                earlier: try await earlierForms(of: flagKey, in: key, before: live.number),
+                in: template
+            )
+        default: throw ConsolePageError.badRequest("the switch goes \"on\" or \"off\", not \"\(to.prefix(20))\"")
+        }
+        var changes = [
+            SwitchPage.Change(
+                label: "Everyone else",
+                before: Self.shortValue(parameter.defaultValue),
+                after: Self.shortValue(switched.defaultValue)
+            )
+        ]
+        let names = Set(parameter.conditionalValues.map(\.conditionName)).union(
+            switched.conditionalValues.map(\.conditionName)
+        )
+        for condition in template.conditions where names.contains(condition.name) {
+            changes.append(
+                SwitchPage.Change(
+                    label: "If \(condition.name)",
+                    before: parameter.conditionalValue(for: condition.name).map { Self.shortValue($0) } ?? "(none)",
+                    after: switched.conditionalValue(for: condition.name).map { Self.shortValue($0) } ?? "(none)"
+                )
+            )
+        }
+        let base = ConsolePaths.environment(key)
+        let page = SwitchPage(
+            key: flagKey,
+            verb: to == "off" ? "Turn off" : "Turn on",
+            to: to,
+            environment: "\(key)",
+            version: live.number,
+            nextVersion: live.number + 1,
+            realtime: parameter.keyMetadata.realtime,
+            changes: changes,
+            action: "\(base)/flags/\(ConsolePaths.encode(flagKey))/switch",
+            back: "\(base)/flags",
+            csrf: session.csrfToken,
+            buttonClass: to == "off" ? "danger" : "primary",
+            message: "",
+            error: nil
+        )
+        let chrome = try await environmentChrome(
+            title: page.verb,
+            user: user,
+            project: project,
+            environment: environment,
+            tab: "flags"
+        )
+        return SwitchPlan(
+            page: page,
+            template: template,
+            switched: switched,
+            key: key,
+            chrome: chrome,
+            principal: principal
+        )
+    }
+
+    /// The flag's forms in the versions before `number`, newest first (at most 50 versions).
+    func earlierForms(
+        of flagKey: String,
+        in environment: EnvironmentKey,
+        before number: Int64
+    ) async throws
+        -> [TemplateParameter]
+    {
+        var forms: [TemplateParameter] = []
+        var version = number - 1
+        while version >= 1, version >= number - 50 {
+            if let stored = try await store.version(
+                projectId: environment.projectId,
+                environmentId: environment.environmentId,
+                number: version
+            ), let parameter = stored.template.parameter(forKey: flagKey) {
+                forms.append(parameter)
+                if KillSwitch.isOn(parameter) { break }
+            }
+            version -= 1
+        }
+        return forms
+    }
+
+    @Sendable func switchPage(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let to = request.uri.queryParameters.get("to").map { String($0) } ?? ""
+        let plan = try await switchPlan(request, context: context, to: to)
+        return renderer.render("flag-switch", chrome: plan.chrome, page: plan.page, context: context)
+    }
+
+    @Sendable func switchFlag(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        _ = try requireUser(request, context)  // signed out: to the sign-in page, not a token error
+        let form = try await ConsoleForm.read(request, context: context)
+        var plan = try await switchPlan(request, context: context, to: form.text("to") ?? "")
+        func again(_ error: String) -> Response {
+            plan.page.error = error
+            plan.page.message = form.text("message") ?? ""
+            return renderer.render(
+                "flag-switch",
+                chrome: plan.chrome,
+                page: plan.page,
+                context: context,
+                status: .badRequest
+            )
+        }
+        guard let message = form.text("message") else { return again("say why: the message goes into the history") }
+        guard let seen = form.text("version").flatMap(Int64.init), seen == plan.page.version else {
+            return again(
+                "someone published version \(plan.page.version) since you opened this page; check the change below and confirm again"
+            )
+        }
+        guard var template = TemplateEdits.replacing(plan.switched, in: plan.template) else {
+            throw ConsolePageError.notFound("the flag \"\(plan.page.key)\" is gone")
+        }
+        template.version = TemplateVersion(description: String(message.prefix(500)))
+        do {
+            let served = try await publisher.publish(
+                try publisher.check(template),
+                to: plan.key,
+                expectedVersion: seen,
+                actor: plan.principal.actor
+            )
+            context.logger.info(
+                "kill switch",
+                metadata: ["flag": "\(plan.page.key)", "to": "\(plan.page.to)", "version": "\(served.versionNumber)"]
+            )
+            throw ConsoleRedirect(
+                location: ConsolePaths.environment(plan.key) + "/flags?published=\(served.versionNumber)"
+            )
+        } catch let error as PublishError {
+            return again(ConsolePublishing.message(error))
+        }
+    }
+}
+
+/// Publishing refusals, in words for the console.
+enum ConsolePublishing {
+    static func message(_ error: PublishError) -> String {
+        switch error {
+        case .invalid(let issues):
+            let errors = issues.filter { $0.severity == .error }
+            return "the template has \(errors.count) problem(s): "
+                + errors.prefix(5).map { "\($0.path): \($0.message)" }.joined(separator: "; ")
+        case .doesNotCompile(let error): return "a condition does not compile: \(error)"
+        case .storage(let error): return error.description
+        case .invalidRollback(let message): return message
+        }
+    }
+}

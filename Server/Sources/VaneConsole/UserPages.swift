@@ -1,0 +1,222 @@
+import Hummingbird
+import VaneServerCore
+
+/// People: list, add (with a one-time password), change role and environments, reset password,
+/// disable. Admins only.
+extension ConsoleRoutes {
+    struct UsersPage: Sendable {
+        struct Created: Sendable {
+            var email: String
+            var password: String
+        }
+
+        struct Row: Sendable {
+            var id: String
+            var email: String
+            var name: String
+            var role: String
+            var environments: String
+            var disabled: Bool
+            var mustChange: Bool
+        }
+
+        var created: Created?
+        var error: String?
+        var csrf: String
+        var users: [Row]
+    }
+
+    static func grantsText(_ user: UserAccount) -> String {
+        switch user.role {
+        case .admin: "all (admin)"
+        case .viewer: "none (viewer)"
+        case .editor: user.environments.isEmpty ? "none" : user.environments.map(\.description).joined(separator: ", ")
+        }
+    }
+
+    func renderUsers(
+        _ context: VaneRequestContext,
+        user: UserAccount,
+        session: UserSession,
+        created: UsersPage.Created? = nil,
+        error: String? = nil,
+        flash: ConsoleChrome.Flash? = nil
+    ) async throws -> Response {
+        let rows = try await accounts.store.users().map {
+            UsersPage.Row(
+                id: $0.id,
+                email: $0.email,
+                name: $0.name,
+                role: $0.role.rawValue,
+                environments: Self.grantsText($0),
+                disabled: $0.disableTime != nil,
+                mustChange: $0.mustChangePassword
+            )
+        }
+        return renderer.render(
+            "users",
+            chrome: chrome("People", user: user, section: "/users", flash: flash),
+            page: UsersPage(created: created, error: error, csrf: session.csrfToken, users: rows),
+            context: context,
+            status: error == nil ? .ok : .badRequest
+        )
+    }
+
+    @Sendable func usersPage(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let (user, session, principal) = try requireUser(request, context)
+        try principal.require(.administer)
+        return try await renderUsers(context, user: user, session: session)
+    }
+
+    @Sendable func createUser(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let (user, session, principal) = try requireUser(request, context)
+        let form = try await ConsoleForm.read(request, context: context)
+        try principal.require(.administer)
+        do {
+            guard let role = form.text("role").flatMap(UserRole.init(rawValue:)) else {
+                throw AccountError.invalid("choose viewer, editor or admin")
+            }
+            let (created, password) = try await accounts.create(
+                email: form.text("email") ?? "",
+                name: form.text("name"),
+                role: role,
+                environments: try Accounts.grants(form.text("environments") ?? ""),
+                actor: principal.actor
+            )
+            return try await renderUsers(
+                context,
+                user: user,
+                session: session,
+                created: UsersPage.Created(email: created.email, password: password)
+            )
+        } catch let error as AccountError {
+            return try await renderUsers(context, user: user, session: session, error: error.message)
+        } catch let error as StorageError where error != .busy {
+            return try await renderUsers(context, user: user, session: session, error: error.description)
+        }
+    }
+
+    struct UserPage: Sendable {
+        struct Role: Sendable {
+            var value: String
+            var selected: Bool
+        }
+
+        var id: String
+        var email: String
+        var roles: [Role]
+        var environments: String
+        var disabled: Bool
+        var `self`: Bool
+        var csrf: String
+        var error: String?
+    }
+
+    func renderUser(
+        _ context: VaneRequestContext,
+        user: UserAccount,
+        session: UserSession,
+        id: String,
+        error: String? = nil,
+        flash: ConsoleChrome.Flash? = nil
+    ) async throws -> Response {
+        guard let (account, _) = try await accounts.store.user(id: id) else {
+            throw ConsolePageError.notFound("there is no person with id \"\(id.prefix(40))\"")
+        }
+        return renderer.render(
+            "user",
+            chrome: chrome(account.email, user: user, section: "/users", flash: flash),
+            page: UserPage(
+                id: account.id,
+                email: account.email,
+                roles: UserRole.allCases.map { UserPage.Role(value: $0.rawValue, selected: $0 == account.role) },
+                environments: account.environments.map(\.description).joined(separator: ", "),
+                disabled: account.disableTime != nil,
+                self: account.id == user.id,
+                csrf: session.csrfToken,
+                error: error
+            ),
+            context: context,
+            status: error == nil ? .ok : .badRequest
+        )
+    }
+
+    @Sendable func userPage(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let (user, session, principal) = try requireUser(request, context)
+        try principal.require(.administer)
+        return try await renderUser(context, user: user, session: session, id: context.parameters.get("id") ?? "")
+    }
+
+    @Sendable func updateUser(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let (user, session, principal) = try requireUser(request, context)
+        let form = try await ConsoleForm.read(request, context: context)
+        try principal.require(.administer)
+        let id = context.parameters.get("id") ?? ""
+        do {
+            guard let role = form.text("role").flatMap(UserRole.init(rawValue:)) else {
+                throw AccountError.invalid("choose viewer, editor or admin")
+            }
+            if id == user.id, role != .admin {
+                throw AccountError.invalid("you cannot take away your own admin role; ask another admin")
+            }
+            try await accounts.store.updateUser(
+                id: id,
+                role: role,
+                environments: try Accounts.grants(form.text("environments") ?? ""),
+                actor: principal.actor
+            )
+        } catch let error as AccountError {
+            return try await renderUser(context, user: user, session: session, id: id, error: error.message)
+        }
+        return try await renderUser(context, user: user, session: session, id: id, flash: .ok("Saved."))
+    }
+
+    @Sendable func resetPassword(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let (user, session, principal) = try requireUser(request, context)
+        _ = try await ConsoleForm.read(request, context: context)
+        try principal.require(.administer)
+        let id = context.parameters.get("id") ?? ""
+        guard let (account, _) = try await accounts.store.user(id: id) else {
+            throw ConsolePageError.notFound("there is no person with id \"\(id.prefix(40))\"")
+        }
+        let password = try await accounts.resetPassword(userId: id, actor: principal.actor)
+        return try await renderUsers(
+            context,
+            user: user,
+            session: session,
+            created: UsersPage.Created(email: account.email, password: password)
+        )
+    }
+
+    @Sendable func disableUser(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        try await setDisabled(true, request, context)
+    }
+
+    @Sendable func enableUser(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        try await setDisabled(false, request, context)
+    }
+
+    func setDisabled(_ disabled: Bool, _ request: Request, _ context: VaneRequestContext) async throws -> Response {
+        let (user, session, principal) = try requireUser(request, context)
+        _ = try await ConsoleForm.read(request, context: context)
+        try principal.require(.administer)
+        let id = context.parameters.get("id") ?? ""
+        guard id != user.id else {
+            return try await renderUser(
+                context,
+                user: user,
+                session: session,
+                id: id,
+                error: "you cannot disable your own account"
+            )
+        }
+        try await accounts.store.updateUser(id: id, disabled: disabled, actor: principal.actor)
+        return try await renderUser(
+            context,
+            user: user,
+            session: session,
+            id: id,
+            flash: .ok(disabled ? "Disabled; their sessions have ended." : "Enabled.")
+        )
+    }
+}

@@ -1,0 +1,130 @@
+import NIOConcurrencyHelpers
+
+/// Token buckets for the serving endpoints (fetch, OFREP), at three scopes at once: the client
+/// (one address with one request body, so one app installation), the client's address (every
+/// installation behind one NAT) and the key (every installation of the app).
+///
+/// A client key ships in every copy of an app, so one abuser holding it must not spend the
+/// whole fleet's budget: the per-client and per-address limits refuse the abuser long before the
+/// much higher per-key ceiling is reached, and a refused request takes no token from any scope.
+/// Each limit allows `requestsPerSecond` on average in bursts of twice that. A refused request
+/// learns which limit refused it and how long to wait (`Retry-After`).
+package final class RateLimiter: Sendable {
+    /// What a bucket counts.
+    package enum Scope: String, Sendable, Hashable, CaseIterable {
+        case client, address, key
+    }
+
+    /// A refusal: the scope whose bucket is empty and the whole seconds until it has a token.
+    package struct Refusal: Sendable, Equatable {
+        package var scope: Scope
+        package var retryAfterSeconds: Int
+
+        package init(scope: Scope, retryAfterSeconds: Int) {
+            self.scope = scope
+            self.retryAfterSeconds = retryAfterSeconds
+        }
+    }
+
+    private struct BucketKey: Hashable {
+        package var scope: Scope
+        package var id: String
+        package var digest: Digest128
+    }
+
+    private struct Bucket {
+        package var tokens: Double
+        package var updated: Int64
+    }
+
+    private struct State {
+        package var buckets: [BucketKey: Bucket] = [:]
+        /// The bucket count at which full buckets are next swept out.
+        package var nextSweep = RateLimiter.minimumSweep
+    }
+
+    /// Requests per second per scope; a scope that is missing or 0 is not limited.
+    package let requestsPerSecond: [Scope: Double]
+    private let state = NIOLockedValueBox(State())
+
+    package static let minimumSweep = 4096
+    /// Beyond this many buckets even partly spent client and address buckets are forgotten (they
+    /// start full again): memory stays bounded when millions of addresses each send one request.
+    package static let maximumBuckets = 1_000_000
+
+    /// Creates a limiter with a rate for each scope.
+    package init(requestsPerSecond: [Scope: Double]) {
+        self.requestsPerSecond = requestsPerSecond.filter { $0.value > 0 }
+    }
+
+    /// A limiter with only a per-key rate (tests of the serving routes).
+    package convenience init(requestsPerSecond: Double) {
+        self.init(requestsPerSecond: [.key: requestsPerSecond])
+    }
+
+    /// The largest burst of a rate.
+    package static func burst(_ rate: Double) -> Double { max(1, rate * 2) }
+
+    /// The number of buckets held (tests of eviction).
+    package var bucketCount: Int { state.withLockedValue { $0.buckets.count } }
+
+    /// Takes a token from each scope's bucket, or from none when any is empty.
+    /// - Parameters:
+    ///   - keyId: The API key's id.
+    ///   - address: The client's address.
+    ///   - body: The digest of the request body, which tells installations behind one address
+    ///     apart (their contexts differ).
+    /// - Returns: nil when allowed, else the refusal.
+    package func acquire(
+        keyId: String,
+        address: String,
+        body: Digest128,
+        now: Int64 = Clock.nowMilliseconds()
+    ) -> Refusal? {
+        // Runs on every fetch: with no limit set, nothing is built.
+        guard !requestsPerSecond.isEmpty else { return nil }
+        let limited = Scope.allCases.compactMap { scope -> (Scope, BucketKey, Double)? in
+            guard let rate = requestsPerSecond[scope] else { return nil }
+            switch scope {
+            case .client: return (scope, BucketKey(scope: scope, id: address, digest: body), rate)
+            case .address: return (scope, BucketKey(scope: scope, id: address, digest: .zero), rate)
+            case .key: return (scope, BucketKey(scope: scope, id: keyId, digest: .zero), rate)
+            }
+        }
+        return state.withLockedValue { state in
+            var refilled: [(BucketKey, Bucket)] = []
+            for (scope, key, rate) in limited {
+                var bucket = state.buckets[key] ?? Bucket(tokens: Self.burst(rate), updated: now)
+                let elapsed = Double(max(0, now - bucket.updated)) / 1000
+                bucket.tokens = min(Self.burst(rate), bucket.tokens + elapsed * rate)
+                bucket.updated = now
+                if bucket.tokens < 1 {
+                    state.buckets[key] = bucket
+                    let wait = (1 - bucket.tokens) / rate
+                    return Refusal(scope: scope, retryAfterSeconds: max(1, Int(wait.rounded(.up))))
+                }
+                refilled.append((key, bucket))
+            }
+            for (key, var bucket) in refilled {
+                bucket.tokens -= 1
+                state.buckets[key] = bucket
+            }
+            if state.buckets.count >= state.nextSweep { sweep(&state, now: now) }
+            return nil
+        }
+    }
+
+    /// Forgets buckets that have refilled (they are the same as new ones), and past
+    /// ``maximumBuckets`` every client and address bucket.
+    private func sweep(_ state: inout State, now: Int64) {
+        state.buckets = state.buckets.filter { key, bucket in
+            guard let rate = requestsPerSecond[key.scope] else { return false }
+            let elapsed = Double(max(0, now - bucket.updated)) / 1000
+            return bucket.tokens + elapsed * rate < Self.burst(rate)
+        }
+        if state.buckets.count >= Self.maximumBuckets {
+            state.buckets = state.buckets.filter { $0.key.scope == .key }
+        }
+        state.nextSweep = max(Self.minimumSweep, state.buckets.count * 2)
+    }
+}

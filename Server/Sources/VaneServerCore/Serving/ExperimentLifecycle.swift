@@ -1,0 +1,65 @@
+package import VaneCore
+
+/// The one way an experiment starts or stops, for the API and the console alike: a start is
+/// checked against the live template again, and either change is served to fetch on this node
+/// at once (other nodes pick it up with ``serveRunning()`` on their next version poll).
+package struct ExperimentLifecycle: Sendable {
+    package let store: ConfigStore
+    package let experiments: ExperimentStore
+    package let cache: ServingCache
+
+    package init(store: ConfigStore, experiments: ExperimentStore, cache: ServingCache) {
+        self.store = store
+        self.experiments = experiments
+        self.cache = cache
+    }
+
+    /// Starts a draft, after checking it against the live template (it may have changed since
+    /// the experiment was created).
+    /// - Throws: ``ExperimentStartRefusal`` naming the problems; ``StorageError`` as the store
+    ///   throws it (no such experiment, not a draft, a parameter in another running experiment).
+    package func start(_ environment: EnvironmentKey, key: String, actor: Actor) async throws -> Experiment {
+        let live = try await store.liveTemplate(environment)
+        if let experiment = try await experiments.experiment(environment, key: key), experiment.status == .draft {
+            let issues = ExperimentTemplateCheck.issues(
+                experiment.definition,
+                against: live.template,
+                version: live.version
+            )
+            guard issues.isEmpty else { throw ExperimentStartRefusal(key: key, issues: issues) }
+        }
+        let started = try await experiments.start(environment, key: key, liveVersion: live.version, actor: actor)
+        try await serveRunning(in: environment)
+        return started
+    }
+
+    /// Stops a running experiment.
+    /// - Throws: ``StorageError`` as the store throws it.
+    package func stop(_ environment: EnvironmentKey, key: String, actor: Actor) async throws -> Experiment {
+        try await store.requireEnvironment(environment)
+        let stopped = try await experiments.stop(environment, key: key, actor: actor)
+        try await serveRunning(in: environment)
+        return stopped
+    }
+
+    /// Serves every environment's running experiments: at start-up and on each version poll.
+    package func serveRunning() async throws {
+        cache.serveRunning(try await experiments.allRunning().mapValues(ServedExperiments.init))
+    }
+
+    private func serveRunning(in environment: EnvironmentKey) async throws {
+        let running = try await experiments.experiments(environment, status: .running)
+        cache.serve(ServedExperiments(running.map(\.definition)), in: environment)
+    }
+}
+
+/// A draft that cannot start on the live template: the template changed since the experiment
+/// was created (a parameter or condition removed, a variant's condition unused).
+package struct ExperimentStartRefusal: Error, Sendable, CustomStringConvertible {
+    package var key: String
+    package var issues: [ValidationIssue]
+
+    package var description: String {
+        "experiment \"\(key)\" cannot start on the live template: \(ExperimentDefinitionReader.summary(issues))"
+    }
+}

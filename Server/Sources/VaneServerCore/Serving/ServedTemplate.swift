@@ -1,0 +1,255 @@
+import Crypto
+package import Synchronization
+package import VaneCore
+
+/// A published template ready to serve: compiled once, with everything a response needs
+/// precomputed, so serving never touches the database.
+package final class ServedTemplate: Sendable {
+    /// Which environment.
+    package let environment: EnvironmentKey
+    /// The version number.
+    package let versionNumber: Int64
+    /// The compiled template.
+    package let compiled: CompiledTemplate
+    /// The template with its conditions parsed, for the console to reuse (a draft's conditions
+    /// are mostly the live version's).
+    package let parsed: ParsedTemplate
+    /// The admin ETag, `etag-{project}-{environment}-{version}`.
+    package let etag: String
+    /// The template JSON, for `template/compiled`.
+    package let templateJSON: String
+    /// Per key with Vane metadata: `{"realtime", "title", "category", "allowedValues"}` for fetch
+    /// responses, plus `"description"` when the template's settings let clients receive it.
+    package let metadata: [String: JSONValue]
+    /// What clients may decide and learn (the template's top-level `vane` object).
+    package let settings: TemplateSettings
+    /// Per key: its declared value type.
+    package let valueTypes: [String: ParameterValueType]
+    /// Per key: whether any of its conditional values can win (false: the value is static).
+    package let hasConditionalValues: Set<String>
+    /// Conditions that contain a `percent` rule (their matches are splits, for OFREP).
+    package let percentConditions: Set<String>
+    /// Per parameter: the position of its branch 0 in the per-branch tables (see
+    /// ``EvaluationResult/forEachBranch(_:)``).
+    private let branchStarts: [Int]
+    /// Per branch: the UTF-8 of `"key":"value"`, empty when the branch sends nothing, so a fetch
+    /// response is assembled from ready-made pieces.
+    private let entryFragments: ByteFragments
+    /// Per branch: the UTF-8 of `"key":{metadata}` as a client that got this branch receives it,
+    /// empty when it receives none. The same for every branch of a key unless a running
+    /// experiment controls it: then each branch that is a variant names it.
+    private let metadataFragments: ByteFragments
+    /// The running experiments this version is served with (``ServingCache`` keeps it current).
+    package let experiments: ServedExperiments
+    /// Per branch: the digest of what it adds to a response, its entry and its key's metadata;
+    /// zero when it sends nothing.
+    private let branchDigests: [Digest128]
+    /// What a fetch ETag's proof binds besides the request (see ``ResultETag``), encoded once: a
+    /// domain tag, the environment, the version number, the SHA-256 of the template and that of
+    /// the running experiments, so a proof cannot outlive its template even where version numbers
+    /// start again (a new database), nor an experiment's start or stop.
+    package let proofScope: [UInt8]
+    /// Whether a fetch answered with this version on this node was recorded in the
+    /// ``ServedVersionLog``: one relaxed load per fetch after the first.
+    package let fetchRecorded = Atomic<Bool>(false)
+
+    /// Parses (once) and compiles a stored version, to serve with `experiments`.
+    /// - Throws: ``TemplateCompilationError`` for a stored template that no longer compiles.
+    package convenience init(
+        _ version: StoredVersion,
+        experiments: ServedExperiments = .none
+    ) throws(TemplateCompilationError) {
+        let parsed = ParsedTemplate(version.template)
+        try self.init(
+            environment: EnvironmentKey(projectId: version.projectId, environmentId: version.environmentId),
+            number: version.number,
+            parsed: parsed,
+            compiled: CompiledTemplate(parsed),
+            templateJSON: version.templateJSON,
+            experiments: experiments
+        )
+    }
+
+    /// The same version served with other running experiments: nothing is parsed or compiled
+    /// again, only the response fragments are made anew.
+    package func serving(_ experiments: ServedExperiments) -> ServedTemplate {
+        ServedTemplate(
+            environment: environment,
+            number: versionNumber,
+            parsed: parsed,
+            compiled: compiled,
+            templateJSON: templateJSON,
+            experiments: experiments
+        )
+    }
+
+    /// A version ready to serve, from its parsed and compiled forms and its stored text.
+    /// Nothing here parses a condition again.
+    init(
+        environment: EnvironmentKey,
+        number: Int64,
+        parsed: ParsedTemplate,
+        compiled: CompiledTemplate,
+        templateJSON: String,
+        experiments: ServedExperiments = .none
+    ) {
+        self.environment = environment
+        versionNumber = number
+        self.compiled = compiled
+        self.parsed = parsed
+        etag = ServedTemplate.etag(environment, version: number)
+        self.templateJSON = templateJSON
+        proofScope =
+            Array("vane-fetch-etag-1\u{0}\(environment.projectId)\u{0}\(environment.environmentId)\u{0}".utf8)
+            + withUnsafeBytes(of: number.littleEndian) { Array($0) }
+            + Array(SHA256.hash(data: Array(templateJSON.utf8))) + experiments.digest
+        self.experiments = experiments
+        var metadata: [String: JSONValue] = [:]
+        var valueTypes: [String: ParameterValueType] = [:]
+        var conditional = Set<String>()
+        for parameter in parsed.template.allParameters {
+            // Exactly what the docs promise clients (KeyMetadata's fields): never `allowSecrets` or
+            // unknown members of the template's `vane` object. The description helps a debug menu
+            // explain keys the app did not declare, but may say more than an app's users should
+            // read, so it goes out only where the template's settings allow it.
+            var details = parameter.keyMetadata
+            if details.description?.isEmpty == true || !parsed.template.settings.clientsReceiveDescriptions {
+                details.description = nil
+            }
+            if !details.isEmpty { metadata[parameter.key] = .object(details.json()) }
+            valueTypes[parameter.key] = parameter.valueType ?? .string
+            if !parameter.conditionalValues.isEmpty { conditional.insert(parameter.key) }
+        }
+        self.metadata = metadata
+        self.settings = parsed.template.settings
+        self.valueTypes = valueTypes
+        self.hasConditionalValues = conditional
+        percentConditions = Set(parsed.conditions.filter(\.containsPercent).map(\.name))
+        var branchStarts: [Int] = []
+        var entryFragments = ByteFragments()
+        var metadataFragments = ByteFragments()
+        var branchDigests: [Digest128] = []
+        for (index, key) in compiled.keys.enumerated() {
+            var quotedKey = ""
+            JSONValue.writeString(key, to: &quotedKey)
+            let declared = metadata[key].map { Array((quotedKey + ":" + $0.serialized()).utf8) } ?? []
+            branchStarts.append(branchDigests.count)
+            let resolutions = compiled.resolutions(ofParameterAt: index)
+            for (branch, outcome) in compiled.outcomes(ofParameterAt: index).enumerated() {
+                var metadataFragment = declared
+                let assignment = experiments.assignment(forKey: key, condition: resolutions[branch].matchedCondition)
+                if let assignment {
+                    var details = metadata[key]?.objectValue ?? [:]
+                    details["experiment"] = .object(assignment.json())
+                    metadataFragment = Array((quotedKey + ":" + JSONValue.object(details).serialized()).utf8)
+                }
+                guard let value = outcome.value else {
+                    // The app reads its in-app default; an experiment's variant (a control that
+                    // keeps the app's own value) still tells it so, to record the exposure.
+                    entryFragments.append([])
+                    metadataFragments.append(assignment == nil ? [] : metadataFragment)
+                    branchDigests.append(assignment == nil ? .zero : Digest128(hashing: [0] + metadataFragment))
+                    continue
+                }
+                var text = quotedKey + ":"
+                JSONValue.writeString(value.stringValue, to: &text)
+                let entry = Array(text.utf8)
+                entryFragments.append(entry)
+                metadataFragments.append(metadataFragment)
+                // The metadata is part of what the branch sends; the separator keeps the two apart.
+                branchDigests.append(Digest128(hashing: entry + [0] + metadataFragment))
+            }
+        }
+        self.branchStarts = branchStarts
+        self.entryFragments = entryFragments
+        self.metadataFragments = metadataFragments
+        self.branchDigests = branchDigests
+    }
+
+    /// The digest of what `result` sends, its entries and their keys' metadata: the `values` of
+    /// its ``ResultETag``. Two additions per parameter; no bytes are hashed per request.
+    package func valuesDigest(of result: EvaluationResult) -> Digest128 {
+        var digest = Digest128.zero
+        branchStarts.withUnsafeBufferPointer { starts in
+            branchDigests.withUnsafeBufferPointer { digests in
+                result.forEachBranch { parameter, branch in digest.add(digests[starts[parameter] + branch]) }
+            }
+        }
+        return digest
+    }
+
+    /// The `UPDATE` response for `result`, assembled from the pieces encoded at publish time.
+    package func updateResponse(for result: EvaluationResult) -> [UInt8] {
+        var response: [UInt8] = []
+        response.reserveCapacity(4096)
+        response.append(contentsOf: FetchResponseBody.updatePrefix)
+        var metadata: [UInt8] = [UInt8(ascii: "{")]
+        var first = true
+        branchStarts.withUnsafeBufferPointer { starts in
+            result.forEachBranch { parameter, branch in
+                let index = starts[parameter] + branch
+                if !entryFragments.isEmpty(at: index) {
+                    if !first { response.append(UInt8(ascii: ",")) }
+                    first = false
+                    entryFragments.write(index, to: &response)
+                }
+                if !metadataFragments.isEmpty(at: index) {
+                    if metadata.count > 1 { metadata.append(UInt8(ascii: ",")) }
+                    metadataFragments.write(index, to: &metadata)
+                }
+            }
+        }
+        metadata.append(UInt8(ascii: "}"))
+        response.append(contentsOf: FetchResponseBody.updateMiddle(templateVersion: versionNumber))
+        response.append(contentsOf: metadata)
+        response.append(UInt8(ascii: "}"))
+        return response
+    }
+
+    /// `etag-{project}-{environment}-{version}`: changes with every publish.
+    package static func etag(_ environment: EnvironmentKey, version: Int64) -> String {
+        "etag-\(environment.projectId)-\(environment.environmentId)-\(version)"
+    }
+
+    /// A strong ETag for one context's OFREP result: it changes only when that result changes.
+    package static func resultETag(_ text: String) -> String {
+        "\"" + Digest128(hashing: Array(text.utf8)).hex + "\""
+    }
+}
+
+/// Byte strings stored end to end in one buffer, so reading one costs no reference counting.
+package struct ByteFragments: Sendable {
+    private var bytes: [UInt8] = []
+    /// Where each fragment ends in `bytes`; it starts where the one before ends.
+    private var ends: [Int] = []
+
+    /// Adds a fragment at the next index.
+    package mutating func append(_ fragment: [UInt8]) {
+        bytes.append(contentsOf: fragment)
+        ends.append(bytes.count)
+    }
+
+    /// Whether the fragment at `index` is empty.
+    package func isEmpty(at index: Int) -> Bool {
+        ends[index] == (index == 0 ? 0 : ends[index - 1])
+    }
+
+    /// Appends the fragment at `index` to `output`.
+    package func write(_ index: Int, to output: inout [UInt8]) {
+        let start = index == 0 ? 0 : ends[index - 1]
+        bytes.withUnsafeBufferPointer {
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start..<ends[index]]))
+        }
+    }
+}
+
+extension ServedTemplate {
+    /// A client's context as this template lets it count: without `dateTime` unless the
+    /// template's settings let clients pin the time, so `dateTime` rules run on the server's clock.
+    package func clientContext(_ context: EvaluationContext) -> EvaluationContext {
+        guard !settings.clientsMayPinDateTime, context[ConditionElement.dateTime] != nil else { return context }
+        var context = context
+        context[ConditionElement.dateTime] = nil
+        return context
+    }
+}

@@ -1,0 +1,210 @@
+package import Logging
+package import VaneCore
+
+/// A template that passed validation, its conditions parsed once: what
+/// ``TemplatePublisher/publish(_:to:expectedVersion:actor:rollbackSource:)`` takes.
+package struct CheckedTemplate: Sendable {
+    /// The template and its parsed conditions.
+    package let parsed: ParsedTemplate
+    /// What validation found: warnings only (errors refuse the template); empty when it was not
+    /// validated.
+    package let issues: [ValidationIssue]
+}
+
+/// Why a version was not published.
+package enum PublishError: Error, Sendable, Equatable {
+    /// Validation found errors; every issue, warnings too, for the answer.
+    case invalid([ValidationIssue])
+    /// A condition does not parse: a version checked without validation (a rollback to a version
+    /// this server cannot read any more).
+    case doesNotCompile(TemplateCompilationError)
+    /// The store refused it: a version conflict, a missing environment.
+    case storage(StorageError)
+    /// A rollback to a version that is not before the current one.
+    case invalidRollback(String)
+}
+
+/// The one way a template version goes live on this node: parse once → validate → compile →
+/// store (one transaction) → install in the ``ServingCache`` → announce to ``PublishEvents``.
+///
+/// A version is compiled before it is stored, so every stored version compiles and every node
+/// can serve it. Versions stored elsewhere (another node, an earlier run) come in through
+/// ``adopt(_:announce:)``, ``catchUp()`` and ``loadAll()``: parsed once, compiled, installed.
+package final class TemplatePublisher: Sendable {
+    package let store: ConfigStore
+    package let cache: ServingCache
+    package let events: PublishEvents
+    package let logger: Logger
+
+    package init(store: ConfigStore, cache: ServingCache, events: PublishEvents, logger: Logger) {
+        self.store = store
+        self.cache = cache
+        self.events = events
+        self.logger = logger
+    }
+
+    /// Parses a template once and validates it.
+    /// - Parameter validating: False for a version published before (a rollback): its conditions
+    ///   are parsed, not judged again by today's rules.
+    /// - Throws: ``PublishError/invalid(_:)`` when validation finds an error.
+    package func check(_ template: ConfigTemplate, validating: Bool = true) throws(PublishError) -> CheckedTemplate {
+        let parsed = ParsedTemplate(template)
+        guard validating else { return CheckedTemplate(parsed: parsed, issues: []) }
+        let issues = parsed.validate()
+        if issues.contains(where: { $0.severity == .error }) { throw .invalid(issues) }
+        return CheckedTemplate(parsed: parsed, issues: issues)
+    }
+
+    /// Publishes an earlier version's template again as the next version.
+    ///
+    /// The copy is parsed and compiled but not validated again: it was published once, and
+    /// today's rules must not stand between an operator and the last version that worked.
+    /// - Parameters:
+    ///   - number: The version to copy, before the current one.
+    ///   - expectedVersion: The version the caller saw as current; nil rolls back whatever is live.
+    /// - Throws: ``PublishError``; database failures as they come.
+    @discardableResult
+    package func rollback(
+        _ environment: EnvironmentKey,
+        to number: Int64,
+        expectedVersion: Int64?,
+        actor: Actor
+    ) async throws -> ServedTemplate {
+        let current = try await store.currentVersionNumber(
+            projectId: environment.projectId,
+            environmentId: environment.environmentId
+        )
+        guard number >= 1, number < current else {
+            throw PublishError.invalidRollback(
+                "can only roll back to a version before the current one (\(current)), not \(number)"
+            )
+        }
+        guard
+            var template = try await store.version(
+                projectId: environment.projectId,
+                environmentId: environment.environmentId,
+                number: number
+            )?.template
+        else { throw PublishError.storage(.versionNotFound(number)) }
+        template.version = TemplateVersion(description: "Rollback to version \(number)")
+        return try await publish(
+            try check(template, validating: false),
+            to: environment,
+            expectedVersion: expectedVersion,
+            actor: actor,
+            rollbackSource: number
+        )
+    }
+
+    /// Compiles a checked template, stores it as the environment's next version, serves it on
+    /// this node and announces it.
+    /// - Parameters:
+    ///   - expectedVersion: The version the publisher read (from its ETag); nil forces the publish.
+    ///   - rollbackSource: For a rollback, the version copied.
+    /// - Throws: ``PublishError``; database failures as they come.
+    @discardableResult
+    package func publish(
+        _ checked: CheckedTemplate,
+        to environment: EnvironmentKey,
+        expectedVersion: Int64?,
+        actor: Actor,
+        rollbackSource: Int64? = nil
+    ) async throws -> ServedTemplate {
+        let compiled: CompiledTemplate
+        do {
+            compiled = try CompiledTemplate(checked.parsed)
+        } catch {
+            throw PublishError.doesNotCompile(error)
+        }
+        let stored: StoredVersion
+        do {
+            stored = try await store.publish(
+                projectId: environment.projectId,
+                environmentId: environment.environmentId,
+                template: checked.parsed.template,
+                expectedVersion: expectedVersion,
+                actor: actor,
+                rollbackSource: rollbackSource
+            )
+        } catch let error as StorageError {
+            throw PublishError.storage(error)
+        }
+        // The store stamped the version metadata; the compiled tables stay as they are.
+        let served = ServedTemplate(
+            environment: environment,
+            number: stored.number,
+            parsed: checked.parsed,
+            compiled: compiled.replacingVersion(stored.template.version),
+            templateJSON: stored.templateJSON,
+            experiments: cache.experiments(for: environment)
+        )
+        serve(served, announce: true)
+        return served
+    }
+
+    /// Serves a version stored elsewhere (another node, an earlier run) and, unless `announce`
+    /// is false, tells this node's streams.
+    /// - Throws: ``TemplateCompilationError`` for a stored template that does not compile.
+    @discardableResult
+    package func adopt(
+        _ version: StoredVersion,
+        announce: Bool = true
+    ) throws(TemplateCompilationError) -> ServedTemplate {
+        let served = try ServedTemplate(
+            version,
+            experiments: cache.experiments(
+                for: EnvironmentKey(projectId: version.projectId, environmentId: version.environmentId)
+            )
+        )
+        serve(served, announce: announce)
+        return served
+    }
+
+    /// Serves every version newer than this node's, one read of version numbers first: the body
+    /// of the version poller and the version listener.
+    package func catchUp() async throws {
+        let served = cache.versionNumbers
+        for (environment, number) in try await store.currentVersionNumbers() where (served[environment] ?? 0) < number {
+            guard
+                let version = try await store.latestVersion(
+                    projectId: environment.projectId,
+                    environmentId: environment.environmentId
+                )
+            else { continue }
+            adoptLogging(version, announce: true)
+        }
+    }
+
+    /// Serves the newest version of every environment, at start-up (nobody listens yet, so
+    /// nothing is announced).
+    package func loadAll() async throws {
+        let served = cache.versionNumbers
+        for version in try await store.allLatestVersions() {
+            let environment = EnvironmentKey(projectId: version.projectId, environmentId: version.environmentId)
+            // Published during this start (the demo project): already served.
+            if let number = served[environment], number >= version.number { continue }
+            adoptLogging(version, announce: false)
+        }
+    }
+
+    /// Adopts a version; one that does not compile is logged and skipped, so it cannot keep the
+    /// other environments from being served.
+    private func adoptLogging(_ version: StoredVersion, announce: Bool) {
+        do {
+            try adopt(version, announce: announce)
+        } catch {
+            logger.error(
+                "stored template does not compile; not served",
+                metadata: [
+                    "environment": "\(version.projectId)/\(version.environmentId)", "version": "\(version.number)",
+                    "error": "\(error)",
+                ]
+            )
+        }
+    }
+
+    private func serve(_ served: ServedTemplate, announce: Bool) {
+        cache.install(served)
+        if announce { events.published(served.environment, version: served.versionNumber) }
+    }
+}

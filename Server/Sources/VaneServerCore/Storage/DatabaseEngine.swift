@@ -1,0 +1,147 @@
+import Foundation
+package import Logging
+import NIOCore
+import NIOPosix
+import PostgresKit
+package import SQLKit
+import SQLiteKit
+
+/// An open database, SQLite or PostgreSQL, behind one SQLKit interface.
+///
+/// Every unit of work runs in ``withSession(_:)``, which gives it a connection of its own for its
+/// whole duration, so a transaction's statements never interleave with another task's.
+package final class DatabaseEngine: Sendable {
+    /// Which engine this is.
+    package enum Kind: String, Sendable {
+        /// Embedded SQLite.
+        case sqlite
+        /// PostgreSQL.
+        case postgres
+    }
+
+    /// The engine.
+    package let kind: Kind
+    private let database: any SQLDatabase
+    private let sessionLock: AsyncLock?
+    private let close: @Sendable () async throws -> Void
+
+    private init(
+        kind: Kind,
+        database: any SQLDatabase,
+        sessionLock: AsyncLock?,
+        close: @escaping @Sendable () async throws -> Void
+    ) {
+        self.kind = kind
+        self.database = database
+        self.sessionLock = sessionLock
+        self.close = close
+    }
+
+    /// Opens a database, creating the SQLite file and its directory if missing.
+    ///
+    /// - Throws: ``StorageError/cannotOpen(_:_:)`` with what to check.
+    package static func open(_ location: DatabaseLocation, logger: Logger) async throws -> DatabaseEngine {
+        switch location {
+        case .sqlite(let path):
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+            do {
+                try PrivateFiles.createDirectory(directory)
+                try PrivateFiles.createEmptyFile(path)
+                try PrivateFiles.restrict([path, path + "-wal", path + "-shm"])
+                let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+                let database = connection.sql(queryLogLevel: nil)
+                // The timeout comes first: it waits out a second process, also while this one
+                // switches to WAL (which needs the file to itself). WAL keeps readers and the writer
+                // apart; FULL syncs every commit, so an acknowledged publish survives a crash.
+                do {
+                    for pragma in [
+                        "PRAGMA busy_timeout = 5000", "PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL",
+                        // Statement journals (a multi-row INSERT … ON CONFLICT in a transaction
+                        // keeps one) in memory instead of a temporary file: a tenth of the
+                        // database thread's time when ingesting events.
+                        "PRAGMA foreign_keys = ON", "PRAGMA temp_store = MEMORY",
+                    ] {
+                        try await database.raw(SQLQueryString(pragma)).run()
+                    }
+                } catch {
+                    // An opened connection is closed on every way out (SQLiteNIO asserts otherwise).
+                    try? await connection.close()
+                    throw error
+                }
+                return DatabaseEngine(kind: .sqlite, database: database, sessionLock: AsyncLock()) {
+                    try await connection.close()
+                }
+            } catch {
+                throw StorageError.cannotOpen(location.description, "\(error)")
+            }
+        case .postgres(let url):
+            let configuration: SQLPostgresConfiguration
+            do {
+                configuration = try SQLPostgresConfiguration(url: url)
+            } catch {
+                throw StorageError.cannotOpen(
+                    location.description,
+                    "the URL is not postgres://user[:password]@host[:port]/database"
+                )
+            }
+            let pool = EventLoopGroupConnectionPool(
+                source: PostgresConnectionSource(sqlConfiguration: configuration),
+                maxConnectionsPerEventLoop: 4,
+                requestTimeout: .seconds(10),
+                logger: logger,
+                on: MultiThreadedEventLoopGroup.singleton
+            )
+            let database = pool.database(logger: logger).sql(queryLogLevel: nil)
+            do {
+                try await database.raw("SELECT 1").run()
+            } catch {
+                try? await pool.shutdownAsync()
+                throw StorageError.cannotOpen(location.description, String(reflecting: error))
+            }
+            let shutdown = PoolShutdown(pool: pool)
+            return DatabaseEngine(kind: .postgres, database: database, sessionLock: nil) {
+                try await shutdown.pool.shutdownAsync()
+            }
+        }
+    }
+
+    /// Runs `work` with a database session of its own.
+    package func withSession<R: Sendable>(
+        _ work: @escaping @Sendable (any SQLDatabase) async throws -> R
+    ) async throws -> R {
+        if let sessionLock {
+            // One SQLite connection, shared: the lock gives each unit of work sole use of it.
+            return try await sessionLock.withLock { try await work(self.database) }
+        }
+        return try await database.withSession(work)
+    }
+
+    /// Runs `work` in a transaction: committed if it returns, rolled back if it throws.
+    package func transaction<R: Sendable>(
+        _ work: @escaping @Sendable (any SQLDatabase) async throws -> R
+    ) async throws -> R {
+        let begin: SQLQueryString = kind == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN"
+        return try await withSession { database in
+            try await database.raw(begin).run()
+            do {
+                let result = try await work(database)
+                try await database.raw("COMMIT").run()
+                return result
+            } catch {
+                try? await database.raw("ROLLBACK").run()
+                throw error
+            }
+        }
+    }
+
+    /// Closes the database.
+    package func shutdown() async throws {
+        try await close()
+    }
+}
+
+/// AsyncKit's pool predates `Sendable`; it guards its state with locks and is made to be shared
+/// across event loops.
+private struct PoolShutdown: @unchecked Sendable {
+    package let pool: EventLoopGroupConnectionPool<PostgresConnectionSource>
+}

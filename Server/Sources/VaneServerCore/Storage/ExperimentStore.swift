@@ -1,0 +1,309 @@
+import NIOConcurrencyHelpers
+package import SQLKit
+import VaneCore
+
+/// Experiments and their life (draft → running → stopped), over SQLite and PostgreSQL. Every
+/// change is one transaction with its audit entry.
+///
+/// Changes to one environment's experiments take turns: on PostgreSQL they lock the environment's
+/// row (as publishes do), on SQLite `BEGIN IMMEDIATE` already serializes writers. So two
+/// experiments on the same parameter cannot both start, on any number of nodes.
+package final class ExperimentStore: Sendable {
+    package let engine: DatabaseEngine
+
+    /// The running experiments per environment, as `POST …/events` reads them on every batch,
+    /// with when they were read.
+    private let running = NIOLockedValueBox<
+        [EnvironmentKey: (readAt: ContinuousClock.Instant, experiments: [Experiment])]
+    >(
+        [:]
+    )
+    /// How long a node trusts its list of running experiments. A start or stop on this node
+    /// refreshes it at once; on another node it takes effect here within this time, and the
+    /// events' transaction checks each experiment's status again before counting.
+    package static let runningListLifetime = Duration.seconds(1)
+
+    package init(engine: DatabaseEngine) {
+        self.engine = engine
+    }
+
+    /// Every running experiment's definition, by environment (for fetch, through
+    /// `ExperimentLifecycle`).
+    package func allRunning() async throws -> [EnvironmentKey: [ExperimentDefinition]] {
+        let rows = try await engine.withSession { database in
+            try await database.raw(
+                "SELECT * FROM experiments WHERE status = \(bind: ExperimentStatus.running.rawValue)"
+            )
+            .all()
+        }
+        var running: [EnvironmentKey: [ExperimentDefinition]] = [:]
+        for row in rows {
+            let environment = EnvironmentKey(
+                projectId: try row.decode(column: "project_id", as: String.self),
+                environmentId: try row.decode(column: "environment_id", as: String.self)
+            )
+            running[environment, default: []].append(try Self.experiment(row, environment: environment).definition)
+        }
+        return running
+    }
+
+    /// The environment's running experiments, read at most once a second per node.
+    package func runningExperiments(_ environment: EnvironmentKey) async throws -> [Experiment] {
+        let now = ContinuousClock.now
+        if let cached = running.withLockedValue({ $0[environment] }), now - cached.readAt < Self.runningListLifetime {
+            return cached.experiments
+        }
+        let experiments = try await experiments(environment, status: .running)
+        running.withLockedValue { $0[environment] = (now, experiments) }
+        return experiments
+    }
+
+    /// A stored definition that no longer reads (written by a newer server, or edited by hand).
+    package struct UnreadableDefinition: Error, CustomStringConvertible {
+        package var key: String
+        package var problems: String
+        package var description: String {
+            "the stored definition of experiment \"\(key)\" cannot be read (\(problems)); "
+                + "it was written by another version of vane or changed in the database"
+        }
+    }
+
+    /// Stores a new experiment as a draft.
+    /// - Throws: ``StorageError/environmentNotFound(project:environment:)``,
+    ///   ``StorageError/experimentExists(_:)``.
+    package func create(
+        _ definition: ExperimentDefinition,
+        in environment: EnvironmentKey,
+        actor: Actor
+    ) async throws
+        -> Experiment
+    {
+        let experiment = Experiment(
+            environment: environment,
+            definition: definition,
+            status: .draft,
+            createTime: Clock.nowMilliseconds(),
+            creator: actor.name
+        )
+        let text = JSONValue.object(ExperimentJSON.definition(definition)).serialized(.compact)
+        let kind = engine.kind
+        do {
+            try await engine.transaction { database in
+                try await Self.lockEnvironment(database, environment, kind: kind)
+                try await database.raw(
+                    """
+                    INSERT INTO experiments (project_id, environment_id, experiment_key, definition, status, create_time, creator) \
+                    VALUES (\(bind: environment.projectId), \(bind: environment.environmentId), \(bind: definition.key), \
+                    \(bind: text), \(bind: ExperimentStatus.draft.rawValue), \(bind: experiment.createTime), \(bind: actor.name))
+                    """
+                ).run()
+                try await ConfigStore.insertAudit(
+                    database,
+                    actor: actor,
+                    action: .experimentCreate,
+                    projectId: environment.projectId,
+                    environmentId: environment.environmentId,
+                    summary: "created experiment \(definition.key)",
+                    details: [
+                        "experiment": .string(definition.key),
+                        "definition": .object(ExperimentJSON.definition(definition)),
+                    ]
+                )
+            }
+        } catch  where StoreErrors.isUniqueViolation(error) {
+            throw StorageError.experimentExists(definition.key)
+        }
+        return experiment
+    }
+
+    /// An environment's experiments, newest first; only those with `status` when it is given.
+    package func experiments(
+        _ environment: EnvironmentKey,
+        status: ExperimentStatus? = nil
+    ) async throws -> [Experiment] {
+        try await engine.withSession { database in
+            let filter = status.map { SQLQueryString("AND status = \(bind: $0.rawValue)") } ?? SQLQueryString("")
+            return try await database.raw(
+                """
+                SELECT * FROM experiments WHERE project_id = \(bind: environment.projectId) \
+                AND environment_id = \(bind: environment.environmentId) \(filter) \
+                ORDER BY create_time DESC, experiment_key
+                """
+            ).all().map { try Self.experiment($0, environment: environment) }
+        }
+    }
+
+    /// One experiment.
+    package func experiment(_ environment: EnvironmentKey, key: String) async throws -> Experiment? {
+        try await engine.withSession { database in
+            try await Self.row(database, environment, key: key).map {
+                try Self.experiment($0, environment: environment)
+            }
+        }
+    }
+
+    /// One experiment with its sums and running always-valid readings, read in one transaction so
+    /// they agree.
+    package func experimentWithTally(
+        _ environment: EnvironmentKey,
+        key: String
+    ) async throws -> (Experiment, ExperimentTallyStore.Stored)? {
+        try await engine.transaction { database in
+            guard let row = try await Self.row(database, environment, key: key) else { return nil }
+            let experiment = try Self.experiment(row, environment: environment)
+            return (experiment, try await ExperimentTallyStore.stored(environment, experiment: key, database: database))
+        }
+    }
+
+    /// Starts a draft: from now on its exposures and events count.
+    /// - Parameter liveVersion: The template version it starts on (checked by the caller with
+    ///   ``ExperimentTemplateCheck``).
+    /// - Throws: ``StorageError/experimentNotFound(_:)``, ``StorageError/experimentStatus(key:status:action:)``,
+    ///   ``StorageError/parameterInRunningExperiment(parameter:experiment:)``.
+    package func start(
+        _ environment: EnvironmentKey,
+        key: String,
+        liveVersion: Int64,
+        actor: Actor
+    ) async throws -> Experiment {
+        try await change(environment, key: key, action: "start", from: .draft, actor: actor) { database, experiment in
+            let running = try await database.raw(
+                """
+                SELECT * FROM experiments WHERE project_id = \(bind: environment.projectId) \
+                AND environment_id = \(bind: environment.environmentId) AND status = \(bind: ExperimentStatus.running.rawValue)
+                """
+            ).all().map { try Self.experiment($0, environment: environment) }
+            for other in running {
+                if let shared = experiment.definition.parameters.first(where: other.definition.parameters.contains) {
+                    throw StorageError.parameterInRunningExperiment(parameter: shared, experiment: other.key)
+                }
+            }
+            var started = experiment
+            started.status = .running
+            started.startTime = Clock.nowMilliseconds()
+            started.startVersion = liveVersion
+            return started
+        }
+    }
+
+    /// Stops a running experiment: its results stay, nothing more counts.
+    /// - Throws: ``StorageError/experimentNotFound(_:)``, ``StorageError/experimentStatus(key:status:action:)``.
+    package func stop(_ environment: EnvironmentKey, key: String, actor: Actor) async throws -> Experiment {
+        try await change(environment, key: key, action: "stop", from: .running, actor: actor) { _, experiment in
+            var stopped = experiment
+            stopped.status = .stopped
+            stopped.stopTime = Clock.nowMilliseconds()
+            return stopped
+        }
+    }
+
+    private func change(
+        _ environment: EnvironmentKey,
+        key: String,
+        action: String,
+        from status: ExperimentStatus,
+        actor: Actor,
+        _ transform: @escaping @Sendable (any SQLDatabase, Experiment) async throws -> Experiment
+    ) async throws -> Experiment {
+        let kind = engine.kind
+        defer { running.withLockedValue { $0[environment] = nil } }
+        return try await engine.transaction { database in
+            try await Self.lockEnvironment(database, environment, kind: kind)
+            guard let row = try await Self.row(database, environment, key: key) else {
+                throw StorageError.experimentNotFound(key)
+            }
+            let experiment = try Self.experiment(row, environment: environment)
+            guard experiment.status == status else {
+                throw StorageError.experimentStatus(key: key, status: experiment.status.rawValue, action: action)
+            }
+            let changed = try await transform(database, experiment)
+            try await database.raw(
+                """
+                UPDATE experiments SET status = \(bind: changed.status.rawValue), start_time = \(bind: changed.startTime), \
+                start_version = \(bind: changed.startVersion), stop_time = \(bind: changed.stopTime) \
+                WHERE project_id = \(bind: environment.projectId) AND environment_id = \(bind: environment.environmentId) \
+                AND experiment_key = \(bind: key)
+                """
+            ).run()
+            var details: JSONObject = ["experiment": .string(key), "status": .string(changed.status.rawValue)]
+            if let version = changed.startVersion, action == "start" {
+                details["templateVersion"] = .string(String(version))
+            }
+            try await ConfigStore.insertAudit(
+                database,
+                actor: actor,
+                action: action == "start" ? .experimentStart : .experimentStop,
+                projectId: environment.projectId,
+                environmentId: environment.environmentId,
+                summary: action == "start" ? "started experiment \(key)" : "stopped experiment \(key)",
+                details: .object(details)
+            )
+            return changed
+        }
+    }
+
+    /// The environment must exist; on PostgreSQL its row is locked until the transaction ends.
+    private static func lockEnvironment(
+        _ database: any SQLDatabase,
+        _ environment: EnvironmentKey,
+        kind: DatabaseEngine.Kind
+    ) async throws {
+        let lock = kind == .postgres ? " FOR UPDATE" : ""
+        guard
+            try await database.raw(
+                """
+                SELECT id FROM environments WHERE project_id = \(bind: environment.projectId) \
+                AND id = \(bind: environment.environmentId)\(unsafeRaw: lock)
+                """
+            ).first() != nil
+        else {
+            throw StorageError.environmentNotFound(
+                project: environment.projectId,
+                environment: environment.environmentId
+            )
+        }
+    }
+
+    private static func row(
+        _ database: any SQLDatabase,
+        _ environment: EnvironmentKey,
+        key: String
+    ) async throws
+        -> (any SQLRow)?
+    {
+        try await database.raw(
+            """
+            SELECT * FROM experiments WHERE project_id = \(bind: environment.projectId) \
+            AND environment_id = \(bind: environment.environmentId) AND experiment_key = \(bind: key)
+            """
+        ).first()
+    }
+
+    package static func experiment(_ row: any SQLRow, environment: EnvironmentKey) throws -> Experiment {
+        let key = try row.decode(column: "experiment_key", as: String.self)
+        let text = try row.decode(column: "definition", as: String.self)
+        guard let object = (try? JSONValue.parse(text))?.objectValue else {
+            throw UnreadableDefinition(key: key, problems: "not a JSON object")
+        }
+        let definition: ExperimentDefinition
+        switch ExperimentDefinitionReader.read(object) {
+        case .success(let read): definition = read
+        case .failure(let error):
+            throw UnreadableDefinition(key: key, problems: error.issues.map(\.description).joined(separator: "; "))
+        }
+        let statusText = try row.decode(column: "status", as: String.self)
+        guard let status = ExperimentStatus(rawValue: statusText) else {
+            throw UnreadableDefinition(key: key, problems: "unknown status \"\(statusText)\"")
+        }
+        return Experiment(
+            environment: environment,
+            definition: definition,
+            status: status,
+            createTime: try row.decode(column: "create_time", as: Int64.self),
+            creator: try row.decode(column: "creator", as: String.self),
+            startTime: try row.decode(column: "start_time", as: Int64?.self),
+            startVersion: try row.decode(column: "start_version", as: Int64?.self),
+            stopTime: try row.decode(column: "stop_time", as: Int64?.self)
+        )
+    }
+}

@@ -1,0 +1,379 @@
+import SQLKit
+
+/// The versioned schema. Migrations run in order on start, each in its own transaction, and are
+/// recorded in `vane_schema_migrations`; a migration never changes once released.
+package enum Migrations {
+    /// One schema change.
+    package struct Migration: Sendable {
+        package let version: Int
+        package let description: String
+        package let statements: [String]
+        /// The one engine the statements are for; the version is recorded on the other too.
+        package var engine: DatabaseEngine.Kind?
+    }
+
+    /// The same SQL runs on SQLite and PostgreSQL: TEXT, BIGINT and composite keys mean the same
+    /// on both. Times are milliseconds since 1970.
+    package static let all: [Migration] = [
+        Migration(
+            version: 1,
+            description: "projects, environments, template versions, API keys, audit log",
+            statements: [
+                """
+                CREATE TABLE projects (
+                    id TEXT PRIMARY KEY,
+                    name TEXT NOT NULL,
+                    create_time BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE environments (
+                    project_id TEXT NOT NULL REFERENCES projects(id),
+                    id TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    create_time BIGINT NOT NULL,
+                    PRIMARY KEY (project_id, id)
+                )
+                """,
+                """
+                CREATE TABLE template_versions (
+                    project_id TEXT NOT NULL,
+                    environment_id TEXT NOT NULL,
+                    version_number BIGINT NOT NULL,
+                    update_time BIGINT NOT NULL,
+                    update_type TEXT NOT NULL,
+                    update_user TEXT NOT NULL,
+                    description TEXT,
+                    rollback_source BIGINT,
+                    template TEXT NOT NULL,
+                    PRIMARY KEY (project_id, environment_id, version_number),
+                    FOREIGN KEY (project_id, environment_id) REFERENCES environments(project_id, id)
+                )
+                """,
+                """
+                CREATE TABLE api_keys (
+                    id TEXT PRIMARY KEY,
+                    name TEXT NOT NULL,
+                    role TEXT NOT NULL,
+                    project_id TEXT,
+                    environment_id TEXT,
+                    key_hash TEXT NOT NULL UNIQUE,
+                    create_time BIGINT NOT NULL,
+                    revoke_time BIGINT
+                )
+                """,
+                """
+                CREATE TABLE audit_log (
+                    id TEXT PRIMARY KEY,
+                    time BIGINT NOT NULL,
+                    sequence BIGINT NOT NULL,
+                    actor_key_id TEXT,
+                    actor_name TEXT NOT NULL,
+                    action TEXT NOT NULL,
+                    project_id TEXT,
+                    environment_id TEXT,
+                    summary TEXT NOT NULL,
+                    details TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX audit_log_scope ON audit_log (project_id, environment_id, time)",
+                "CREATE INDEX template_versions_time ON template_versions (project_id, environment_id, update_time)",
+            ]
+        ),
+        Migration(
+            version: 2,
+            description: "console users and sessions; audit entries name the person",
+            statements: [
+                // `environments`: the environments an editor may change, as a JSON array of
+                // "project/environment", "project/*" or "*". `must_change_password` is 0 or 1
+                // (BOOLEAN is spelled differently by the two engines' drivers).
+                """
+                CREATE TABLE users (
+                    id TEXT PRIMARY KEY,
+                    email TEXT NOT NULL UNIQUE,
+                    name TEXT NOT NULL,
+                    role TEXT NOT NULL,
+                    environments TEXT NOT NULL,
+                    password_hash TEXT NOT NULL,
+                    must_change_password BIGINT NOT NULL,
+                    create_time BIGINT NOT NULL,
+                    password_time BIGINT NOT NULL,
+                    disable_time BIGINT
+                )
+                """,
+                // Only the SHA-256 of a session cookie is stored: a reader of the database cannot
+                // sign in as anyone.
+                """
+                CREATE TABLE sessions (
+                    token_hash TEXT PRIMARY KEY,
+                    user_id TEXT NOT NULL REFERENCES users(id),
+                    csrf_token TEXT NOT NULL,
+                    create_time BIGINT NOT NULL,
+                    last_seen_time BIGINT NOT NULL,
+                    address TEXT NOT NULL,
+                    user_agent TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX sessions_user ON sessions (user_id)",
+                "ALTER TABLE audit_log ADD COLUMN actor_user_id TEXT",
+            ]
+        ),
+        Migration(
+            version: 3,
+            description: "console drafts and saved evaluation contexts",
+            statements: [
+                // One draft per person per environment: the whole template as the person left it
+                // and the live version it started from (the base of a three-way merge).
+                """
+                CREATE TABLE drafts (
+                    project_id TEXT NOT NULL,
+                    environment_id TEXT NOT NULL,
+                    user_id TEXT NOT NULL REFERENCES users(id),
+                    base_version BIGINT NOT NULL,
+                    template TEXT NOT NULL,
+                    change_count BIGINT NOT NULL,
+                    create_time BIGINT NOT NULL,
+                    update_time BIGINT NOT NULL,
+                    PRIMARY KEY (project_id, environment_id, user_id)
+                )
+                """,
+                // Named contexts ("German iOS user on 2.1") shared by a project's people.
+                """
+                CREATE TABLE saved_contexts (
+                    project_id TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    context TEXT NOT NULL,
+                    create_user_id TEXT,
+                    create_time BIGINT NOT NULL,
+                    PRIMARY KEY (project_id, name)
+                )
+                """,
+            ]
+        ),
+        Migration(
+            version: 4,
+            description: "experiments",
+            statements: [
+                // The definition is the JSON the API reads and answers (ExperimentJSON), kept whole:
+                // it never changes after creation, only the status and its times do.
+                """
+                CREATE TABLE experiments (
+                    project_id TEXT NOT NULL,
+                    environment_id TEXT NOT NULL,
+                    experiment_key TEXT NOT NULL,
+                    definition TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    create_time BIGINT NOT NULL,
+                    creator TEXT NOT NULL,
+                    start_time BIGINT,
+                    start_version BIGINT,
+                    stop_time BIGINT,
+                    PRIMARY KEY (project_id, environment_id, experiment_key)
+                )
+                """
+            ]
+        ),
+        Migration(
+            version: 5,
+            description: "experiment events",
+            statements: [
+                // Raw exposures and metric events as apps sent them. The primary key makes a
+                // retried batch harmless: an id already stored is not stored again.
+                """
+                CREATE TABLE experiment_events (
+                    project_id TEXT NOT NULL,
+                    environment_id TEXT NOT NULL,
+                    event_id TEXT NOT NULL,
+                    event_type TEXT NOT NULL,
+                    unit_id TEXT NOT NULL,
+                    event_time BIGINT NOT NULL,
+                    receive_time BIGINT NOT NULL,
+                    experiment_key TEXT,
+                    variant TEXT,
+                    flag_key TEXT,
+                    template_version BIGINT,
+                    metric_name TEXT,
+                    metric_value DOUBLE PRECISION,
+                    properties TEXT,
+                    PRIMARY KEY (project_id, environment_id, event_id)
+                )
+                """,
+                """
+                CREATE INDEX experiment_events_by_unit ON experiment_events (project_id, environment_id, unit_id, event_time)
+                """,
+            ]
+        ),
+        Migration(
+            version: 6,
+            description: "experiment aggregates",
+            statements: [
+                // Each running experiment's sums (ExperimentTally as JSON), one row per
+                // experiment: results read this row, never the events.
+                """
+                CREATE TABLE experiment_tallies (
+                    project_id TEXT NOT NULL,
+                    environment_id TEXT NOT NULL,
+                    experiment_key TEXT NOT NULL,
+                    tally TEXT NOT NULL,
+                    update_time BIGINT NOT NULL,
+                    PRIMARY KEY (project_id, environment_id, experiment_key)
+                )
+                """,
+                // What each exposed unit contributes (ExperimentUnit), so a new event replaces
+                // the unit's old contribution without reading its other events.
+                """
+                CREATE TABLE experiment_units (
+                    project_id TEXT NOT NULL,
+                    environment_id TEXT NOT NULL,
+                    experiment_key TEXT NOT NULL,
+                    unit_id TEXT NOT NULL,
+                    variant TEXT NOT NULL,
+                    first_exposure BIGINT NOT NULL,
+                    several_variants BIGINT NOT NULL,
+                    totals TEXT NOT NULL,
+                    PRIMARY KEY (project_id, environment_id, experiment_key, unit_id)
+                )
+                """,
+                // Exports read events in time order; retention deletes the oldest.
+                """
+                CREATE INDEX experiment_events_by_time ON experiment_events (event_time)
+                """,
+            ]
+        ),
+        Migration(
+            version: 7,
+            description: "template versions fetch has served",
+            statements: [
+                // The results' check "exposures without any fetch of that version" reads it.
+                """
+                CREATE TABLE served_versions (
+                    project_id TEXT NOT NULL,
+                    environment_id TEXT NOT NULL,
+                    version_number BIGINT NOT NULL,
+                    first_served_time BIGINT NOT NULL,
+                    PRIMARY KEY (project_id, environment_id, version_number)
+                )
+                """
+            ]
+        ),
+        Migration(
+            version: 8,
+            description: "experiment events indexed by receipt; unit index for metric events only",
+            statements: [
+                // Event times are spread over days (apps send what they queued offline), so the
+                // time index took every insert to a random page: on SQLite it cost more than the
+                // rest of the insert together. Receipt times only grow, so this index is written
+                // at its end; exports read events in the order received and retention deletes by
+                // receipt (ExperimentEventStore).
+                "DROP INDEX experiment_events_by_time",
+                """
+                CREATE INDEX experiment_events_by_receipt ON experiment_events (project_id, environment_id, receive_time, event_id)
+                """,
+                // A unit's events are read back only for its metric events (a late exposure
+                // counts them again): exposures need no entry.
+                "DROP INDEX experiment_events_by_unit",
+                """
+                CREATE INDEX experiment_events_by_unit ON experiment_events (project_id, environment_id, unit_id, event_time) \
+                WHERE event_type = 'metric'
+                """,
+            ]
+        ),
+        Migration(
+            version: 9,
+            description: "experiment keys compared byte by byte (PostgreSQL)",
+            statements: [
+                // Every index entry of an event or unit starts with these texts. Under a
+                // database's default collation (en_US.UTF-8, even C.UTF-8) each comparison went
+                // through strcoll: a third of PostgreSQL's time while ingesting events. Ids and
+                // keys are compared for equality and a stable order, never shown sorted, so
+                // the byte order of "C" serves; SQLite already compares bytes.
+                """
+                ALTER TABLE experiment_events ALTER COLUMN project_id TYPE TEXT COLLATE "C", \
+                ALTER COLUMN environment_id TYPE TEXT COLLATE "C", ALTER COLUMN event_id TYPE TEXT COLLATE "C", \
+                ALTER COLUMN unit_id TYPE TEXT COLLATE "C"
+                """,
+                """
+                ALTER TABLE experiment_units ALTER COLUMN project_id TYPE TEXT COLLATE "C", \
+                ALTER COLUMN environment_id TYPE TEXT COLLATE "C", ALTER COLUMN experiment_key TYPE TEXT COLLATE "C", \
+                ALTER COLUMN unit_id TYPE TEXT COLLATE "C"
+                """,
+            ],
+            engine: .postgres
+        ),
+        Migration(
+            version: 11,
+            description: "experiments' running always-valid readings",
+            statements: [
+                // AlwaysValidHistory as JSON beside the sums it was computed from, written in the
+                // same statement; NULL for tallies written before (their next change starts it).
+                "ALTER TABLE experiment_tallies ADD COLUMN always_valid TEXT"
+            ]
+        ),
+    ]
+
+    package static var latestVersion: Int { all.last?.version ?? 0 }
+
+    /// Brings the schema up to date. Safe to run from several nodes at once: on PostgreSQL every
+    /// step holds a transaction-scoped advisory lock, so nodes take turns, and each migration is
+    /// skipped inside its transaction when another node recorded it first. (Without the lock two
+    /// nodes creating the same tables can fail with errors other than a unique violation.)
+    package static func run(on engine: DatabaseEngine) async throws {
+        let kind = engine.kind
+        do {
+            try await engine.transaction { database in
+                try await lock(database, kind: kind)
+                try await database.raw(
+                    "CREATE TABLE IF NOT EXISTS vane_schema_migrations (version BIGINT PRIMARY KEY, description TEXT NOT NULL, applied_time BIGINT NOT NULL)"
+                ).run()
+            }
+        } catch  where StoreErrors.isUniqueViolation(error) {
+            // PostgreSQL: two nodes creating the table at once; the loser sees the winner's type
+            // row (pg_type) and fails even with IF NOT EXISTS. The table is there either way.
+        }
+        let applied = try await appliedVersions(engine)
+        if let newest = applied.max(), newest > latestVersion {
+            throw StorageError.schemaTooNew(found: newest, supported: latestVersion)
+        }
+        for migration in all where !applied.contains(migration.version) {
+            try await engine.transaction { database in
+                try await lock(database, kind: kind)
+                guard
+                    try await database.raw(
+                        "SELECT version FROM vane_schema_migrations WHERE version = \(bind: migration.version)"
+                    ).first() == nil
+                else { return }  // another node applied it while this one waited
+                if migration.engine == nil || migration.engine == kind {
+                    for statement in migration.statements { try await database.raw(SQLQueryString(statement)).run() }
+                }
+                try await database.raw(
+                    """
+                    INSERT INTO vane_schema_migrations (version, description, applied_time) \
+                    VALUES (\(bind: migration.version), \(bind: migration.description), \(bind: Clock.nowMilliseconds()))
+                    """
+                ).run()
+            }
+        }
+    }
+
+    /// PostgreSQL: waits for the migration lock, held until the transaction ends. SQLite's
+    /// `BEGIN IMMEDIATE` already gives one writer at a time.
+    private static func lock(_ database: any SQLDatabase, kind: DatabaseEngine.Kind) async throws {
+        guard kind == .postgres else { return }
+        try await database.raw("SELECT pg_advisory_xact_lock(\(bind: advisoryLockKey))").run()
+    }
+
+    /// The advisory lock's key: "vane" in ASCII, so it does not collide with another
+    /// application's locks on a shared database by accident.
+    package static let advisoryLockKey: Int64 = 0x7661_6e65
+
+    package static func appliedVersions(_ engine: DatabaseEngine) async throws -> Set<Int> {
+        try await engine.withSession { database in
+            Set(
+                try await database.raw("SELECT version FROM vane_schema_migrations").all(
+                    decodingColumn: "version",
+                    as: Int.self
+                )
+            )
+        }
+    }
+}
