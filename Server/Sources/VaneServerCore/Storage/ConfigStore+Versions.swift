@@ -1,0 +1,255 @@
+import Foundation
+import Logging
+package import SQLKit
+package import VaneCore
+
+// Template versions: immutable rows per environment, read by number or newest first, and the publish transaction that adds one.
+extension ConfigStore {
+    /// The newest version of an environment's template, or nil before the first publish.
+    package func latestVersion(projectId: String, environmentId: String) async throws -> StoredVersion? {
+        try await engine.withSession { database in
+            try await database.raw(
+                """
+                SELECT project_id, environment_id, version_number, update_time, template FROM template_versions \
+                WHERE project_id = \(bind: projectId) AND environment_id = \(bind: environmentId) \
+                ORDER BY version_number DESC LIMIT 1
+                """
+            ).first().map(Self.storedVersion)
+        }
+    }
+
+    /// The number of an environment's newest version (0 before the first publish), without
+    /// reading the template.
+    package func currentVersionNumber(projectId: String, environmentId: String) async throws -> Int64 {
+        try await engine.withSession { database in
+            try await database.raw(
+                """
+                SELECT COALESCE(MAX(version_number), 0) AS newest FROM template_versions \
+                WHERE project_id = \(bind: projectId) AND environment_id = \(bind: environmentId)
+                """
+            ).first()?.decode(column: "newest", as: Int64.self) ?? 0
+        }
+    }
+
+    /// One version of an environment's template.
+    package func version(projectId: String, environmentId: String, number: Int64) async throws -> StoredVersion? {
+        try await engine.withSession { database in
+            try await database.raw(
+                """
+                SELECT project_id, environment_id, version_number, update_time, template FROM template_versions \
+                WHERE project_id = \(bind: projectId) AND environment_id = \(bind: environmentId) AND version_number = \(bind: number)
+                """
+            ).first().map(Self.storedVersion)
+        }
+    }
+
+    /// The newest version of every environment that has one, for warming the serving cache.
+    package func allLatestVersions() async throws -> [StoredVersion] {
+        try await engine.withSession { database in
+            try await database.raw(
+                """
+                SELECT v.project_id, v.environment_id, v.version_number, v.update_time, v.template FROM template_versions v \
+                JOIN (SELECT project_id, environment_id, MAX(version_number) AS newest FROM template_versions \
+                GROUP BY project_id, environment_id) n \
+                ON v.project_id = n.project_id AND v.environment_id = n.environment_id AND v.version_number = n.newest
+                """
+            ).all().map(Self.storedVersion)
+        }
+    }
+
+    /// The current version number of every environment that has published, cheap enough to poll.
+    package func currentVersionNumbers() async throws -> [EnvironmentKey: Int64] {
+        try await engine.withSession { database in
+            var numbers: [EnvironmentKey: Int64] = [:]
+            for row in try await database.raw(
+                "SELECT project_id, environment_id, MAX(version_number) AS newest FROM template_versions GROUP BY project_id, environment_id"
+            ).all() {
+                let key = EnvironmentKey(
+                    projectId: try row.decode(column: "project_id", as: String.self),
+                    environmentId: try row.decode(column: "environment_id", as: String.self)
+                )
+                numbers[key] = try row.decode(column: "newest", as: Int64.self)
+            }
+            return numbers
+        }
+    }
+
+    /// Version metadata, newest first.
+    package func versions(
+        projectId: String,
+        environmentId: String,
+        query: VersionQuery
+    ) async throws -> Page<TemplateVersion> {
+        let pageSize = max(1, min(query.pageSize, 300))
+        // Version numbers start at 1; a token below that (the routes refuse it) reads nothing.
+        let below = max(query.pageToken.flatMap(Int64.init) ?? Int64.max, 1)
+        let newest = min(query.endVersionNumber ?? Int64.max, below == Int64.max ? Int64.max : below - 1)
+        let rows = try await engine.withSession { database in
+            try await database.raw(
+                """
+                SELECT version_number, update_time, update_type, update_user, description, rollback_source FROM template_versions \
+                WHERE project_id = \(bind: projectId) AND environment_id = \(bind: environmentId) \
+                AND version_number <= \(bind: newest) \
+                AND update_time >= \(bind: query.startTime ?? Int64.min) AND update_time < \(bind: query.endTime ?? Int64.max) \
+                ORDER BY version_number DESC LIMIT \(bind: pageSize + 1)
+                """
+            ).all()
+        }
+        var versions: [TemplateVersion] = []
+        for row in rows.prefix(pageSize) {
+            versions.append(
+                TemplateVersion(
+                    versionNumber: String(try row.decode(column: "version_number", as: Int64.self)),
+                    updateTime: Clock.rfc3339(milliseconds: try row.decode(column: "update_time", as: Int64.self)),
+                    updateUser: TemplateUser(name: try row.decode(column: "update_user", as: String.self)),
+                    description: try row.decode(column: "description", as: String?.self),
+                    updateOrigin: .restAPI,
+                    updateType: UpdateType(rawValue: try row.decode(column: "update_type", as: String.self)),
+                    rollbackSource: try row.decode(column: "rollback_source", as: Int64?.self).map(String.init)
+                )
+            )
+        }
+        let next = rows.count > pageSize ? versions.last?.versionNumber : nil
+        return Page(items: versions, nextPageToken: next)
+    }
+
+    /// Publishes a new version: one transaction, stored whole or not at all.
+    ///
+    /// - Parameters:
+    ///   - expectedVersion: The version the publisher read (from its ETag); nil forces the publish.
+    ///   - rollbackSource: For a rollback, the version copied.
+    /// - Throws: ``StorageError/versionConflict(expected:current:)`` when someone published since
+    ///   `expectedVersion`; ``StorageError/environmentNotFound(project:environment:)``.
+    package func publish(
+        projectId: String,
+        environmentId: String,
+        template: ConfigTemplate,
+        expectedVersion: Int64?,
+        actor: Actor,
+        rollbackSource: Int64? = nil
+    ) async throws -> StoredVersion {
+        try await publishQueue.withLock {
+            // A forced publish retries when a publisher on another node takes the number it chose.
+            for _ in 0..<20 {
+                do {
+                    return try await self.publishOnce(
+                        projectId: projectId,
+                        environmentId: environmentId,
+                        template: template,
+                        expectedVersion: expectedVersion,
+                        actor: actor,
+                        rollbackSource: rollbackSource
+                    )
+                } catch  where StoreErrors.isBusy(error) {
+                    // SQLite already waited its busy timeout for the write lock: another process
+                    // holds it. That is not a conflict with the publisher's version.
+                    throw StorageError.busy
+                } catch  where StoreErrors.isUniqueViolation(error) {
+                    if let expectedVersion {
+                        let current = try await self.currentVersionNumber(
+                            projectId: projectId,
+                            environmentId: environmentId
+                        )
+                        throw StorageError.versionConflict(expected: expectedVersion, current: current)
+                    }
+                }
+            }
+            throw StorageError.busy
+        }
+    }
+
+    private func publishOnce(
+        projectId: String,
+        environmentId: String,
+        template: ConfigTemplate,
+        expectedVersion: Int64?,
+        actor: Actor,
+        rollbackSource: Int64?
+    ) async throws -> StoredVersion {
+        let retained = retainedVersions
+        let kind = engine.kind
+        return try await engine.transaction { database in
+            // The environment must exist. On PostgreSQL the row is also locked: publishers of one
+            // environment queue here, on every node, so none has to retry; the primary key still
+            // guards the number. SQLite's BEGIN IMMEDIATE already queues.
+            let lock = kind == .postgres ? " FOR UPDATE" : ""
+            guard
+                try await database.raw(
+                    "SELECT id FROM environments WHERE project_id = \(bind: projectId) AND id = \(bind: environmentId)\(unsafeRaw: lock)"
+                ).first() != nil
+            else {
+                throw StorageError.environmentNotFound(project: projectId, environment: environmentId)
+            }
+            let previousRow = try await database.raw(
+                """
+                SELECT project_id, environment_id, version_number, update_time, template FROM template_versions \
+                WHERE project_id = \(bind: projectId) AND environment_id = \(bind: environmentId) \
+                ORDER BY version_number DESC LIMIT 1
+                """
+            ).first()
+            let previous = try previousRow.map(Self.storedVersion)
+            let current = previous?.number ?? 0
+            if let expectedVersion, expectedVersion != current {
+                throw StorageError.versionConflict(expected: expectedVersion, current: current)
+            }
+            let number = current + 1
+            let now = Clock.nowMilliseconds()
+            let updateType: UpdateType =
+                rollbackSource != nil ? .rollback : (expectedVersion == nil ? .forcedUpdate : .incrementalUpdate)
+            var stored = template
+            stored.version = TemplateVersion(
+                versionNumber: String(number),
+                updateTime: Clock.rfc3339(milliseconds: now),
+                updateUser: TemplateUser(name: actor.name),
+                description: template.version?.description,
+                updateOrigin: .restAPI,
+                updateType: updateType,
+                rollbackSource: rollbackSource.map(String.init)
+            )
+            let text = stored.serialized(.compact)
+            try await database.raw(
+                """
+                INSERT INTO template_versions \
+                (project_id, environment_id, version_number, update_time, update_type, update_user, description, rollback_source, template) \
+                VALUES (\(bind: projectId), \(bind: environmentId), \(bind: number), \(bind: now), \(bind: updateType.rawValue), \
+                \(bind: actor.name), \(bind: template.version?.description), \(bind: rollbackSource), \(bind: text))
+                """
+            ).run()
+            let diff =
+                previous.map { TemplateDiff(from: $0.template, to: stored) }
+                ?? TemplateDiff(from: ConfigTemplate(), to: stored)
+            try await Self.insertAudit(
+                database,
+                actor: actor,
+                action: rollbackSource == nil ? .templatePublish : .templateRollback,
+                projectId: projectId,
+                environmentId: environmentId,
+                summary: rollbackSource.map { "rolled back to version \($0) as version \(number)" }
+                    ?? "published version \(number) (\(updateType.rawValue))",
+                details: ["versionNumber": .string(String(number)), "changes": diff.json()]
+            )
+            if kind == .postgres {
+                // Delivered to every node's VersionListener when the transaction commits, never before.
+                try await database.raw(
+                    "SELECT pg_notify(\(bind: VersionChannel.name), \(bind: "\(projectId)/\(environmentId)/\(number)"))"
+                ).run()
+            }
+            if let retained, number > Int64(retained) {
+                try await database.raw(
+                    """
+                    DELETE FROM template_versions WHERE project_id = \(bind: projectId) \
+                    AND environment_id = \(bind: environmentId) AND version_number <= \(bind: number - Int64(retained))
+                    """
+                ).run()
+            }
+            return StoredVersion(
+                projectId: projectId,
+                environmentId: environmentId,
+                number: number,
+                updateTime: now,
+                template: stored,
+                templateJSON: text
+            )
+        }
+    }
+}
