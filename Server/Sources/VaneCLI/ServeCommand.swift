@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import VaneServer
+import VaneServerCore
 
 /// `vane serve`: the Vane server.
 struct ServeCommand: AsyncParsableCommand {

@@ -1,4 +1,4 @@
-import VaneServerCore
+public import VaneServerCore
 
 /// How `vane serve` runs.
 ///

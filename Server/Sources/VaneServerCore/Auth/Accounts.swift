@@ -32,7 +32,7 @@ package final class Accounts: Sendable {
     /// A session ends this long after sign-in, however active.
     package let lifetimeMilliseconds: Int64
 
-    init(
+    package init(
         store: AccountStore,
         hasher: PasswordHasher,
         throttle: SignInThrottle = SignInThrottle(),

@@ -70,6 +70,12 @@ package enum ExperimentEventReader {
         package var index: Int
         package var id: String?
         package var issue: ValidationIssue
+
+        package init(index: Int, id: String? = nil, issue: ValidationIssue) {
+            self.index = index
+            self.id = id
+            self.issue = issue
+        }
     }
 
     /// A batch read: every event sent is in exactly one of `events`, `rejected` and `duplicates`.

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
-package import SQLKit
-package import VaneCore
+import SQLKit
+import VaneCore
 
 // API keys: their ids and SHA-256 hashes (never the secrets), and revocation.
 extension ConfigStore {

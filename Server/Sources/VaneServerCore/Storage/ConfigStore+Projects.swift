@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-package import SQLKit
+import SQLKit
 package import VaneCore
 
 // Projects and their environments: created once, listed, and checked to exist before anything is written under them.

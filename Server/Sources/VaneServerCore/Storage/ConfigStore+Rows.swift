@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 package import SQLKit
-package import VaneCore
+import VaneCore
 
 // Rows of the store's tables as its models, shared by the extensions that read them.
 extension ConfigStore {

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-package import SQLKit
+import SQLKit
 package import VaneCore
 
 // Template versions: immutable rows per environment, read by number or newest first, and the publish transaction that adds one.

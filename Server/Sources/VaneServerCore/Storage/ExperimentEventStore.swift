@@ -133,6 +133,11 @@ package final class ExperimentEventStore: Sendable {
     package struct ExportCursor: Sendable, Hashable {
         package var receiveTime: Int64
         package var id: String
+
+        package init(receiveTime: Int64, id: String) {
+            self.receiveTime = receiveTime
+            self.id = id
+        }
     }
 
     /// One page of an experiment's raw events in the order the server received them (a batch's

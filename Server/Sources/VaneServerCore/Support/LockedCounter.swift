@@ -1,4 +1,4 @@
-package import NIOConcurrencyHelpers
+import NIOConcurrencyHelpers
 
 /// A thread-safe counter.
 package final class LockedCounter: Sendable {

@@ -85,7 +85,7 @@ package final class ServedTemplate: Sendable {
 
     /// A version ready to serve, from its parsed and compiled forms and its stored text.
     /// Nothing here parses a condition again.
-    init(
+    package init(
         environment: EnvironmentKey,
         number: Int64,
         parsed: ParsedTemplate,

@@ -18,6 +18,11 @@ package final class StreamHub: Sendable {
         package var keyId: String
         /// Unix seconds after which the stream closes; nil for a stream opened with the key itself.
         package var expiry: Int64?
+
+        package init(keyId: String, expiry: Int64? = nil) {
+            self.keyId = keyId
+            self.expiry = expiry
+        }
     }
 
     private struct Stream {
@@ -55,6 +60,11 @@ package final class StreamHub: Sendable {
         package var perKey: Int
         package var perAddress: Int
 
+        package init(perKey: Int, perAddress: Int) {
+            self.perKey = perKey
+            self.perAddress = perAddress
+        }
+
         /// No practical cap (tests that do not exercise caps).
         package static let unlimited = Caps(perKey: .max, perAddress: .max)
     }
@@ -83,7 +93,7 @@ package final class StreamHub: Sendable {
 
     /// Creates a hub that hears `events` and sends a heartbeat every `heartbeatSeconds` while
     /// any stream is open; at each heartbeat, streams whose credential `isValid` refuses end.
-    init(
+    package init(
         events: PublishEvents,
         heartbeatSeconds: Double,
         bufferSize: Int = 16,
