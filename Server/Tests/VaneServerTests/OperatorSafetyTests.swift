@@ -65,7 +65,7 @@ import VaneCore
         }
     }
 
-    @Test func nodesWithTheSameSecretAcceptEachOthersStreamURLs() async throws {
+    @Test(.needsPostgreSQL) func nodesWithTheSameSecretAcceptEachOthersStreamURLs() async throws {
         var configuration = try await TestDatabase.postgres.configuration()
         configuration.secret = "a-secret-that-two-nodes-share-0123456789"
         let token = try await TestServer.run(configuration: configuration) { server in

@@ -15,6 +15,10 @@ enum TestDatabase: String, CaseIterable, Sendable, CustomStringConvertible {
     case sqlite
     case postgres
 
+    /// The engines this run covers: both, or SQLite alone in `scripts/test --quick` (see
+    /// ``TestEngines``), where a test's PostgreSQL case is not run rather than passed.
+    static var allCases: [TestDatabase] { TestEngines.postgreSQLIsOn ? [.sqlite, .postgres] : [.sqlite] }
+
     var description: String { rawValue }
 
     /// A fresh, empty database of this engine.
@@ -65,6 +69,14 @@ enum TestDatabase: String, CaseIterable, Sendable, CustomStringConvertible {
                 FileManager.default.temporaryDirectory.appendingPathComponent("vane-test-\(UUID().uuidString)").path
         }
         return configuration
+    }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// For a test or suite that needs PostgreSQL: skipped, and reported so, when the run covers
+    /// SQLite alone.
+    static var needsPostgreSQL: Self {
+        .enabled(if: TestEngines.postgreSQLIsOn, Comment(rawValue: TestEngines.sqliteOnlyReason))
     }
 }
 
