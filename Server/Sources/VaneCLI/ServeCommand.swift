@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import Logging
+import Metrics
+import Prometheus
 import VaneServer
 
 /// `vane serve`: the Vane server.
@@ -12,7 +14,7 @@ struct ServeCommand: AsyncParsableCommand {
             With no options: listens on 127.0.0.1:8080, keeps its data in an SQLite database under ./.vane/, \
             and on the first start creates a demo project and prints a new admin key and client key, once. \
             Every option can also be set with an environment variable: VANE_HOST, VANE_PORT, VANE_DATA_DIR, \
-            VANE_DATABASE, VANE_ADMIN_KEY, VANE_ADMIN_KEY_FILE, VANE_RATE_LIMIT, VANE_ADDRESS_RATE_LIMIT, \
+            VANE_DATABASE, VANE_SQLITE_BUSY_TIMEOUT, VANE_ADMIN_KEY, VANE_ADMIN_KEY_FILE, VANE_RATE_LIMIT, VANE_ADDRESS_RATE_LIMIT, \
             VANE_KEY_RATE_LIMIT, VANE_EVENT_ADDRESS_RATE_LIMIT, VANE_EVENT_KEY_RATE_LIMIT, VANE_EVENT_QUOTA_PER_DAY, \
             VANE_EVENT_RETENTION_DAYS, VANE_TRUSTED_PROXIES (comma-separated), VANE_MAX_STREAMS_PER_KEY, \
             VANE_MAX_STREAMS_PER_ADDRESS, VANE_SECRET, VANE_SECRET_FILE, VANE_TLS_CERT, VANE_TLS_KEY, \
@@ -35,6 +37,12 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "A postgres://user:password@host:port/database URL, to share one database between several nodes.")
     var database: String?
+
+    @Option(
+        name: .customLong("sqlite-busy-timeout"),
+        help: "Seconds a write waits for another process's lock on the SQLite file before it answers 503 (default 5)."
+    )
+    var sqliteBusyTimeout: Double?
 
     @Option(
         name: .customLong("admin-key"),
@@ -181,10 +189,18 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let (configuration, level) = try Self.merge(self, environment: ProcessInfo.processInfo.environment)
         LoggingSystem.bootstrap { label in ServerLogHandler(label: label, level: level) }
+        // The process's metrics backend: the server library records through swift-metrics and
+        // leaves bootstrapping to its host, here and in any app that embeds it.
+        let metrics = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics))
         let logger = Logger(label: "vane")
         let server: VaneServerApplication
         do {
-            server = try await VaneServerApplication.start(configuration: configuration, logger: logger)
+            server = try await VaneServerApplication.start(
+                configuration: configuration,
+                metrics: metrics,
+                logger: logger
+            )
         } catch {
             throw InputError("vane serve: \(error)")
         }
@@ -245,6 +261,13 @@ struct ServeCommand: AsyncParsableCommand {
             try pick(options.dataDirectory, "--data-dir", "VANE_DATA_DIR", .dataDirectory) { $0 }
             ?? configuration.dataDirectory
         configuration.databaseURL = try pick(options.database, "--database", "VANE_DATABASE", nil) { $0 }
+        configuration.sqliteBusyTimeoutSeconds =
+            try pick(
+                options.sqliteBusyTimeout,
+                "--sqlite-busy-timeout",
+                "VANE_SQLITE_BUSY_TIMEOUT",
+                .sqliteBusyTimeoutSeconds
+            ) { Double($0) } ?? configuration.sqliteBusyTimeoutSeconds
         configuration.adminKey = try pick(options.adminKey, "--admin-key", "VANE_ADMIN_KEY", .adminKey) { $0 }
         if let file = try pick(options.adminKeyFile, "--admin-key-file", "VANE_ADMIN_KEY_FILE", .adminKey, { $0 }) {
             configuration.adminKey = try readSecretFile(file, option: "--admin-key-file")
