@@ -131,6 +131,9 @@ let package = Package(
                 .product(name: "VaneCodegen", package: "vane"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                // `vane serve` bootstraps swift-metrics with a Prometheus registry; the library never does.
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: serverSettings
         ),
@@ -217,6 +220,9 @@ let package = Package(
                 .product(name: "VaneCore", package: "vane"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
+                // The test process bootstraps metrics as an embedding app would (TestServer.swift).
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         .testTarget(

@@ -3,7 +3,7 @@ public import VaneServerCore
 /// How `vane serve` runs.
 ///
 /// Whatever sets it — command-line options, `VANE_*` environment variables, an embedding app —
-/// ``validate()`` checks the merged result once, and ``VaneServerApplication/start(configuration:logger:)``
+/// ``validate()`` checks the merged result once, and ``VaneServerApplication/start(configuration:metrics:logger:)``
 /// refuses to start with a configuration that does not pass.
 public struct ServerConfiguration: Sendable {
     /// The address to listen on.
@@ -14,6 +14,9 @@ public struct ServerConfiguration: Sendable {
     public var dataDirectory: String = ".vane"
     /// A PostgreSQL URL, for several nodes; nil uses SQLite in ``dataDirectory``.
     public var databaseURL: String?
+    /// Seconds a statement waits for another process's write lock on the SQLite file before it
+    /// gives up (a publish then answers 503 with `Retry-After`). Not used with PostgreSQL.
+    public var sqliteBusyTimeoutSeconds: Double = DatabaseEngine.defaultSQLiteBusyTimeoutSeconds
     /// An admin key to accept (created if missing); without one, the first start creates one.
     /// At least ``minimumAdminKeyLength`` characters, not a repetition of a few; when it changes,
     /// the key the previous value created is revoked.
@@ -102,7 +105,7 @@ public struct ServerConfiguration: Sendable {
         case adminKey, addressRateLimit, keyRateLimit, trustedProxies, maximumStreamsPerKey
         case maximumStreamsPerAddress, secret, tlsCertificatePath, tlsKeyPath, healthPort
         case sessionIdleMinutes, sessionLifetimeHours, passwordHashCost, eventRetentionDays
-        case eventAddressRateLimit, eventKeyRateLimit, eventQuotaPerDay
+        case eventAddressRateLimit, eventKeyRateLimit, eventQuotaPerDay, sqliteBusyTimeoutSeconds
     }
 
     /// The shortest admin key ``validate()`` accepts: generated keys are 40 or more characters.
@@ -188,6 +191,12 @@ public struct ServerConfiguration: Sendable {
             refuse(
                 .pollIntervalMilliseconds,
                 "must be from 100 to 3600000 milliseconds, found \(pollIntervalMilliseconds)"
+            )
+        }
+        if !(0.01...600).contains(sqliteBusyTimeoutSeconds) {
+            refuse(
+                .sqliteBusyTimeoutSeconds,
+                "must be from 0.01 to 600 seconds, found \(sqliteBusyTimeoutSeconds)"
             )
         }
         if !(1...86_400).contains(idleTimeoutSeconds) {

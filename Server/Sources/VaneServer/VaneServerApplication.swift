@@ -1,9 +1,8 @@
 import Foundation
 import Hummingbird
 public import Logging
-import Metrics
 import NIOConcurrencyHelpers
-import Prometheus
+public import Prometheus
 import ServiceLifecycle
 import VaneConsole
 import VaneCore
@@ -15,6 +14,10 @@ import VaneServerCore
 /// let server = try await VaneServerApplication.start(configuration: ServerConfiguration(), logger: logger)
 /// try await server.run { port in print("serving on \(port)") }   // until SIGTERM or SIGINT
 /// ```
+///
+/// The server records its metrics through swift-metrics, to whatever backend the app bootstrapped
+/// (none: they are dropped); it never calls `MetricsSystem.bootstrap` itself. `/metrics` is served
+/// only when ``start(configuration:metrics:logger:)`` is given the Prometheus registry to render.
 ///
 /// The composition root: the only place that knows every layer (Support → Storage → Auth →
 /// Serving → HTTP and OFREP → Demo).
@@ -62,7 +65,10 @@ public final class VaneServerApplication: Sendable {
     let streamHub: StreamHub
     let readiness: Readiness
     let logger: Logger
-    let registry: PrometheusCollectorRegistry
+    /// What `/metrics` renders; nil: no `/metrics` route.
+    let metrics: PrometheusCollectorRegistry?
+    /// The time fetch and event ingestion read: the system's, or a test's.
+    let clock: ServerClock
     /// Signs OFREP stream tokens.
     let secret: ServerSecret
     /// The console's people and sessions.
@@ -82,6 +88,8 @@ public final class VaneServerApplication: Sendable {
         secret: ServerSecret,
         accounts: Accounts,
         consoleAssets: ConsoleAssets,
+        metrics: PrometheusCollectorRegistry?,
+        clock: ServerClock,
         logger: Logger
     ) {
         self.secret = secret
@@ -109,21 +117,38 @@ public final class VaneServerApplication: Sendable {
         self.firstStart = firstStart
         self.readiness = Readiness()
         self.logger = logger
-        self.registry = MetricsBootstrap.registry
+        self.metrics = metrics
+        self.clock = clock
     }
 
     /// Opens the database, migrates it, creates the first admin key and the demo project on a
     /// first start, and loads every published template into memory.
+    /// - Parameter metrics: The registry `GET /metrics` renders, the one the app bootstrapped
+    ///   swift-metrics with (`MetricsSystem.bootstrap(PrometheusMetricsFactory(registry:))`);
+    ///   nil: no `/metrics` route.
     /// - Throws: ``ServerConfigurationError`` before touching anything when a setting is out of
     ///   range; ``StorageError`` when the database cannot be opened or migrated.
-    public static func start(configuration: ServerConfiguration, logger: Logger) async throws -> VaneServerApplication {
+    public static func start(
+        configuration: ServerConfiguration,
+        metrics: PrometheusCollectorRegistry? = nil,
+        logger: Logger
+    ) async throws -> VaneServerApplication {
+        try await start(configuration: configuration, metrics: metrics, clock: .system, logger: logger)
+    }
+
+    /// ``start(configuration:metrics:logger:)`` on a given clock (tests move it ahead).
+    static func start(
+        configuration: ServerConfiguration,
+        metrics: PrometheusCollectorRegistry?,
+        clock: ServerClock,
+        logger: Logger
+    ) async throws -> VaneServerApplication {
         try configuration.validate()
         // Unreadable TLS files stop the server here, before it touches the database.
         _ = try ServerTLS.configuration(
             certificatePath: configuration.tlsCertificatePath,
             keyPath: configuration.tlsKeyPath
         )
-        MetricsBootstrap.bootstrap()
         // Before the database: a data directory the server cannot write stops it here.
         let secret = try ServerSecret.load(configured: configuration.secret, dataDirectory: configuration.dataDirectory)
         if secret.generated, configuration.databaseURL != nil {
@@ -131,9 +156,20 @@ public final class VaneServerApplication: Sendable {
                 "generated a server secret in the data directory; nodes that share this database need the same one (VANE_SECRET or --secret-file), or OFREP stream URLs from one node fail on another"
             )
         }
-        let engine = try await DatabaseEngine.open(configuration.databaseLocation, logger: logger)
+        let engine = try await DatabaseEngine.open(
+            configuration.databaseLocation,
+            sqliteBusyTimeoutSeconds: configuration.sqliteBusyTimeoutSeconds,
+            logger: logger
+        )
         do {
-            return try await start(configuration: configuration, logger: logger, secret: secret, engine: engine)
+            return try await start(
+                configuration: configuration,
+                metrics: metrics,
+                clock: clock,
+                logger: logger,
+                secret: secret,
+                engine: engine
+            )
         } catch {
             // Whatever failed after the database opened, its connections are closed.
             try? await engine.shutdown()
@@ -141,9 +177,11 @@ public final class VaneServerApplication: Sendable {
         }
     }
 
-    /// The rest of ``start(configuration:logger:)`` once the database is open.
+    /// The rest of ``start(configuration:metrics:logger:)`` once the database is open.
     private static func start(
         configuration: ServerConfiguration,
+        metrics: PrometheusCollectorRegistry?,
+        clock: ServerClock,
         logger: Logger,
         secret: ServerSecret,
         engine: DatabaseEngine
@@ -201,6 +239,8 @@ public final class VaneServerApplication: Sendable {
             secret: secret,
             accounts: accounts,
             consoleAssets: try ConsoleAssets(),
+            metrics: metrics,
+            clock: clock,
             logger: logger
         )
         application.readiness.set(true)
@@ -295,8 +335,12 @@ public final class VaneServerApplication: Sendable {
         UserRoutes(accounts: accounts).register(on: router)
         let environment = router.group(RouterPath(EnvironmentAddress.routePattern))
         TemplateRoutes(store: store, cache: cache, publisher: publisher).register(on: environment)
-        FetchRoutes(cache: cache, limiter: limiter, servedVersions: ServedVersionLog(engine: store.engine))
-            .register(on: environment)
+        FetchRoutes(
+            cache: cache,
+            limiter: limiter,
+            servedVersions: ServedVersionLog(engine: store.engine),
+            clock: clock
+        ).register(on: environment)
         StreamRoutes(streams: streams).register(on: environment)
         let events = ExperimentEventStore(engine: store.engine)
         ExperimentRoutes(store: store, experiments: experiments, lifecycle: experimentLifecycle, events: events)
@@ -311,7 +355,8 @@ public final class VaneServerApplication: Sendable {
                 .address: configuration.eventAddressRateLimit,
                 .key: configuration.eventKeyRateLimit,
             ]),
-            quota: EventQuota(eventsPerDay: configuration.eventQuotaPerDay)
+            quota: EventQuota(eventsPerDay: configuration.eventQuotaPerDay),
+            clock: clock
         ).register(on: environment)
         return router
     }
@@ -319,7 +364,7 @@ public final class VaneServerApplication: Sendable {
     private var healthRoutes: HealthRoutes {
         HealthRoutes(
             readiness: readiness,
-            registry: registry,
+            metrics: metrics,
             metricsKeys: configuration.metricsRequireKey ? keys : nil
         )
     }

@@ -15,6 +15,8 @@ import VaneCore
         case sqlite
         case postgres
         var description: String { rawValue }
+        /// SQLite alone when the run leaves PostgreSQL out (`scripts/test --quick`, ``TestEngines``).
+        static var allCases: [Engine] { TestEngines.postgreSQLIsOn ? [.sqlite, .postgres] : [.sqlite] }
     }
 
     static let adminKey = "vane_admin_crash-test-key-000000000000000000000000"

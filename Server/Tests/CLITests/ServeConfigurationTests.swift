@@ -28,6 +28,10 @@ import Testing
         Case(environment: ["VANE_PORT": "70000"], message: "VANE_PORT must be from 0 to 65535"),
         Case(environment: ["VANE_IDLE_TIMEOUT": "0"], message: "VANE_IDLE_TIMEOUT must be from 1 to 86400"),
         Case(arguments: ["--max-connections", "1"], message: "--max-connections must be from 16"),
+        Case(
+            environment: ["VANE_SQLITE_BUSY_TIMEOUT": "0"],
+            message: "VANE_SQLITE_BUSY_TIMEOUT must be from 0.01 to 600 seconds"
+        ),
         Case(environment: ["VANE_LOG_LEVEL": "loud"], message: "VANE_LOG_LEVEL must be one of trace, debug"),
         Case(arguments: ["--admin-key", "a"], message: "--admin-key must be at least 32 characters, found 1"),
         Case(

@@ -278,7 +278,7 @@ import VaneCore
     }
 
     /// Two server nodes, each with its own pool, publishing to one PostgreSQL database.
-    @Test func twoNodesRacingOnOnePostgreSQLDatabaseLoseNothing() async throws {
+    @Test(.needsPostgreSQL) func twoNodesRacingOnOnePostgreSQLDatabaseLoseNothing() async throws {
         try await Self.withStore(.postgres) { first, location in
             try await Self.makeEnvironment(first)
             let second = try await Self.openStore(location)

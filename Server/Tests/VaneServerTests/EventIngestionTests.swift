@@ -142,7 +142,7 @@ import VaneCore
     /// PostgreSQL plans each batch's unit lookups from column statistics, which a new database
     /// lacks until autovacuum's first run, a minute or more later; without them it read every
     /// event of the environment per batch. The first batch a node stores gathers them.
-    @Test func theFirstBatchGivesPostgreSQLTheStatisticsItPlansWith() async throws {
+    @Test(.needsPostgreSQL) func theFirstBatchGivesPostgreSQLTheStatisticsItPlansWith() async throws {
         try await TestServer.run(.postgres) { server in
             try await Self.startExperiment(server)
             let engine = server.application.store.engine

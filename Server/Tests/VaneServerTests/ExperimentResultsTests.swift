@@ -226,7 +226,8 @@ import VaneCore
 
     @Test(arguments: TestDatabase.allCases)
     func rawEventsExportAsNDJSONAndRetentionKeepsTheResults(database: TestDatabase) async throws {
-        try await TestServer.run(database) { server in
+        let clock = TestClock()
+        try await TestServer.run(database, clock: clock) { server in
             try await EventIngestionTests.startExperiment(server)
             // The metric event arrives first although it happened last: an export lists events in
             // the order they were received (a batch's by id), so a later export can continue
@@ -238,7 +239,7 @@ import VaneCore
                     Self.metric("other", unit: "u1", name: "unrelated", at: -500),
                 ]
             )
-            try await Task.sleep(for: .milliseconds(5))  // the next batch's receipt time is later
+            clock.advance(seconds: 1)  // the next batch's receipt time is later
             try await Self.send(
                 server,
                 [
@@ -278,14 +279,14 @@ import VaneCore
                 retentionDays: 31,
                 logger: Logger(label: "test")
             )
-            try await retention.deleteExpired(now: Clock.nowMilliseconds() + 15 * 86_400_000)
+            try await retention.deleteExpired(now: Clock.milliseconds(clock.now) + 15 * 86_400_000)
             let kept = try await server.send(.get, ExperimentAPITests.path + "/checkout-button/events")
             #expect(
                 kept.text.split(separator: "\n").compactMap { try? JSONValue.parse(String($0)).objectValue?["id"] }
                     == ["z-m1", "x1", "x2", "late"],
                 "nothing was received more than 31 days before"
             )
-            try await retention.deleteExpired(now: Clock.nowMilliseconds() + 31 * 86_400_000)
+            try await retention.deleteExpired(now: Clock.milliseconds(clock.now) + 31 * 86_400_000)
             let emptied = try await server.send(.get, ExperimentAPITests.path + "/checkout-button/events")
             #expect(emptied.text.isEmpty, "every event is older than the retention period")
             #expect(try await Self.results(server) == before, "results keep counting deleted events")

@@ -154,41 +154,37 @@ import VaneCore
     }
 
     @Test func aScheduledChangeIsNotHiddenByA304() async throws {
-        try await TestServer.run(.sqlite) { server in
+        let clock = TestClock()
+        try await TestServer.run(.sqlite, clock: clock) { server in
             let key = try await server.createKey(role: "client")
             let formatter = ISO8601DateFormatter()
             formatter.formatOptions = [.withFullDate, .withTime, .withColonSeparatorInTime, .withDashSeparatorInDate]
             formatter.timeZone = TimeZone(identifier: "UTC")
             let body: JSONValue = ["context": ["randomizationId": "user-1"]]
-            // A launch a few whole seconds ahead; on a machine too busy to fetch before it, again
-            // further ahead. The ETag of the "before" value must stop vouching for it at the launch.
-            var before: (etag: String, launch: Date)?
-            for margin in [2.0, 5, 20] where before == nil {
-                let launch = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + margin).rounded(.down))
-                let template: JSONValue = [
-                    "conditions": [
-                        [
-                            "name": "launched",
-                            "expression": .string("dateTime >= dateTime('\(formatter.string(from: launch))', 'UTC')"),
-                        ]
-                    ],
-                    "parameters": [
-                        "phase": [
-                            "defaultValue": ["value": "before"],
-                            "conditionalValues": ["launched": ["value": "after"]],
-                        ]
-                    ],
-                ]
-                #expect(try await server.publish(template).status == .ok)
-                let first = try await server.send(.post, Self.fetchPath, key: key, json: body)
-                if first.object?["entries"]?.objectValue?["phase"] == "before", let etag = first.etag {
-                    before = (etag, launch)
-                }
-            }
-            let (etag, launch) = try #require(before, "no fetch came before the launch")
+            // A launch ten minutes ahead, which the server's clock then jumps past. The ETag of the
+            // "before" value must stop vouching for it at the launch.
+            let launch = Date(timeIntervalSince1970: (clock.now.timeIntervalSince1970 + 600).rounded(.down))
+            let template: JSONValue = [
+                "conditions": [
+                    [
+                        "name": "launched",
+                        "expression": .string("dateTime >= dateTime('\(formatter.string(from: launch))', 'UTC')"),
+                    ]
+                ],
+                "parameters": [
+                    "phase": [
+                        "defaultValue": ["value": "before"],
+                        "conditionalValues": ["launched": ["value": "after"]],
+                    ]
+                ],
+            ]
+            #expect(try await server.publish(template).status == .ok)
+            let first = try await server.send(.post, Self.fetchPath, key: key, json: body)
+            #expect(first.object?["entries"]?.objectValue?["phase"] == "before")
+            let etag = try #require(first.etag)
             let early = try await Self.fetch(server, key: key, body, ifNoneMatch: etag)
-            if Date() < launch { #expect(early.status == .notModified) }
-            while Date() < launch { try await Task.sleep(nanoseconds: 50_000_000) }
+            #expect(early.status == .notModified)
+            clock.advance(seconds: 601)
             let late = try await Self.fetch(server, key: key, body, ifNoneMatch: etag)
             #expect(late.status == .ok)
             #expect(late.object?["entries"]?.objectValue?["phase"] == "after")

@@ -6,7 +6,7 @@ import VaneCore
 @testable import VaneServerCore
 
 /// Several `vane serve` nodes on one PostgreSQL database.
-@Suite(.timeLimit(.minutes(5))) struct MultiNodeTests {
+@Suite(.timeLimit(.minutes(5)), .needsPostgreSQL) struct MultiNodeTests {
     /// Polls `check` until it holds, for at most about five seconds.
     func eventually(_ check: @Sendable () async throws -> Bool) async throws -> Bool {
         for _ in 0..<50 {

@@ -66,7 +66,7 @@ import VaneCore
         }
     }
 
-    @Test func nodesWithTheSameSecretAcceptEachOthersStreamURLs() async throws {
+    @Test(.needsPostgreSQL) func nodesWithTheSameSecretAcceptEachOthersStreamURLs() async throws {
         var configuration = try await TestDatabase.postgres.configuration()
         configuration.secret = "a-secret-that-two-nodes-share-0123456789"
         let token = try await TestServer.run(configuration: configuration) { server in
@@ -99,13 +99,16 @@ import VaneCore
     }
 
     @Test func aBusySQLiteFileAnswers503WithRetryAfterAndChangesNothing() async throws {
-        let configuration = try await TestDatabase.sqlite.configuration()
+        var settings = try await TestDatabase.sqlite.configuration()
+        // A short wait for the lock (5 s by default), so the publish gives up soon.
+        settings.sqliteBusyTimeoutSeconds = 0.2
+        let configuration = settings
         try await TestServer.run(configuration: configuration) { server in
             let template: JSONValue = ["parameters": ["a": ["defaultValue": ["value": "1"]]]]
             #expect(try await server.publish(template).status == .ok)
             let before = try await server.send(.get, TestServer.demoPath + "/template")
             // Another process's view of the same file, holding its write lock for longer than the
-            // server's busy timeout (5 s).
+            // server's busy timeout.
             let other = try await DatabaseEngine.open(configuration.databaseLocation, logger: Logger(label: "other"))
             // The lock is held until the publish has answered (at most 60 s), however slowly a
             // loaded machine gets the request to the database: a fixed hold could end first.
@@ -156,15 +159,20 @@ import VaneCore
         )
         let holder = try await DatabaseEngine.open(location, logger: Logger(label: "holder"))
         let locked = AsyncStream.makeStream(of: Void.self)
-        // Longer than SQLite's 5 s busy timeout: the first migration attempt gives up.
+        // Longer than the opening store's busy timeout (0.5 s) and shorter than its four
+        // attempts together: the first migration attempt gives up, a later one succeeds.
         let holding = Task {
             try await holder.transaction { _ in
                 locked.continuation.yield()
-                try await Task.sleep(nanoseconds: 6_000_000_000)
+                try await Task.sleep(nanoseconds: 1_200_000_000)
             }
         }
         for await _ in locked.stream { break }
-        let engine = try await DatabaseEngine.open(location, logger: Logger(label: "opening"))
+        let engine = try await DatabaseEngine.open(
+            location,
+            sqliteBusyTimeoutSeconds: 0.5,
+            logger: Logger(label: "opening")
+        )
         let store = try await ConfigStore(engine: engine)
         #expect(try await Migrations.appliedVersions(store.engine) == Set(Migrations.all.map(\.version)))
         try await holding.value

@@ -3,7 +3,10 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import Metrics
 import NIOCore
+import Prometheus
+import Synchronization
 import TestSupport
 import Testing
 import VaneCore
@@ -15,6 +18,10 @@ import VaneCore
 enum TestDatabase: String, CaseIterable, Sendable, CustomStringConvertible {
     case sqlite
     case postgres
+
+    /// The engines this run covers: both, or SQLite alone in `scripts/test --quick` (see
+    /// ``TestEngines``), where a test's PostgreSQL case is not run rather than passed.
+    static var allCases: [TestDatabase] { TestEngines.postgreSQLIsOn ? [.sqlite, .postgres] : [.sqlite] }
 
     var description: String { rawValue }
 
@@ -69,6 +76,41 @@ enum TestDatabase: String, CaseIterable, Sendable, CustomStringConvertible {
     }
 }
 
+/// The test process's metrics, set up the way an app that embeds the server sets up its own:
+/// swift-metrics bootstrapped once, by the app, before any server starts.
+enum TestMetrics {
+    static let registry: PrometheusCollectorRegistry = {
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        return registry
+    }()
+}
+
+extension Trait where Self == ConditionTrait {
+    /// For a test or suite that needs PostgreSQL: skipped, and reported so, when the run covers
+    /// SQLite alone.
+    static var needsPostgreSQL: Self {
+        .enabled(if: TestEngines.postgreSQLIsOn, Comment(rawValue: TestEngines.sqliteOnlyReason))
+    }
+}
+
+/// The system's time plus however far the test moved it ahead: a test jumps past a launch time,
+/// or to a later receipt time, instead of sleeping until then.
+final class TestClock: Sendable {
+    private let offset = Mutex<TimeInterval>(0)
+
+    /// Moves the clock ahead.
+    func advance(seconds: TimeInterval) {
+        offset.withLock { $0 += seconds }
+    }
+
+    /// The current time on this clock.
+    var now: Date { Date().addingTimeInterval(offset.withLock { $0 }) }
+
+    /// This clock, for the server.
+    var serverClock: ServerClock { ServerClock { self.now } }
+}
+
 struct TestSetupError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
@@ -85,21 +127,32 @@ struct TestServer: Sendable {
     static func run<R: Sendable>(
         _ database: TestDatabase,
         configure: (inout ServerConfiguration) -> Void = { _ in },
+        clock: TestClock? = nil,
         _ body: @Sendable (TestServer) async throws -> R
     ) async throws -> R {
         var configuration = try await database.configuration()
         configure(&configuration)
-        return try await run(configuration: configuration, body)
+        return try await run(configuration: configuration, clock: clock, body)
     }
 
     /// Starts a server with a given configuration (several nodes can share one database).
+    /// - Parameters:
+    ///   - metrics: What `/metrics` renders: the test process's registry, or nil.
+    ///   - clock: A clock the test moves ahead; nil: the system's.
     static func run<R: Sendable>(
         configuration: ServerConfiguration,
+        metrics: PrometheusCollectorRegistry? = TestMetrics.registry,
+        clock: TestClock? = nil,
         _ body: @Sendable (TestServer) async throws -> R
     ) async throws -> R {
         var logger = Logger(label: "vane-test")
         logger.logLevel = .warning
-        let server = try await VaneServerApplication.start(configuration: configuration, logger: logger)
+        let server = try await VaneServerApplication.start(
+            configuration: configuration,
+            metrics: metrics,
+            clock: clock?.serverClock ?? .system,
+            logger: logger
+        )
         return try await server.makeApplication().test(.live) { client in
             try await body(TestServer(client: client, application: server))
         }

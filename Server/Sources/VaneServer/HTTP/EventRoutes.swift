@@ -17,6 +17,8 @@ struct EventRoutes {
     /// users' events sends every batch from one address.
     let limiter: RateLimiter
     let quota: EventQuota
+    /// Each batch's receipt time, which orders exports and counts retention.
+    let clock: ServerClock
 
     func register(on group: RouterGroup<VaneRequestContext>) {
         group.post("events", use: ingest)
@@ -33,7 +35,7 @@ struct EventRoutes {
         // Environments are never deleted: one with a template being served exists.
         if cache.template(for: environment) == nil { try await store.requireEnvironment(environment) }
         let body = try await RequestReading.object(request, limit: ServerLimits.maximumEventBatchBytes)
-        let now = Clock.nowMilliseconds()
+        let now = clock.nowMilliseconds()
         let batch: ExperimentEventReader.Batch
         switch ExperimentEventReader.read(body, now: now) {
         case .success(let read): batch = read

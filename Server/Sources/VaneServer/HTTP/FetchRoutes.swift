@@ -14,6 +14,8 @@ struct FetchRoutes {
     let cache: ServingCache
     let limiter: RateLimiter
     let servedVersions: ServedVersionLog
+    /// What "now" is for conditions on the time and for ETags that expire with them.
+    let clock: ServerClock
 
     func register(on group: RouterGroup<VaneRequestContext>) {
         group.post("fetch", use: fetch)
@@ -36,7 +38,7 @@ struct FetchRoutes {
                 body: body,
                 digest: bodyDigest,
                 ifNoneMatch: request.headers,
-                now: Date(),
+                now: clock.now(),
                 served: served
             )
         } catch {

@@ -5,14 +5,16 @@ import Prometheus
 import VaneCore
 import VaneServerCore
 
-/// Liveness, readiness and Prometheus metrics. Health checks need no key; `/metrics` needs an
-/// admin or server key when ``metricsKeys`` is set (`--metrics-require-key`).
+/// Liveness, readiness and Prometheus metrics. Health checks need no key; `/metrics` exists only
+/// when the app gave a registry (`vane serve` does), and needs an admin or server key when
+/// ``metricsKeys`` is set (`--metrics-require-key`).
 ///
 /// Registered before ``AuthenticationMiddleware`` (a health check sends no key), so `/metrics`
 /// authenticates by itself.
 struct HealthRoutes {
     let readiness: Readiness
-    let registry: PrometheusCollectorRegistry
+    /// What `/metrics` renders; nil: no `/metrics` route.
+    let metrics: PrometheusCollectorRegistry?
     /// The keys `/metrics` accepts; nil: no key needed.
     var metricsKeys: KeyIndex?
 
@@ -23,6 +25,7 @@ struct HealthRoutes {
                 ? JSONResponse.make(["status": "ready"])
                 : JSONResponse.make(["status": "starting"], status: .serviceUnavailable)
         }
+        guard let metrics else { return }
         router.get("metrics") { request, _ in
             if let metricsKeys {
                 guard let secret = APIKeyCredentials.secret(in: request.headers) else {
@@ -42,7 +45,7 @@ struct HealthRoutes {
             return Response(
                 status: .ok,
                 headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer()))
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.emitToBuffer()))
             )
         }
     }

@@ -37,10 +37,19 @@ package final class DatabaseEngine: Sendable {
         self.close = close
     }
 
+    /// How long an SQLite statement waits for another process's write lock unless configured.
+    package static let defaultSQLiteBusyTimeoutSeconds: Double = 5
+
     /// Opens a database, creating the SQLite file and its directory if missing.
     ///
+    /// - Parameter sqliteBusyTimeoutSeconds: How long an SQLite statement waits for another
+    ///   process's write lock before it fails as busy; PostgreSQL ignores it.
     /// - Throws: ``StorageError/cannotOpen(_:_:)`` with what to check.
-    package static func open(_ location: DatabaseLocation, logger: Logger) async throws -> DatabaseEngine {
+    package static func open(
+        _ location: DatabaseLocation,
+        sqliteBusyTimeoutSeconds: Double = defaultSQLiteBusyTimeoutSeconds,
+        logger: Logger
+    ) async throws -> DatabaseEngine {
         switch location {
         case .sqlite(let path):
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
@@ -55,7 +64,8 @@ package final class DatabaseEngine: Sendable {
                 // apart; FULL syncs every commit, so an acknowledged publish survives a crash.
                 do {
                     for pragma in [
-                        "PRAGMA busy_timeout = 5000", "PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL",
+                        "PRAGMA busy_timeout = \(Int((sqliteBusyTimeoutSeconds * 1000).rounded()))",
+                        "PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL",
                         // Statement journals (a multi-row INSERT … ON CONFLICT in a transaction
                         // keeps one) in memory instead of a temporary file: a tenth of the
                         // database thread's time when ingesting events.

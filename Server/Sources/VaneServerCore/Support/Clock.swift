@@ -26,3 +26,18 @@ package enum Clock {
         ISO8601Timestamp.milliseconds(from: text[...], strict: true)
     }
 }
+
+/// Where the server's request handling reads the time: the system clock, or a test's clock that
+/// can jump ahead (a launch time, the next batch's receipt time) instead of the test sleeping.
+struct ServerClock: Sendable {
+    /// The current time.
+    let now: @Sendable () -> Date
+
+    /// The system clock.
+    static let system = ServerClock { Date() }
+
+    /// The current time in milliseconds since 1970, as the store keeps it.
+    func nowMilliseconds() -> Int64 {
+        Clock.milliseconds(now())
+    }
+}
