@@ -277,7 +277,6 @@ let package = Package(
                 .product(name: "Vane", package: "vane"),
                 .product(name: "VaneCore", package: "vane"),
                 .product(name: "Configuration", package: "swift-configuration"),
-                .product(name: "ConfigurationTesting", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -67,6 +67,22 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Unit tests of the service and the provider over a scripted transport: no server needed.
+        // The tests that need a real `vane serve` live in Server/Tests/ServerSDKTests.
+        .testTarget(
+            name: "VaneServerSDKTests",
+            dependencies: [
+                "VaneConfiguration",
+                "VaneService",
+                .product(name: "Vane", package: "vane"),
+                .product(name: "VaneCore", package: "vane"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "ConfigurationTesting", package: "swift-configuration"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -8,50 +8,6 @@ import VaneCore
 import FoundationNetworking
 #endif
 
-/// A transport whose requests wait until the test lets them go, answering 200 then.
-final class GatedTransport: HTTPTransport, @unchecked Sendable {
-    private let lock = NSLock()
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-    private var open = false
-    private var count = 0
-
-    var requestCount: Int { lock.withLock { count } }
-
-    func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
-        await withCheckedContinuation { continuation in
-            let go = lock.withLock {
-                count += 1
-                if !open { waiting.append(continuation) }
-                return open
-            }
-            if go { continuation.resume() }
-        }
-        return TransportResponse(status: 200, headers: [:], body: Data(#"{"accepted":1}"#.utf8))
-    }
-
-    func release() {
-        let all = lock.withLock {
-            open = true
-            defer { waiting.removeAll() }
-            return waiting
-        }
-        for continuation in all { continuation.resume() }
-    }
-}
-
-/// A device without a network: every request fails at once, counted.
-final class OfflineTransport: HTTPTransport, @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-
-    var attempts: Int { lock.withLock { count } }
-
-    func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
-        lock.withLock { count += 1 }
-        throw .cannotConnect(reason: "the device is offline")
-    }
-}
-
 /// What an app's life on a device does to the client: going to the background, releasing its
 /// SwiftUI models, a background URLSession, the files while offline (issue #34).
 @Suite struct AppLifecycleTests {
@@ -63,6 +19,13 @@ final class OfflineTransport: HTTPTransport, @unchecked Sendable {
         try DeviceStorageTests.client(storage, transport: transport, flushInterval: flushInterval)
     }
 
+    /// A transport whose event requests wait at `gate` until the test opens it, then are accepted.
+    static func gated(_ gate: ScriptGate) -> ScriptedTransport {
+        let transport = ScriptedTransport()
+        transport.always(.events, .held(gate, .status(200, body: #"{"accepted":1}"#)))
+        return transport
+    }
+
     /// Waits until `condition` holds; the bound (60 s) only keeps a broken build from hanging,
     /// and is generous because CI runs the suites on two busy cores.
     static func eventually(_ condition: @Sendable () -> Bool) async {
@@ -71,9 +34,9 @@ final class OfflineTransport: HTTPTransport, @unchecked Sendable {
     }
 
     @Test func flushingInTheBackgroundSendsTheQueueInsideTheActivity() async throws {
-        let transport = GatedTransport()
-        transport.release()
-        let client = try Self.client(transport)
+        let gate = ScriptGate()
+        gate.open()
+        let client = try Self.client(Self.gated(gate))
         client.track("checkout_completed", value: 1, properties: [:])
         let reasons = LockedValue<[String]>([])
         let activity = ExpiringActivity { reason, block in
@@ -86,28 +49,28 @@ final class OfflineTransport: HTTPTransport, @unchecked Sendable {
     }
 
     @Test func whenTheBackgroundTimeRunsOutTheActivityEndsAndTheEventsWait() async throws {
-        let transport = GatedTransport()
-        let client = try Self.client(transport)
+        let gate = ScriptGate()
+        let client = try Self.client(Self.gated(gate))
         client.track("checkout_completed", value: 1, properties: [:])
         let activity = ExpiringActivity { _, block in
             DispatchQueue.global().async { block(false) }
             // The system's time is up while the request hangs.
             DispatchQueue.global().async {
-                while transport.requestCount == 0 { Thread.sleep(forTimeInterval: 0.005) }
+                while gate.waitingCount == 0 { Thread.sleep(forTimeInterval: 0.005) }
                 block(true)
             }
         }
         await client.flushInBackground(activity: activity).value
         #expect(client.queuedEventCount == 1, "the request did not finish: the event waits for the next flush")
-        transport.release()
+        gate.open()
         await Self.eventually { client.queuedEventCount == 0 }
         #expect(client.queuedEventCount == 0)
     }
 
     @Test func whenTheSystemGrantsNoTimeTheEventsAreSentAllTheSame() async throws {
-        let transport = GatedTransport()
-        transport.release()
-        let client = try Self.client(transport)
+        let gate = ScriptGate()
+        gate.open()
+        let client = try Self.client(Self.gated(gate))
         client.track("checkout_completed", value: 1, properties: [:])
         let refusing = ExpiringActivity { _, block in DispatchQueue.global().async { block(true) } }
         await client.flushInBackground(activity: refusing).value
@@ -153,7 +116,9 @@ final class OfflineTransport: HTTPTransport, @unchecked Sendable {
             "vane-offline-\(UUID().uuidString)"
         )
         defer { try? FileManager.default.removeItem(at: directory) }
-        let transport = OfflineTransport()
+        // A device without a network: every request fails at once.
+        let transport = ScriptedTransport()
+        transport.always(.events, .fail(.cannotConnect(reason: "the device is offline")))
         let client = try Self.client(transport, storage: .directory(directory), flushInterval: 0.02)
         client.track("checkout_completed", value: 1, properties: [:])
         let file = directory.appendingPathComponent("events.json")
@@ -161,11 +126,11 @@ final class OfflineTransport: HTTPTransport, @unchecked Sendable {
         @Sendable func fileNumber() -> String? {
             (try? FileManager.default.attributesOfItem(atPath: file.path))?[.systemFileNumber].map { "\($0)" }
         }
-        await Self.eventually { transport.attempts >= 2 && fileNumber() != nil }
+        await Self.eventually { transport.requests.count >= 2 && fileNumber() != nil }
         let written = fileNumber()
-        let attemptsBefore = transport.attempts
-        await Self.eventually { transport.attempts >= attemptsBefore + 5 }
-        #expect(transport.attempts >= attemptsBefore + 5, "the client keeps trying")
+        let attemptsBefore = transport.requests.count
+        await Self.eventually { transport.requests.count >= attemptsBefore + 5 }
+        #expect(transport.requests.count >= attemptsBefore + 5, "the client keeps trying")
         #expect(written != nil && fileNumber() == written, "nothing new was recorded: the file was not written again")
     }
 

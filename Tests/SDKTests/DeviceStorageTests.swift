@@ -13,26 +13,26 @@ import VaneCore
     }
 
     /// A client of the `shop/prod` environment on `storage`; the server is never reached unless
-    /// `transport` answers for it.
+    /// `transport` answers for it. `configure` changes anything else (a clock, the backoff…).
     static func client(
         _ storage: StorageLocation,
         platform: StoragePlatform = StoragePlatform.current,
         transport: any HTTPTransport = ScriptedTransport(TransportResponse(status: 503, headers: [:], body: Data())),
-        flushInterval: TimeInterval = 0
+        flushInterval: TimeInterval = 0,
+        configure: (inout VaneClient.Configuration) -> Void = { _ in }
     ) throws -> VaneClient {
-        VaneClient(
-            configuration: VaneClient.Configuration(
-                serverURL: try #require(URL(string: "http://127.0.0.1:9")),
-                project: "shop",
-                environment: "prod",
-                clientKey: "vane_client_secret",
-                context: ClientContext(),
-                storage: storage,
-                events: EventOptions(flushInterval: flushInterval),
-                transport: transport
-            ),
-            platform: platform
+        var configuration = VaneClient.Configuration(
+            serverURL: try #require(URL(string: "http://127.0.0.1:9")),
+            project: "shop",
+            environment: "prod",
+            clientKey: "vane_client_secret",
+            context: ClientContext(),
+            storage: storage,
+            events: EventOptions(flushInterval: flushInterval),
+            transport: transport
         )
+        configure(&configuration)
+        return VaneClient(configuration: configuration, platform: platform)
     }
 
     /// Makes `name` unreadable but present, as a data-protected file is before the first unlock:

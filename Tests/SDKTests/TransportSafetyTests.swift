@@ -2,23 +2,6 @@ import Foundation
 import Testing
 import Vane
 
-/// A transport that answers every request with one scripted response and counts requests: the
-/// stand-in for a hostile server or proxy (a transport is the extension point apps implement).
-final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
-    private let lock = NSLock()
-    private var sent: [TransportRequest] = []
-    let response: TransportResponse
-
-    init(_ response: TransportResponse) { self.response = response }
-
-    var requests: [TransportRequest] { lock.withLock { sent } }
-
-    func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
-        lock.withLock { sent.append(request) }
-        return response
-    }
-}
-
 /// What a server, a proxy or a wrong URL can do to an app's client (issue #13).
 @Suite struct TransportSafetyTests {
     static func client(

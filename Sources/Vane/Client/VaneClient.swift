@@ -160,7 +160,7 @@ public final class VaneClient: RemoteConfigReader, Sendable {
             return (state.resolved[key], state.unexposed.removeValue(forKey: key))
         }
         if var exposure {
-            exposure.time = Date()
+            exposure.time = configuration.clock.now()
             recordExposure(exposure)
         }
         return value
@@ -390,7 +390,7 @@ public final class VaneClient: RemoteConfigReader, Sendable {
     }
 
     private func sendFetch(minimumInterval: TimeInterval) async throws(VaneError) -> FetchResult {
-        let now = Date()
+        let now = configuration.clock.now()
         let (context, installationId, latest, backoff) = state.withLockedValue {
             ($0.context, $0.installationId, $0.fetched ?? $0.active, $0.backoff)
         }

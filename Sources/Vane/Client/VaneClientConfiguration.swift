@@ -55,6 +55,9 @@ extension VaneClient {
         /// The largest response body the client accepts, in bytes (default 16 MiB); a larger one
         /// is refused and the active values stay.
         public var maximumResponseBytes = ServerConnection.defaultMaximumResponseBytes
+        /// The time fetches, backoff and events read, and the clock their timers wait on (tests
+        /// set their own).
+        var clock = SDKClock.system
 
         /// Creates a configuration with the defaults described on each property.
         public init(

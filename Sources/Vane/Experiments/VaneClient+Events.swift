@@ -37,7 +37,7 @@ extension VaneClient: EventTracker {
         let event = QueuedEvent(
             id: events.nextId(),
             unit: unit,
-            time: Self.milliseconds(Date()),
+            time: Self.milliseconds(configuration.clock.now()),
             kind: .metric(name: name, value: value, properties: properties)
         )
         enqueue(event)
@@ -146,9 +146,10 @@ extension VaneClient: EventTracker {
             if send { timers.sendScheduled = true }
             return (persist, send)
         }
+        let clock = configuration.clock
         if persist {
             Task { [weak self] in
-                try? await Task.sleep(nanoseconds: 1_000_000_000)
+                try? await Delay.sleep(seconds: 1, on: clock)
                 guard let self else { return }
                 self.eventTimers.withLockedValue { $0.persistScheduled = false }
                 self.events.save()
@@ -157,7 +158,7 @@ extension VaneClient: EventTracker {
         if send {
             let delay = batchFull ? 0 : options.flushInterval
             Task { [weak self] in
-                if delay > 0 { try? await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000)) }
+                if delay > 0 { try? await Delay.sleep(seconds: delay, on: clock) }
                 guard let self else { return }
                 self.eventTimers.withLockedValue { $0.sendScheduled = false }
                 // Offline or backing off: send again an interval later while events wait. Only the
@@ -175,8 +176,9 @@ extension VaneClient: EventTracker {
             return !timers.sendScheduled
         }
         guard schedule else { return }
+        let clock = configuration.clock
         Task { [weak self] in
-            try? await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
+            try? await Delay.sleep(seconds: delay, on: clock)
             guard let self else { return }
             self.eventTimers.withLockedValue { $0.sendScheduled = false }
             if (try? await self.flush()) == nil, self.events.count > 0 { self.scheduleRetry(after: delay) }
@@ -199,7 +201,7 @@ extension VaneClient: EventTracker {
 
     private func sendQueuedEvents() async throws(VaneError) {
         events.save()
-        let now = Date()
+        let now = configuration.clock.now()
         try events.withBackoff { backoff throws(VaneError) in try backoff.check(now: now) }
         let connection = configuration.connection
         while true {

@@ -114,10 +114,10 @@ final class LiveUpdateConnection: Sendable {
                 delay = max(delay, serverRetry * (1 + reconnect.jitter * Double.random(in: 0..<1)))
             }
             delay = Delay.clamped(delay)
-            let retryAt = Date().addingTimeInterval(delay)
+            let retryAt = client.clock.now().addingTimeInterval(delay)
             report(.waitingToReconnect(attempt: failures, retryAt: retryAt, reason: reason), generation: generation)
             logger.notice("live updates disconnected: \(reason); reconnecting in \(Delay.milliseconds(delay)) ms")
-            try? await Delay.sleep(seconds: delay)
+            try? await Delay.sleep(seconds: delay, on: client.clock)
         }
     }
 
@@ -181,13 +181,13 @@ final class LiveUpdateConnection: Sendable {
             } catch {
                 switch error {
                 case .backingOff(let retryAt), .serverUnavailable(_, let retryAt):
-                    pause = retryAt.timeIntervalSinceNow
+                    pause = retryAt.timeIntervalSince(client.clock.now())
                 default:
                     failures += 1
                     pause = reconnect.delay(afterFailures: failures)
                 }
             }
-            try? await Delay.sleep(seconds: pause, minimum: 0.01)
+            try? await Delay.sleep(seconds: pause, minimum: 0.01, on: client.clock)
         }
     }
 

@@ -15,6 +15,8 @@ protocol LiveUpdateSubscriber: Sendable {
     var streamIdleTimeout: TimeInterval { get }
     /// Where disconnections are logged.
     var streamLogger: Logger { get }
+    /// The time reconnection pauses are reckoned from, and the clock they wait on.
+    var clock: SDKClock { get }
     /// The newest template version the client holds, or nil when it holds none.
     var heldTemplateVersion: Int64? { get }
     /// Fetches what the server has now (bypassing intervals, honouring backoff) and applies it.

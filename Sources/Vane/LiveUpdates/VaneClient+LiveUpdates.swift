@@ -56,6 +56,7 @@ extension VaneClient: LiveUpdateSubscriber {
     var reconnectPolicy: BackoffPolicy { configuration.liveUpdates.reconnect }
     var streamIdleTimeout: TimeInterval { configuration.liveUpdates.idleTimeout }
     var streamLogger: Logger { configuration.logger }
+    var clock: SDKClock { configuration.clock }
 
     /// Fetches (bypassing the minimum fetch interval, honouring backoff) and applies the new
     /// values under the live-update policy, reporting them on ``liveUpdates``.

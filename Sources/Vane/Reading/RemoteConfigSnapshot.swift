@@ -33,7 +33,7 @@ public struct RemoteConfigSnapshot: RemoteConfigReader {
     /// The value for a key and its source.
     public func value(forKey key: String) -> ResolvedValue? {
         if !exposures.isEmpty, var exposure = exposures[key], let reporter {
-            exposure.time = Date()
+            exposure.time = reporter.configuration.clock.now()
             reporter.recordExposure(exposure)
         }
         return values[key]

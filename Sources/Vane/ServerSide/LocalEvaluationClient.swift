@@ -76,7 +76,7 @@ public final class LocalEvaluationClient: Sendable {
     /// 304), or since its file was written when it came from disk; nil while the client holds
     /// no template.
     public var templateAge: TimeInterval? {
-        current.withLockedValue { $0.confirmedAt }.map { max(0, Date().timeIntervalSince($0)) }
+        current.withLockedValue { $0.confirmedAt }.map { max(0, configuration.clock.now().timeIntervalSince($0)) }
     }
 
     /// Each new template the client starts using, from a download (a publish arrives here within
@@ -127,7 +127,7 @@ public final class LocalEvaluationClient: Sendable {
                     template: compiled,
                     etag: response.header("ETag"),
                     version: version,
-                    confirmedAt: Date()
+                    confirmedAt: configuration.clock.now()
                 )
                 return true
             }
@@ -136,11 +136,12 @@ public final class LocalEvaluationClient: Sendable {
             templates.send(compiled)
             return true
         case 304:
-            current.withLockedValue { $0.confirmedAt = Date() }
+            current.withLockedValue { $0.confirmedAt = configuration.clock.now() }
             return false
         case 429, 500...599:
-            let retryAfter = BackoffPolicy.retryAfter(response.header("Retry-After"), now: Date()) ?? 0
-            throw .serverUnavailable(status: response.status, retryAt: Date().addingTimeInterval(retryAfter))
+            let now = configuration.clock.now()
+            let retryAfter = BackoffPolicy.retryAfter(response.header("Retry-After"), now: now) ?? 0
+            throw .serverUnavailable(status: response.status, retryAt: now.addingTimeInterval(retryAfter))
         default:
             throw ServerConnection.rejection(response)
         }
@@ -169,11 +170,11 @@ public final class LocalEvaluationClient: Sendable {
             } catch {
                 configuration.logger.warning("template refresh failed: \(error)")
                 if case .serverUnavailable(_, let retryAt) = error {
-                    pause = max(pause, retryAt.timeIntervalSinceNow)
+                    pause = max(pause, retryAt.timeIntervalSince(configuration.clock.now()))
                 }
             }
             do {
-                try await Delay.sleep(seconds: pause, minimum: 0.01)
+                try await Delay.sleep(seconds: pause, minimum: 0.01, on: configuration.clock)
             } catch {
                 return
             }
@@ -186,6 +187,7 @@ extension LocalEvaluationClient: LiveUpdateSubscriber {
     var reconnectPolicy: BackoffPolicy { configuration.reconnect }
     var streamIdleTimeout: TimeInterval { configuration.streamIdleTimeout }
     var streamLogger: Logger { configuration.logger }
+    var clock: SDKClock { configuration.clock }
     var heldTemplateVersion: Int64? { templateVersion }
 
     func catchUp() async throws(VaneError) -> LiveCatchUpResult {

@@ -47,6 +47,9 @@ extension LocalEvaluationClient {
         /// Where the last downloaded template is kept (written atomically after each download),
         /// and read back at the next start. Its directory must exist and be writable.
         public var cacheFile: URL?
+        /// The time downloads are stamped with, and the clock polling and reconnection wait on
+        /// (tests set their own).
+        var clock = SDKClock.system
 
         /// Creates a configuration (polling every 30 s by default).
         public init(

@@ -14,11 +14,10 @@ enum Delay {
         return min(max(seconds, 0), maximum)
     }
 
-    /// Sleeps for `seconds`, clamped, and at least `minimum`.
+    /// Sleeps for `seconds`, clamped, and at least `minimum`, on `clock`.
     /// - Throws: `CancellationError` when the task is cancelled.
-    static func sleep(seconds: TimeInterval, minimum: TimeInterval = 0) async throws {
-        let pause = max(clamped(seconds), minimum)
-        try await Task.sleep(nanoseconds: UInt64(pause * 1_000_000_000))
+    static func sleep(seconds: TimeInterval, minimum: TimeInterval = 0, on clock: SDKClock = .system) async throws {
+        try await clock.wait(max(clamped(seconds), minimum))
     }
 
     /// Whole milliseconds, for log lines.
