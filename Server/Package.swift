@@ -55,6 +55,7 @@ let package = Package(
             dependencies: [
                 "ExperimentStatistics",
                 .product(name: "VaneCore", package: "vane"),
+                .product(name: "VaneAuthoring", package: "vane"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -92,6 +93,7 @@ let package = Package(
             dependencies: [
                 "VaneServer",
                 .product(name: "VaneCore", package: "vane"),
+                .product(name: "VaneAuthoring", package: "vane"),
                 .product(name: "Vane", package: "vane"),
                 .product(name: "VaneCodegen", package: "vane"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -141,6 +143,7 @@ let package = Package(
             dependencies: [
                 "BenchmarkHarness",
                 .product(name: "VaneCore", package: "vane"),
+                .product(name: "VaneAuthoring", package: "vane"),
                 .product(name: "Vane", package: "vane"),
             ],
             path: "Benchmarks/VaneBenchmarks"
@@ -178,6 +181,7 @@ let package = Package(
                 "TestSupport",
                 "VaneServer",
                 .product(name: "VaneCore", package: "vane"),
+                .product(name: "VaneAuthoring", package: "vane"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
             ]
@@ -197,6 +201,7 @@ let package = Package(
                 "VaneServer",
                 "TestSupport",
                 .product(name: "VaneCore", package: "vane"),
+                .product(name: "VaneAuthoring", package: "vane"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

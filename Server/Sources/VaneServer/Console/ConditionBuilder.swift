@@ -1,4 +1,5 @@
 import Foundation
+import VaneAuthoring
 import VaneCore
 
 /// Writes condition expressions for the common targeting rules, in the text Firebase uses, so

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import VaneAuthoring
 import VaneCore
 
 /// The conditions of an environment: their order, their expressions, and which flags use them.

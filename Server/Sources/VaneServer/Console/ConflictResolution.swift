@@ -1,3 +1,4 @@
+import VaneAuthoring
 import VaneCore
 
 /// Settling the conflicts of a ``TemplateMerge`` one by one: for each, keep the draft's side

@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import VaneAuthoring
 import VaneCore
 
 /// What a person's draft changes against the live version, worked out once per draft and live

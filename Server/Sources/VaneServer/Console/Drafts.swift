@@ -1,3 +1,4 @@
+import VaneAuthoring
 import VaneCore
 
 /// Drafts: what editors change collects in a draft of the environment's template kept on the

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import VaneAuthoring
 import VaneCore
 
 /// Editing one flag in the person's draft: its values in the template's condition order, its

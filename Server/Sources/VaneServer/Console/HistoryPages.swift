@@ -1,4 +1,5 @@
 import Hummingbird
+import VaneAuthoring
 import VaneCore
 
 /// An environment's versions, the diff between any two, and rolling back.

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import VaneAuthoring
 import VaneCore
 
 /// Reviewing and publishing a draft: the structured diff against what is live, every validation

@@ -1,4 +1,5 @@
 import Foundation
+import VaneAuthoring
 import VaneCore
 
 /// How many people a change would affect, estimated on a sample of contexts: the saved contexts

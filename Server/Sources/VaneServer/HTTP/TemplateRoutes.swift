@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import VaneAuthoring
 import VaneCore
 
 /// The template admin API, shaped like Firebase's REST API: get, publish (with ETags), versions,

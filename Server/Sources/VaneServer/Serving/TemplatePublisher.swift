@@ -1,4 +1,5 @@
 import Logging
+import VaneAuthoring
 import VaneCore
 
 /// A template that passed validation, its conditions parsed once: what

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SQLKit
+import VaneAuthoring
 import VaneCore
 
 /// Vane's data: projects, environments, their immutable template history, API keys and the audit
