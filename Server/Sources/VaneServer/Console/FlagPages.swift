@@ -1,5 +1,6 @@
 import Hummingbird
 import Logging
+import VaneAuthoring
 import VaneCore
 
 /// The flags of an environment, and the kill switch of Boolean flags.
