@@ -24,6 +24,7 @@ let package = Package(
     ],
     products: [
         .library(name: "VaneCore", targets: ["VaneCore"]),
+        .library(name: "VaneAuthoring", targets: ["VaneAuthoring"]),
         .library(name: "Vane", targets: ["Vane"]),
         .library(name: "VaneTesting", targets: ["VaneTesting"]),
         .library(name: "VaneCodegen", targets: ["VaneCodegen"]),
@@ -40,6 +41,13 @@ let package = Package(
             dependencies: [
                 .product(name: "Crypto", package: "swift-crypto")
             ],
+            swiftSettings: strictSettings
+        ),
+        // Writing templates: merge, diff, validation, encoding, Firebase export. The server, the
+        // `vane` tool and codegen use it; the SDK does not, so an app never sees it.
+        .target(
+            name: "VaneAuthoring",
+            dependencies: ["VaneCore"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -81,7 +89,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VaneCoreTests",
-            dependencies: ["VaneCore"],
+            dependencies: ["VaneCore", "VaneAuthoring"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(

@@ -26,8 +26,14 @@ let package = Package(
         .target(name: "CLibFuzzer"),
         .target(name: "FuzzSupport", dependencies: ["CLibFuzzer"]),
         harness("JSON", [.product(name: "VaneCore", package: "vane")]),
-        harness("Condition", [.product(name: "VaneCore", package: "vane")]),
-        harness("StructuredCondition", [.product(name: "VaneCore", package: "vane")]),
+        harness(
+            "Condition",
+            [.product(name: "VaneCore", package: "vane"), .product(name: "VaneAuthoring", package: "vane")]
+        ),
+        harness(
+            "StructuredCondition",
+            [.product(name: "VaneCore", package: "vane"), .product(name: "VaneAuthoring", package: "vane")]
+        ),
         harness("EvaluationContext", [.product(name: "VaneCore", package: "vane")]),
         harness("EventStream", [.product(name: "Vane", package: "vane")]),
         harness("CacheFile", [.product(name: "Vane", package: "vane"), .product(name: "VaneCore", package: "vane")]),

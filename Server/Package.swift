@@ -59,6 +59,7 @@ let package = Package(
             dependencies: [
                 "ExperimentStatistics",
                 .product(name: "VaneCore", package: "vane"),
+                .product(name: "VaneAuthoring", package: "vane"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -79,6 +80,7 @@ let package = Package(
                 "VaneServerCore",
                 "ExperimentStatistics",
                 .product(name: "VaneCore", package: "vane"),
+                .product(name: "VaneAuthoring", package: "vane"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -98,6 +100,7 @@ let package = Package(
                 "VaneServerCore",
                 "VaneConsole",
                 .product(name: "VaneCore", package: "vane"),
+                .product(name: "VaneAuthoring", package: "vane"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -127,6 +130,7 @@ let package = Package(
                 "VaneServer",
                 "VaneServerCore",
                 .product(name: "VaneCore", package: "vane"),
+                .product(name: "VaneAuthoring", package: "vane"),
                 .product(name: "Vane", package: "vane"),
                 .product(name: "VaneCodegen", package: "vane"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -179,6 +183,7 @@ let package = Package(
             dependencies: [
                 "BenchmarkHarness",
                 .product(name: "VaneCore", package: "vane"),
+                .product(name: "VaneAuthoring", package: "vane"),
                 .product(name: "Vane", package: "vane"),
             ],
             path: "Benchmarks/VaneBenchmarks"
@@ -218,6 +223,7 @@ let package = Package(
                 "VaneServerCore",
                 "VaneConsole",
                 .product(name: "VaneCore", package: "vane"),
+                .product(name: "VaneAuthoring", package: "vane"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
                 // The test process bootstraps metrics as an embedding app would (TestServer.swift).
@@ -240,6 +246,7 @@ let package = Package(
                 "VaneServer",
                 "TestSupport",
                 .product(name: "VaneCore", package: "vane"),
+                .product(name: "VaneAuthoring", package: "vane"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

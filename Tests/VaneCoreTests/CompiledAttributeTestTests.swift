@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import VaneAuthoring
 @testable import VaneCore
 
 private func check(_ test: AttributeTest, _ value: AttributeValue) -> Bool {

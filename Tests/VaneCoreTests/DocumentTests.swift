@@ -1,5 +1,6 @@
 import Testing
 
+@testable import VaneAuthoring
 @testable import VaneCore
 
 @Suite struct EvaluationContextJSONTests {

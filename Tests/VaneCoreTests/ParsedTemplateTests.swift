@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import VaneAuthoring
 @testable import VaneCore
 
 /// `ParsedTemplate` parses each condition once for validation and compilation; these tests pin

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import VaneAuthoring
 @testable import VaneCore
 
 private func number(_ value: Int) -> JSONValue { .number(JSONNumber(value)) }

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import VaneAuthoring
 @testable import VaneCore
 
 /// Three-way merges of templates: a draft's changes since it was started, applied to what is live.

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import VaneAuthoring
 @testable import VaneCore
 
 /// The template's top-level `vane` object: what clients may decide and learn (issue #13).

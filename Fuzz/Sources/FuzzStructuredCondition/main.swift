@@ -1,4 +1,5 @@
 import FuzzSupport
+import VaneAuthoring
 import VaneCore
 
 runFuzzer(fuzzStructuredCondition)

@@ -1,6 +1,7 @@
 import BenchmarkHarness
 import Foundation
 import Vane
+import VaneAuthoring
 import VaneCore
 
 // Vane's engine benchmarks. Run in release mode:

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import VaneAuthoring
 import VaneCore
 
 /// `vane export`: the published template, as Vane keeps it or for Firebase.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import VaneAuthoring
 import VaneCore
 
 /// `vane import`: bring templates from other systems.

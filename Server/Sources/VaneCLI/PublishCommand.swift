@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import VaneAuthoring
 import VaneCore
 
 /// `vane publish`: validate a template locally, then publish it as a new version.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import VaneAuthoring
 import VaneCore
 
 /// `vane validate`: every problem in a template, or OK.

@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import VaneAuthoring
 import VaneCore
 import VaneServerCore
 

@@ -1,3 +1,4 @@
+import VaneAuthoring
 import VaneCore
 import VaneServerCore
 

@@ -1,5 +1,6 @@
 import Hummingbird
 import Logging
+import VaneAuthoring
 import VaneCore
 import VaneServerCore
 

@@ -1,4 +1,5 @@
 import Hummingbird
+import VaneAuthoring
 import VaneCore
 import VaneServerCore
 

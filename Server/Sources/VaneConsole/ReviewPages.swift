@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import VaneAuthoring
 import VaneCore
 import VaneServerCore
 

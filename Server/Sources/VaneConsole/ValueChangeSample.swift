@@ -1,4 +1,5 @@
 import Foundation
+import VaneAuthoring
 import VaneCore
 import VaneServerCore
 

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import VaneAuthoring
 import VaneCore
 
 /// `vane eval` with an array of contexts evaluates them in slices across cores and writes each

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import SQLKit
 import Testing
+import VaneAuthoring
 import VaneCore
 
 @testable import VaneServer

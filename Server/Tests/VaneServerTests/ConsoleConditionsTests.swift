@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import Testing
+import VaneAuthoring
 import VaneCore
 
 @testable import VaneConsole

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Testing
+import VaneAuthoring
 import VaneCore
 
 @testable import VaneConsole

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaneAuthoring
 import VaneCore
 
 @testable import VaneServer

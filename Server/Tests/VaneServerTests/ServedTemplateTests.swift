@@ -1,4 +1,5 @@
 import Testing
+import VaneAuthoring
 import VaneCore
 
 @testable import VaneServer

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import SQLKit
 import Testing
+import VaneAuthoring
 import VaneCore
 
 @testable import VaneServer

@@ -219,18 +219,6 @@ public struct DateLiteral: Sendable, Hashable {
 }
 
 extension ConditionExpression {
-    /// Every `matches` pattern in the tree, in order.
-    var matchesPatterns: [String] {
-        switch self {
-        case .attribute(let condition):
-            if case .string(.matches, let patterns) = condition.test { return patterns }
-            return []
-        case .and(let operands), .or(let operands): return operands.flatMap(\.matchesPatterns)
-        case .not(let operand): return operand.matchesPatterns
-        case .constant, .percent: return []
-        }
-    }
-
     /// Whether a `percent` rule appears anywhere in the tree, so the condition splits users.
     public var containsPercent: Bool {
         switch self {

@@ -500,7 +500,7 @@ private struct ExpressionParser {
 }
 
 /// Micro-percents from a percentage's text, without floating-point rounding.
-enum MicroPercent {
+package enum MicroPercent {
     /// `20` is 20,000,000 and `0.000001` is 1; nil when negative, above 100 or finer than 6 decimals.
     static func parse(_ text: String) -> Int? {
         let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
@@ -516,7 +516,7 @@ enum MicroPercent {
     }
 
     /// The shortest percentage text for micro-percents: 20,500,000 is `20.5`.
-    static func text(_ micros: Double) -> String {
+    package static func text(_ micros: Double) -> String {
         guard micros.isFinite, micros == micros.rounded(), abs(micros) < 1e15 else {
             return "\(micros / 1_000_000)"
         }
@@ -538,7 +538,7 @@ extension Character {
 }
 
 /// Quotes a string the way Vane writes it: single quotes, `\'` and `\\` escaped.
-func quoted(_ value: String) -> String {
+package func quoted(_ value: String) -> String {
     var result = "'"
     for character in value {
         if character == "'" || character == "\\" { result.append("\\") }

@@ -10,12 +10,12 @@ import Foundation
 /// Conversions follow Firebase's Node Admin SDK (see ``AttributeValue/javaScriptString`` and
 /// ``AttributeValue/javaScriptNumber``). The caller handles a missing attribute, which makes every
 /// rule false.
-public struct CompiledAttributeTest: Sendable {
+struct CompiledAttributeTest: Sendable {
     private let rule: Rule
 
     /// Compiles a test. A regular expression that does not compile never matches (the parser rejects
     /// such templates before they get here); an empty one matches everything, as in JavaScript.
-    public init(_ test: AttributeTest) {
+    init(_ test: AttributeTest) {
         switch test {
         case .equals(let target, let negated, let matching):
             rule = .membership(StringMembership([target], matching: matching), negated: negated)
@@ -41,7 +41,7 @@ public struct CompiledAttributeTest: Sendable {
     }
 
     /// Whether a present attribute value passes the test.
-    public func evaluate(_ value: AttributeValue) -> Bool {
+    func evaluate(_ value: AttributeValue) -> Bool {
         switch rule {
         case .membership(let membership, let negated):
             return membership.contains(value) != negated

@@ -4,14 +4,14 @@ import Foundation
 ///
 /// Firebase's Node Admin SDK reads custom signals through `Number(x)` and `String(x)`; Vane applies
 /// the same conversions so that a template evaluates alike on Vane and on Firebase.
-public enum JavaScript {
+enum JavaScript {
     /// JavaScript `Number(text)`: the number a string denotes, or NaN.
     ///
     /// White space (JavaScript's set, including NBSP, BOM, U+2028/2029 and Unicode `Zs`) is trimmed;
     /// an empty or all-space string is 0. Accepted: `0x`/`0o`/`0b` integers (unsigned), a signed
     /// `Infinity`, and signed decimals with optional fraction and exponent (`5.`, `.5`, `1e3`).
     /// Anything else (`1_000`, `1,000`, `5px`, `inf`) is NaN.
-    public static func number(from text: String) -> Double {
+    static func number(from text: String) -> Double {
         if let value = text.utf8.withContiguousStorageIfAvailable(number(utf8:)) { return value }
         var copy = text
         return copy.withUTF8(number(utf8:))
@@ -36,7 +36,7 @@ public enum JavaScript {
     ///
     /// The shortest digits that round-trip; integral values have no `.0` (`5.0` is `"5"`); exponent
     /// form from `1e+21` upward and below `1e-6` (`1e-7`); `-0` is `"0"`; `NaN`, `Infinity`, `-Infinity`.
-    public static func string(from number: Double) -> String {
+    static func string(from number: Double) -> String {
         if number.isNaN { return "NaN" }
         if number == 0 { return "0" }
         if number < 0 { return "-" + string(from: -number) }

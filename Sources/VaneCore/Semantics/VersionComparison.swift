@@ -7,17 +7,17 @@ import Foundation
 /// side gives no ordering, which makes the rule false whatever its operator (even `!=`). Missing
 /// segments are 0. The comparison stops at the first differing segment, and a segment that is not
 /// a number gives no ordering only if the comparison reaches it (`1.x` < `2.0`).
-public enum VersionComparison {
+enum VersionComparison {
     /// Segments beyond this count make a version incomparable.
-    public static let maximumSegmentCount = 5
+    static let maximumSegmentCount = 5
 
     /// A version split and converted once, for comparing against many values.
-    public struct Version: Sendable, Hashable {
+    struct Version: Sendable, Hashable {
         /// The numeric segments (NaN where a segment is not a number), or nil past five segments.
-        public let segments: [Double]?
+        let segments: [Double]?
 
         /// Splits and converts `text`.
-        public init(_ text: String) {
+        init(_ text: String) {
             var segments: [Double] = []
             for segment in text[...].split(separator: ".", omittingEmptySubsequences: false) {
                 guard segments.count < VersionComparison.maximumSegmentCount else {
@@ -31,14 +31,14 @@ public enum VersionComparison {
     }
 
     /// The ordering of `lhs` against `rhs`: -1, 0 or 1, or nil when they do not compare.
-    public static func compare(_ lhs: String, _ rhs: String) -> Int? {
+    static func compare(_ lhs: String, _ rhs: String) -> Int? {
         compare(lhs, Version(rhs))
     }
 
     /// The ordering of `lhs` against a pre-split version: -1, 0 or 1, or nil when they do not compare.
     ///
     /// Walks `lhs` in place, converting only the segments the comparison reaches.
-    public static func compare(_ lhs: String, _ rhs: Version) -> Int? {
+    static func compare(_ lhs: String, _ rhs: Version) -> Int? {
         compare(lhs[...], rhs)
     }
 

@@ -2,11 +2,11 @@
 ///
 /// Parsing conditions is the costly part of reading a template. A server publishing a version
 /// validates it, compiles it and inspects its conditions; with a `ParsedTemplate` each condition
-/// is parsed once for all three.
+/// is parsed once for all three (`validate()` is VaneAuthoring's).
 ///
 /// ```swift
 /// let parsed = ParsedTemplate(template)
-/// let issues = parsed.validate()
+/// let issues = parsed.validate()              // import VaneAuthoring
 /// guard !issues.contains(where: { $0.severity == .error }) else { … }
 /// let compiled = try CompiledTemplate(parsed)
 /// ```
@@ -38,13 +38,5 @@ public struct ParsedTemplate: Sendable {
             }
             return ParsedCondition(condition)
         }
-    }
-
-    /// Checks the template; the same issues as ``ConfigTemplate/validate(options:)``, which calls
-    /// this.
-    public func validate(options: ValidationOptions = .default) -> [ValidationIssue] {
-        var validator = TemplateValidator(parsed: self, options: options)
-        validator.run()
-        return validator.issues
     }
 }

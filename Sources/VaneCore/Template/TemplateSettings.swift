@@ -37,15 +37,6 @@ public struct TemplateSettings: Sendable, Hashable {
     /// Whether every setting has its default (then the template has no `vane` object).
     public var isDefault: Bool { self == TemplateSettings() }
 
-    /// The `vane` object.
-    public func json() -> JSONObject {
-        var object = JSONObject()
-        if clientsMayPinDateTime { object["clientsMayPinDateTime"] = .bool(true) }
-        if clientsReceiveDescriptions { object["clientsReceiveDescriptions"] = .bool(true) }
-        TemplateEncoder.merge(unknownFields, into: &object)
-        return object
-    }
-
     /// Reads the `vane` object at `path`, recording wrong types in `reader`.
     static func read(_ object: JSONObject, at path: JSONPath, reader: inout JSONFieldReader) -> TemplateSettings {
         TemplateSettings(

@@ -1,13 +1,13 @@
 /// How the HTTP API writes a template version number: a JSON string (`"12"`), as Firebase does,
 /// so that numbers past 2^53 survive JavaScript clients. Readers also accept a JSON number.
-public enum TemplateVersionNumber {
+enum TemplateVersionNumber {
     /// The JSON form of a version number.
-    public static func json(_ number: Int64) -> JSONValue { .string(String(number)) }
+    static func json(_ number: Int64) -> JSONValue { .string(String(number)) }
 
     /// Reads a version number sent as a string or a whole number; a missing member reads as 0.
     ///
     /// - Returns: nil when the value is neither (the caller names the JSON path in its error).
-    public static func read(_ value: JSONValue?) -> Int64? {
+    static func read(_ value: JSONValue?) -> Int64? {
         switch value {
         case nil: return 0
         case .string(let text)?: return Int64(text)

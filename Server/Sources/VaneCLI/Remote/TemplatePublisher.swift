@@ -1,4 +1,5 @@
 import Foundation
+import VaneAuthoring
 import VaneCore
 
 /// Publishing a template the safe way: validate locally, read the current ETag, `PUT` with

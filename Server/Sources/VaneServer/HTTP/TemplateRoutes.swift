@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import VaneAuthoring
 import VaneCore
 import VaneServerCore
 

@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import SQLKit
+import VaneAuthoring
 import VaneCore
 
 /// Console drafts and saved contexts, in the same database as the templates, so every node sees

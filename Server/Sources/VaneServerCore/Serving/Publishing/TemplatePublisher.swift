@@ -1,4 +1,5 @@
 package import Logging
+import VaneAuthoring
 package import VaneCore
 
 /// A template that passed validation, its conditions parsed once: what

@@ -1,4 +1,5 @@
 import Foundation
+import VaneCore
 
 /// Finds values that look like credentials.
 ///

@@ -1,3 +1,5 @@
+public import VaneCore
+
 extension ConfigTemplate {
     /// The template as JSON, in Firebase's member order, with Vane's metadata and every unknown
     /// field kept.
@@ -95,6 +97,17 @@ extension TemplateVersion {
         if let updateType { object["updateType"] = .string(updateType.rawValue) }
         if let rollbackSource { object["rollbackSource"] = .string(rollbackSource) }
         if let isLegacy { object["isLegacy"] = .bool(isLegacy) }
+        TemplateEncoder.merge(unknownFields, into: &object)
+        return object
+    }
+}
+
+extension TemplateSettings {
+    /// The `vane` object.
+    public func json() -> JSONObject {
+        var object = JSONObject()
+        if clientsMayPinDateTime { object["clientsMayPinDateTime"] = .bool(true) }
+        if clientsReceiveDescriptions { object["clientsReceiveDescriptions"] = .bool(true) }
         TemplateEncoder.merge(unknownFields, into: &object)
         return object
     }

@@ -1,3 +1,5 @@
+import VaneCore
+
 /// What ``ConfigTemplate/validate(options:)`` enforces.
 public struct ValidationOptions: Sendable, Hashable {
     /// The most parameters a template may have (Firebase: 3,000).

@@ -1,3 +1,5 @@
+public import VaneCore
+
 /// A three-way merge of templates: the changes a draft made since it was started, applied to
 /// what is live now.
 ///

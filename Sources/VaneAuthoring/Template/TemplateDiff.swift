@@ -1,3 +1,5 @@
+public import VaneCore
+
 /// What changed between two templates: parameters and conditions added, removed and changed.
 ///
 /// A parameter "changed" when anything about it differs (values, description, type, metadata);

@@ -1,3 +1,5 @@
+public import VaneCore
+
 extension ConfigTemplate {
     /// The template's default values as in-app defaults, like Firebase's `downloadDefaults`:
     /// conditional values are ignored, and parameters whose default is `useInAppDefault`, managed

@@ -1,3 +1,5 @@
+public import VaneCore
+
 /// Turns a Vane template into one Firebase Remote Config accepts, and says what it had to leave out.
 ///
 /// Vane's metadata (`vane` members) is dropped. Client-template conditions are rewritten in

@@ -1,3 +1,5 @@
+public import VaneCore
+
 extension ConfigTemplate {
     /// Checks the template and returns every problem at once, each with its JSON path; empty
     /// when it is fine. A template with any ``ValidationIssue/Severity/error`` must not be published.
@@ -8,6 +10,16 @@ extension ConfigTemplate {
     /// against `allowedValues`; Firebase's limits; and values that look like credentials.
     public func validate(options: ValidationOptions = .default) -> [ValidationIssue] {
         ParsedTemplate(self).validate(options: options)
+    }
+}
+
+extension ParsedTemplate {
+    /// Checks the template; the same issues as ``ConfigTemplate/validate(options:)``, which calls
+    /// this.
+    public func validate(options: ValidationOptions = .default) -> [ValidationIssue] {
+        var validator = TemplateValidator(parsed: self, options: options)
+        validator.run()
+        return validator.issues
     }
 }
 

@@ -1,3 +1,5 @@
+public import VaneCore
+
 extension ConditionExpression {
     /// The condition in canonical Vane syntax, with as few parentheses as precedence allows.
     ///
