@@ -24,6 +24,8 @@ struct ConsoleRoutes {
     let analyses = DraftAnalysisCache()
 
     var assets: ConsoleAssets { renderer.assets }
+    /// The kill switch, as the API throws it.
+    var switching: FlagSwitching { FlagSwitching(store: store, publisher: publisher) }
 
     func register(on router: Router<VaneRequestContext>) {
         // Static files: public, immutable under their content-hashed names.

@@ -16,6 +16,50 @@ import VaneCore
 /// }
 /// ```
 enum ValueChangeSample {
+    /// The synthetic users a review samples, besides the project's saved contexts.
+    static let syntheticCount = 500
+
+    /// What a change does to a sample of users: per key that may change, how many get a
+    /// different value. The console's review and the API's `POST …/template/impact` both read it.
+    enum SampleResult: Sendable {
+        /// Only descriptions, titles or unused conditions change: nobody's value does.
+        case noValueChanges
+        /// A side does not compile, so nothing could be evaluated.
+        case doesNotCompile
+        /// Per key, in key order; `saved` saved contexts and ``syntheticCount`` synthetic users.
+        case counts([(key: String, changed: Int, of: Int)], saved: Int)
+    }
+
+    /// Per key `to` may change from `from`, how many sampled users get a different value. Only
+    /// those keys and the conditions they use are evaluated (``restricted(_:to:)``), so the cost
+    /// follows the size of the change, not of the template. Seeded, so every reload and every node
+    /// gives the same counts.
+    static func estimate(
+        from: ConfigTemplate,
+        to: ConfigTemplate,
+        diff: TemplateDiff? = nil,
+        savedContexts: [SavedContext],
+        at now: Date
+    ) -> SampleResult {
+        let keys = keysThatMayChange(from: from, to: to, diff: diff)
+        guard !keys.isEmpty else { return .noValueChanges }
+        let wanted = Set(keys)
+        let before = restricted(from, to: wanted)
+        let after = restricted(to, to: wanted)
+        guard let compiledBefore = try? CompiledTemplate(before), let compiledAfter = try? CompiledTemplate(after)
+        else { return .doesNotCompile }
+        let sample = contexts(
+            savedContexts: savedContexts,
+            templates: [before, after],
+            count: syntheticCount,
+            seed: 1
+        )
+        return .counts(
+            changes(from: compiledBefore, to: compiledAfter, contexts: sample, at: now),
+            saved: sample.count - syntheticCount
+        )
+    }
+
     /// The sample: every saved context that reads as a context (in the order given), then
     /// `count` synthetic ones.
     ///
