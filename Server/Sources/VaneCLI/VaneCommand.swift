@@ -12,9 +12,9 @@ struct VaneCommand: AsyncParsableCommand {
         abstract: "Self-hosted feature flags, A/B tests and remote config for Swift.",
         version: VaneVersion.current,
         subcommands: [
-            ServeCommand.self, EvalCommand.self, ValidateCommand.self, PercentileCommand.self, PublishCommand.self,
-            GetCommand.self, VersionsCommand.self, RollbackCommand.self, DiffCommand.self, KeysCommand.self,
-            UsersCommand.self, ExperimentsCommand.self,
+            ServeCommand.self, EvalCommand.self, ExplainCommand.self, ValidateCommand.self, PercentileCommand.self,
+            PublishCommand.self, GetCommand.self, VersionsCommand.self, RollbackCommand.self, DiffCommand.self,
+            KeysCommand.self, UsersCommand.self, ExperimentsCommand.self,
             ImportCommand.self, ExportCommand.self, GenerateCommand.self, FlagsCommand.self,
         ]
     )

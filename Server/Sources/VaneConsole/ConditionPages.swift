@@ -473,17 +473,7 @@ extension ConsoleRoutes {
         }
 
         let name = page.name
-        if name.isEmpty {
-            page.nameError = "Give the condition a name."
-        } else if name.count > 256 {
-            page.nameError = "A condition's name has at most 256 characters."
-        } else if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            page.nameError = "A condition's name cannot contain line breaks or other control characters."
-        } else if let other = template.conditions.indices.first(where: {
-            $0 != index && template.conditions[$0].name == name
-        }) {
-            page.nameError = "Condition \(other + 1) is already called \(name); names must be unique."
-        }
+        page.nameError = ConditionRenaming.problem(with: name, in: template, at: index)
         let check = ConditionCheck(page.expression)
         if page.expression.isEmpty {
             page.expressionError = ConditionEditorPage.ExpressionError(
@@ -508,29 +498,12 @@ extension ConsoleRoutes {
             template.conditions[index].name = name
             template.conditions[index].source = .expression(page.expression)
             template.conditions[index].tagColor = color
-            if original != name { template = Self.renamingCondition(original, to: name, in: template) }
+            if original != name { template = ConditionRenaming.movingValues(from: original, to: name, in: template) }
         } else {
             template.conditions.append(TemplateCondition(name: name, expression: page.expression, tagColor: color))
         }
         try await saveDraft(editing.key, user: editing.user, template: template, copy: editing.copy)
         throw backToConditions(editing.key, "saved=" + ConsolePaths.encodeQueryValue(name))
-    }
-
-    /// The template with every conditional value for `old` now for `new`.
-    static func renamingCondition(_ old: String, to new: String, in template: ConfigTemplate) -> ConfigTemplate {
-        func renamed(_ parameter: TemplateParameter) -> TemplateParameter {
-            var parameter = parameter
-            parameter.conditionalValues = parameter.conditionalValues.map {
-                $0.conditionName == old ? ConditionalValue(conditionName: new, value: $0.value) : $0
-            }
-            return parameter
-        }
-        var template = template
-        template.parameters = template.parameters.map(renamed)
-        for group in template.parameterGroups.indices {
-            template.parameterGroups[group].parameters = template.parameterGroups[group].parameters.map(renamed)
-        }
-        return template
     }
 
     // MARK: Script helpers

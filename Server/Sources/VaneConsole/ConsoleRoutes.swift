@@ -25,6 +25,8 @@ package struct ConsoleRoutes {
     let analyses = DraftAnalysisCache()
 
     var assets: ConsoleAssets { renderer.assets }
+    /// The kill switch, as the API throws it.
+    var switching: FlagSwitching { FlagSwitching(store: store, publisher: publisher) }
 
     package init(
         store: ConfigStore,

@@ -324,8 +324,7 @@ enum SavedContextName {
     static let maximumLength = 100
 }
 
-/// The rows of the "Who gets what" table: every key's value for one context, explained as
-/// `vane eval --explain` explains it (``ResolutionExplanation``), beside another template's.
+/// The rows of the "Who gets what" table: ``ContextEvaluation`` (the API's rule) in words.
 enum EvaluationTable {
     /// Every key of `template` (in template order), then those only `other` has.
     /// - Throws: ``TemplateCompilationError`` when a template does not compile.
@@ -335,24 +334,14 @@ enum EvaluationTable {
         comparedWith other: ConfigTemplate?,
         at now: Date = Date()
     ) throws(TemplateCompilationError) -> [ConsoleRoutes.EvaluatePage.Row] {
-        let compiled = try CompiledTemplate(template)
-        let result = compiled.evaluate(context, at: now)
-        var otherResult: EvaluationResult?
-        if let other { otherResult = try CompiledTemplate(other).evaluate(context, at: now) }
-        var keys = compiled.keys
-        if let otherResult {
-            keys += otherResult.template.keys.filter { !compiled.containsKey($0) }
-        }
-        return keys.map { key in
-            let mine = Side(result.resolution(forKey: key), template: template)
-            let theirs = otherResult.map { Side($0.resolution(forKey: key), template: $0.template.template) }
-            let parameter = template.parameter(forKey: key) ?? other?.parameter(forKey: key)
-            let title = parameter?.keyMetadata.title
-            let search = [key, title ?? "", mine.value, mine.condition ?? "", theirs?.value ?? ""]
+        try ContextEvaluation.rows(context: context, template: template, comparedWith: other, at: now).map { row in
+            let mine = Side(row.outcome)
+            let theirs = row.other.map(Side.init)
+            let search = [row.key, row.title ?? "", mine.value, mine.condition ?? "", theirs?.value ?? ""]
                 .joined(separator: " ").lowercased()
             return ConsoleRoutes.EvaluatePage.Row(
-                key: key,
-                title: title,
+                key: row.key,
+                title: row.title,
                 value: mine.value,
                 source: mine.source,
                 reason: mine.reason,
@@ -362,35 +351,27 @@ enum EvaluationTable {
                 compareSource: theirs?.source ?? "",
                 compareReason: theirs?.reason ?? "",
                 compareCondition: theirs?.condition,
-                differs: theirs.map { $0.sent != mine.sent || $0.present != mine.present } ?? false,
+                differs: row.differs,
                 search: search
             )
         }
     }
 
-    /// One side of a row: a key's value and explanation in one template.
+    /// One side of a row in words.
     struct Side {
-        var present: Bool
-        /// What an app receives, nil for nothing.
-        var sent: String?
         var value: String
         var source: String
         var reason: String
         var condition: String?
         var expression: String?
 
-        init(_ resolution: ParameterResolution?, template: ConfigTemplate) {
-            guard let resolution else {
-                present = false
-                sent = nil
+        init(_ outcome: ContextEvaluation.Outcome) {
+            guard let explanation = outcome.explanation else {
                 value = "(not in this template)"
                 source = "no value"
                 reason = "notInTemplate"
                 return
             }
-            let explanation = ResolutionExplanation(resolution)
-            present = true
-            sent = explanation.value
             value = explanation.value.map { $0.count > 300 ? String($0.prefix(300)) + "…" : $0 } ?? "(no value)"
             reason = explanation.reason.rawValue
             switch explanation.reason {
@@ -403,12 +384,7 @@ enum EvaluationTable {
                 value = "(in-app default)"
             }
             condition = explanation.condition
-            if let name = explanation.condition, let condition = template.conditions.first(where: { $0.name == name }) {
-                switch condition.source {
-                case .expression(let text): expression = text
-                case .structured: expression = "(a server-template condition)"
-                }
-            }
+            expression = outcome.expression
         }
     }
 }

@@ -210,59 +210,31 @@ extension ConsoleRoutes {
     /// What a kill switch would publish, and the page that asks for confirmation.
     struct SwitchPlan {
         var page: SwitchPage
-        var template: ConfigTemplate
-        var switched: TemplateParameter
-        var key: EnvironmentKey
+        var plan: FlagSwitching.Plan
         var chrome: ConsoleChrome
         var principal: Principal
     }
 
-    /// The flag, its switched form and the page that asks for confirmation; the person, the
-    /// environment and the template are read once here for both the page and the publish.
+    /// The flag's switch planned by ``FlagSwitching`` (the API's rule) and the page that asks for
+    /// confirmation; the person, the environment and the template are read once here for both
+    /// the page and the publish.
     func switchPlan(_ request: Request, context: VaneRequestContext, to: String) async throws -> SwitchPlan {
         let (user, session, principal) = try requireUser(request, context)
         let (key, project, environment) = try await self.environment(context)
         try principal.require(.publish(key))
         guard let flagKey = context.parameters.get("key") else { throw ConsolePageError.notFound("no flag named") }
-        // From the serving cache when it holds the current version: no decode of a large template.
-        let live = try await liveVersion(key)
-        let template = live.template
-        guard let parameter = template.parameter(forKey: flagKey) else {
-            throw ConsolePageError.notFound("version \(environment.templateVersion) has no flag \"\(flagKey)\"")
+        let plan: FlagSwitching.Plan
+        do {
+            plan = try await switching.plan(key, flag: flagKey, to: try FlagSwitching.Position(to))
+        } catch let refusal as FlagSwitchRefusal {
+            if case .noSuchFlag = refusal { throw ConsolePageError.notFound(refusal.description) }
+            throw ConsolePageError.badRequest(refusal.description)
         }
-        guard KillSwitch.applies(to: parameter) else {
-            throw ConsolePageError.badRequest(
-                "\"\(flagKey)\" is a \((parameter.valueType ?? .string).rawValue.lowercased()) parameter; only Boolean flags have a kill switch"
-            )
-        }
-        let switched: TemplateParameter
-        switch to {
-        case "off": switched = KillSwitch.switchedOff(parameter)
-        case "on":
-            switched = KillSwitch.switchedOn(
-                parameter,
-                earlier: try await earlierForms(of: flagKey, in: key, before: live.number),
-                in: template
-            )
-        default: throw ConsolePageError.badRequest("the switch goes \"on\" or \"off\", not \"\(to.prefix(20))\"")
-        }
-        var changes = [
+        let changes = plan.changes.map {
             SwitchPage.Change(
-                label: "Everyone else",
-                before: Self.shortValue(parameter.defaultValue),
-                after: Self.shortValue(switched.defaultValue)
-            )
-        ]
-        let names = Set(parameter.conditionalValues.map(\.conditionName)).union(
-            switched.conditionalValues.map(\.conditionName)
-        )
-        for condition in template.conditions where names.contains(condition.name) {
-            changes.append(
-                SwitchPage.Change(
-                    label: "If \(condition.name)",
-                    before: parameter.conditionalValue(for: condition.name).map { Self.shortValue($0) } ?? "(none)",
-                    after: switched.conditionalValue(for: condition.name).map { Self.shortValue($0) } ?? "(none)"
-                )
+                label: $0.condition.map { "If \($0)" } ?? "Everyone else",
+                before: $0.condition == nil || $0.before != nil ? Self.shortValue($0.before) : "(none)",
+                after: $0.condition == nil || $0.after != nil ? Self.shortValue($0.after) : "(none)"
             )
         }
         let base = ConsolePaths.environment(key)
@@ -271,9 +243,9 @@ extension ConsoleRoutes {
             verb: to == "off" ? "Turn off" : "Turn on",
             to: to,
             environment: "\(key)",
-            version: live.number,
-            nextVersion: live.number + 1,
-            realtime: parameter.keyMetadata.realtime,
+            version: plan.version,
+            nextVersion: plan.version + 1,
+            realtime: plan.realtime,
             changes: changes,
             action: "\(base)/flags/\(ConsolePaths.encode(flagKey))/switch",
             back: "\(base)/flags",
@@ -289,38 +261,7 @@ extension ConsoleRoutes {
             environment: environment,
             tab: "flags"
         )
-        return SwitchPlan(
-            page: page,
-            template: template,
-            switched: switched,
-            key: key,
-            chrome: chrome,
-            principal: principal
-        )
-    }
-
-    /// The flag's forms in the versions before `number`, newest first (at most 50 versions).
-    func earlierForms(
-        of flagKey: String,
-        in environment: EnvironmentKey,
-        before number: Int64
-    ) async throws
-        -> [TemplateParameter]
-    {
-        var forms: [TemplateParameter] = []
-        var version = number - 1
-        while version >= 1, version >= number - 50 {
-            if let stored = try await store.version(
-                projectId: environment.projectId,
-                environmentId: environment.environmentId,
-                number: version
-            ), let parameter = stored.template.parameter(forKey: flagKey) {
-                forms.append(parameter)
-                if KillSwitch.isOn(parameter) { break }
-            }
-            version -= 1
-        }
-        return forms
+        return SwitchPlan(page: page, plan: plan, chrome: chrome, principal: principal)
     }
 
     @Sendable func switchPage(_ request: Request, context: VaneRequestContext) async throws -> Response {
@@ -344,30 +285,27 @@ extension ConsoleRoutes {
                 status: .badRequest
             )
         }
-        guard let message = form.text("message") else { return again("say why: the message goes into the history") }
         guard let seen = form.text("version").flatMap(Int64.init), seen == plan.page.version else {
             return again(
                 "someone published version \(plan.page.version) since you opened this page; check the change below and confirm again"
             )
         }
-        guard var template = TemplateEdits.replacing(plan.switched, in: plan.template) else {
-            throw ConsolePageError.notFound("the flag \"\(plan.page.key)\" is gone")
-        }
-        template.version = TemplateVersion(description: String(message.prefix(500)))
         do {
-            let served = try await publisher.publish(
-                try publisher.check(template),
-                to: plan.key,
-                expectedVersion: seen,
+            let (version, _) = try await switching.publish(
+                plan.plan,
+                message: form.text("message") ?? "",
+                seenVersion: seen,
                 actor: plan.principal.actor
             )
             context.logger.info(
                 "kill switch",
-                metadata: ["flag": "\(plan.page.key)", "to": "\(plan.page.to)", "version": "\(served.versionNumber)"]
+                metadata: ["flag": "\(plan.page.key)", "to": "\(plan.page.to)", "version": "\(version)"]
             )
             throw ConsoleRedirect(
-                location: ConsolePaths.environment(plan.key) + "/flags?published=\(served.versionNumber)"
+                location: ConsolePaths.environment(plan.plan.environment) + "/flags?published=\(version)"
             )
+        } catch let error as FlagSwitchRefusal {
+            return again(error.description)
         } catch let error as PublishError {
             return again(ConsolePublishing.message(error))
         }

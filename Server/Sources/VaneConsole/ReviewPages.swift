@@ -115,18 +115,13 @@ extension ConsoleRoutes {
         return Rebase(result: merge.merged, merge: merge, base: base)
     }
 
-    /// The synthetic users the review samples, besides the project's saved contexts.
-    static let reviewSampleSize = 500
-
     /// The review's "what changes for a sample of users": rows per key and a note on the sample.
     struct ReviewSample: Sendable {
         var rows: [ReviewPage.SampleRow]
         var note: String?
     }
 
-    /// Per key the draft may change, how many sampled users get a different value. Only those
-    /// keys and the conditions they use are evaluated (``ValueChangeSample/restricted(_:to:)``),
-    /// so the cost follows the size of the change, not of the template.
+    /// ``ValueChangeSample/estimate(from:to:diff:savedContexts:at:)`` (the API's rule) in words.
     func sampleChanges(
         live: ConfigTemplate,
         draft: ConfigTemplate,
@@ -135,41 +130,30 @@ extension ConsoleRoutes {
         at now: Date,
         flagsBase: String
     ) -> ReviewSample {
-        let keys = ValueChangeSample.keysThatMayChange(from: live, to: draft, diff: diff)
-        guard !keys.isEmpty else {
+        switch ValueChangeSample.estimate(from: live, to: draft, diff: diff, savedContexts: saved, at: now) {
+        case .noValueChanges:
             return ReviewSample(
                 rows: [],
                 note: "No user's value changes: the draft changes only descriptions, titles or unused conditions."
             )
-        }
-        let wanted = Set(keys)
-        let before = ValueChangeSample.restricted(live, to: wanted)
-        let after = ValueChangeSample.restricted(draft, to: wanted)
-        guard let compiledBefore = try? CompiledTemplate(before), let compiledAfter = try? CompiledTemplate(after)
-        else {
+        case .doesNotCompile:
             return ReviewSample(rows: [], note: "Fix the errors below to see how many users' values change.")
+        case .counts(let counts, let savedCount):
+            let rows = counts.map { count in
+                let share = count.of == 0 ? 0 : Double(count.changed) * 100 / Double(count.of)
+                return ReviewPage.SampleRow(
+                    key: count.key,
+                    href: draft.parameter(forKey: count.key) == nil
+                        ? nil : "\(flagsBase)/\(ConsolePaths.encode(count.key))/edit",
+                    changed: "\(count.changed) of \(count.of) (\(Self.percentText(share)))",
+                    noneChange: count.changed == 0
+                )
+            }
+            let synthetic = ValueChangeSample.syntheticCount
+            let note =
+                "Sampled: \(savedCount) saved context\(savedCount == 1 ? "" : "s") and \(synthetic) synthetic users made from the values the conditions test, with random ids for percent splits. A key added or removed changes for everyone."
+            return ReviewSample(rows: rows, note: note)
         }
-        let contexts = ValueChangeSample.contexts(
-            savedContexts: saved,
-            templates: [before, after],
-            count: Self.reviewSampleSize,
-            seed: 1
-        )
-        let counts = ValueChangeSample.changes(from: compiledBefore, to: compiledAfter, contexts: contexts, at: now)
-        let rows = counts.map { count in
-            let share = count.of == 0 ? 0 : Double(count.changed) * 100 / Double(count.of)
-            return ReviewPage.SampleRow(
-                key: count.key,
-                href: after.parameter(forKey: count.key) == nil
-                    ? nil : "\(flagsBase)/\(ConsolePaths.encode(count.key))/edit",
-                changed: "\(count.changed) of \(count.of) (\(Self.percentText(share)))",
-                noneChange: count.changed == 0
-            )
-        }
-        let savedCount = contexts.count - Self.reviewSampleSize
-        let note =
-            "Sampled: \(savedCount) saved context\(savedCount == 1 ? "" : "s") and \(Self.reviewSampleSize) synthetic users made from the values the conditions test, with random ids for percent splits. A key added or removed changes for everyone."
-        return ReviewSample(rows: rows, note: note)
     }
 
     /// `21.2 %`, `0 %`, `< 0.1 %`.

@@ -146,6 +146,59 @@ import FoundationNetworking
         }
     }
 
+    @Test func flagsSwitchTurnsAFlagOffAndBackOn() async throws {
+        try await withServer { server in
+            let preview = try await server.run(["flags", "switch", "off", "payments_enabled", "--dry-run"])
+            #expect(preview.status == 0, "\(preview.stderr)")
+            #expect(
+                preview.stdout == """
+                    Switching payments_enabled off in demo/production would change version 1 like this:
+                    VALUE          BEFORE  AFTER
+                    everyone else  true    false
+
+                    """
+            )
+
+            let off = try await server.run(["flags", "switch", "off", "payments_enabled", "-m", "outage"])
+            #expect(off.status == 0, "\(off.stderr)")
+            #expect(off.stdout.hasPrefix("Switched payments_enabled off in demo/production: published version 2.\n"))
+            let again = try await server.run(["flags", "switch", "off", "payments_enabled", "-m", "retry"])
+            #expect(again.stdout.hasPrefix("payments_enabled is already off in demo/production: nothing changed"))
+            let on = try await server.run(["flags", "switch", "on", "payments_enabled", "-m", "fixed", "--json"])
+            #expect(try JSONValue.parse(on.stdout).objectValue?["versionNumber"] == "3", "\(on.stdout)")
+            let versions = try await server.run(["versions", "--json"])
+            let list = try JSONValue.parse(versions.stdout).objectValue?["versions"]?.arrayValue ?? []
+            #expect(list.first?.objectValue?["description"] == "fixed")
+
+            let notBoolean = try await server.run(["flags", "switch", "off", "banner_text", "-m", "x"])
+            #expect(notBoolean.status == 1)
+            #expect(notBoolean.stderr.contains("only Boolean flags have a kill switch"), "\(notBoolean.stderr)")
+            #expect(try await server.run(["flags", "switch", "off", "payments_enabled"]).status == 2)
+            #expect(try await server.run(["flags", "switch", "down", "payments_enabled", "-m", "x"]).status == 2)
+        }
+    }
+
+    @Test func explainShowsWhoGetsWhatOnTheServer() async throws {
+        try await withServer { server in
+            let context = try CLIRunner.temporaryFile(#"{"randomizationId": "u1", "device.country": "at"}"#)
+            let explained = try await server.run(["explain", "--context", context])
+            #expect(explained.status == 0, "\(explained.stderr)")
+            let lines = explained.stdout.split(separator: "\n").map(String.init)
+            #expect(lines.first == "Version 1 of demo/production:")
+            #expect(lines.count > 2 && lines[1].hasPrefix("KEY") && lines[1].hasSuffix("WHY"), "\(explained.stdout)")
+            let banner = try #require(lines.first { $0.hasPrefix("banner_text ") })
+            #expect(banner.contains("Willkommen bei Vane!") && banner.hasSuffix("conditionalValue (germany_austria)"))
+
+            let compared = try await server.run(["explain", "--context", context, "--compare", "staging", "--json"])
+            let object = try JSONValue.parse(compared.stdout).objectValue
+            #expect(object?["compareEnvironment"] == "staging", "\(compared.stdout)")
+
+            let missing = try await server.run(["explain", "--context", context, "--compare", "nowhere"])
+            #expect(missing.status == 1)
+            #expect(missing.stderr.contains("nowhere"), "\(missing.stderr)")
+        }
+    }
+
     @Test func createListAndRevokeKeys() async throws {
         try await withServer { server in
             let created = try await server.run(["keys", "create", "--role", "client", "--name", "ios-app"])

@@ -453,13 +453,13 @@ import VaneCore
             let contexts = ValueChangeSample.contexts(
                 savedContexts: [],
                 templates: [ValueChangeSample.restricted(live, to: ["banner_text", "payments_enabled"])],
-                count: ConsoleRoutes.reviewSampleSize,
+                count: ValueChangeSample.syntheticCount,
                 seed: 1
             )
             let german = contexts.filter {
                 $0.attributes["device.country"] == .string("de") || $0.attributes["device.country"] == .string("at")
             }.count
-            let total = ConsoleRoutes.reviewSampleSize
+            let total = ValueChangeSample.syntheticCount
             let germanShare = Double(german) / Double(total)
             #expect(germanShare > 0.55 && germanShare < 0.78, "about two thirds of the sample is in DE or AT")
             let share = ConsoleRoutes.percentText(Double(german) * 100 / Double(total))

@@ -88,6 +88,7 @@ import Yams
             .replacingOccurrences(of: "{id}", with: "k_000000000000")
             .replacingOccurrences(of: "{key}", with: "banner_text")
             .replacingOccurrences(of: "{experiment}", with: "conformance")
+            .replacingOccurrences(of: "{name}", with: "germany_austria")
         var headers: HTTPFields = [:]
         var body: JSONValue?
         switch operation.operationId {

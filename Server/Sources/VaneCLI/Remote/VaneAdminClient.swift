@@ -144,6 +144,42 @@ struct VaneAdminClient: Sendable {
         )
     }
 
+    /// `POST …/flags/{key}/switch`: the kill switch of a Boolean flag; with `validateOnly`, what it
+    /// would change, without publishing.
+    func switchFlag(
+        project: String,
+        environment: String,
+        flag: String,
+        to position: String,
+        message: String,
+        validateOnly: Bool
+    ) async throws(Failure) -> Reply {
+        let body: JSONValue = ["to": .string(position), "message": .string(message)]
+        return try await send(
+            "POST",
+            EnvironmentAddress(project: project, environment: environment).path() + "/flags/"
+                + EnvironmentAddress.pathSegment(flag) + "/switch",
+            query: validateOnly ? [URLQueryItem(name: "validateOnly", value: "true")] : [],
+            body: Data(body.serialized(.compact).utf8)
+        )
+    }
+
+    /// `POST …/evaluate`: every key's value for a context in the live template, and why.
+    func evaluate(
+        project: String,
+        environment: String,
+        context: JSONValue,
+        compareEnvironment: String?
+    ) async throws(Failure) -> Reply {
+        var body: JSONObject = ["context": context]
+        if let compareEnvironment { body["compareEnvironment"] = .string(compareEnvironment) }
+        return try await send(
+            "POST",
+            EnvironmentAddress(project: project, environment: environment).path() + "/evaluate",
+            body: Data(JSONValue.object(body).serialized(.compact).utf8)
+        )
+    }
+
     // MARK: - Experiments
 
     /// `POST …/experiments` with a definition.

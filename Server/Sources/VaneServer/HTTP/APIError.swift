@@ -213,3 +213,44 @@ extension StorageError: HTTPResponseError {
         try APIError(self).response(from: request, context: context)
     }
 }
+
+extension APIError {
+    /// 404 for a missing flag, 412 for a version that is no longer live, 400 otherwise.
+    init(_ refusal: FlagSwitchRefusal) {
+        switch refusal {
+        case .noSuchFlag: self = .notFound(refusal.description)
+        case .versionMoved: self = .failedPrecondition(refusal.description)
+        case .notBoolean, .position, .noMessage: self = .invalidArgument(refusal.description)
+        }
+    }
+}
+
+extension FlagSwitchRefusal: HTTPResponseError {
+    /// The mapped status.
+    var status: HTTPResponse.Status { APIError(self).status }
+
+    /// The error envelope.
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        try APIError(self).response(from: request, context: context)
+    }
+}
+
+extension ConditionRenameRefusal: HTTPResponseError {
+    /// 404 for a missing condition, 400 for a bad name.
+    var status: HTTPResponse.Status { APIError(self).status }
+
+    /// The error envelope.
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        try APIError(self).response(from: request, context: context)
+    }
+}
+
+extension APIError {
+    /// 404 for a missing condition, 400 for a bad name.
+    init(_ refusal: ConditionRenameRefusal) {
+        switch refusal {
+        case .noSuchCondition: self = .notFound(refusal.description)
+        case .badName: self = .invalidArgument(refusal.description)
+        }
+    }
+}

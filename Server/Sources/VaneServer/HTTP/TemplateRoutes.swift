@@ -132,6 +132,11 @@ struct TemplateRoutes {
                 "If-Match is required: send the ETag from GET …/template, or * to overwrite whatever is published"
             )
         }
+        return try Self.version(ifMatch: header, environment: environment)
+    }
+
+    /// The version an `If-Match` header's value names; nil for `*`. 412 for another environment.
+    static func version(ifMatch header: String, environment: EnvironmentKey) throws(APIError) -> Int64? {
         let value = RequestReading.bareETag(header)
         if value == "*" { return nil }
         let prefix = ServedTemplate.etag(environment, version: 0).dropLast()

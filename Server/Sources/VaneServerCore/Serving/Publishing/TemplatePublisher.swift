@@ -44,6 +44,21 @@ package final class TemplatePublisher: Sendable {
         self.logger = logger
     }
 
+    /// The live template of an existing environment and its version, from the serving cache when
+    /// it holds the current version (no decode of a large template), else from the store.
+    /// - Throws: ``StorageError/environmentNotFound`` and other storage errors.
+    func liveTemplate(_ environment: EnvironmentKey) async throws -> (template: ConfigTemplate, version: Int64) {
+        try await store.requireEnvironment(environment)
+        let number = try await store.currentVersionNumber(
+            projectId: environment.projectId,
+            environmentId: environment.environmentId
+        )
+        if let served = cache.template(for: environment), served.versionNumber == number {
+            return (served.compiled.template, number)
+        }
+        return try await store.liveTemplate(environment)
+    }
+
     /// Parses a template once and validates it.
     /// - Parameter validating: False for a version published before (a rollback): its conditions
     ///   are parsed, not judged again by today's rules.

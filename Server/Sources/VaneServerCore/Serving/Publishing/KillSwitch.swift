@@ -1,5 +1,4 @@
 import VaneCore
-import VaneServerCore
 
 /// The kill switch of a Boolean flag, in a template that has no on/off state of its own.
 ///
@@ -8,26 +7,26 @@ import VaneServerCore
 /// On: the flag comes back as it was before it was switched off (its newest earlier form in
 /// which someone got `true`), conditional values included; a flag that was never on gets
 /// `true` for users who match no condition.
-enum KillSwitch {
+package enum KillSwitch {
     /// Whether a flag is a Boolean one the switch applies to.
-    static func applies(to parameter: TemplateParameter) -> Bool {
+    package static func applies(to parameter: TemplateParameter) -> Bool {
         parameter.valueType == .boolean
     }
 
     /// How many of the flag's explicit values are `true`, and how many values it has.
-    static func trueCount(_ parameter: TemplateParameter) -> (true: Int, all: Int) {
+    package static func trueCount(_ parameter: TemplateParameter) -> (true: Int, all: Int) {
         let values = [parameter.defaultValue].compactMap { $0 } + parameter.conditionalValues.map(\.value)
         let trues = values.filter { $0.stringValue?.lowercased() == "true" }.count
         return (trues, values.count)
     }
 
     /// Whether anybody can get `true`.
-    static func isOn(_ parameter: TemplateParameter) -> Bool {
+    package static func isOn(_ parameter: TemplateParameter) -> Bool {
         trueCount(parameter).true > 0
     }
 
     /// The flag with every explicit value `false`.
-    static func switchedOff(_ parameter: TemplateParameter) -> TemplateParameter {
+    package static func switchedOff(_ parameter: TemplateParameter) -> TemplateParameter {
         var parameter = parameter
         parameter.defaultValue = .value("false")
         parameter.conditionalValues = parameter.conditionalValues.map {
@@ -38,7 +37,7 @@ enum KillSwitch {
 
     /// The flag switched back on: `earlier` holds its forms in older versions, newest first.
     /// Conditional values whose condition no longer exists in `template` are dropped.
-    static func switchedOn(
+    package static func switchedOn(
         _ parameter: TemplateParameter,
         earlier: [TemplateParameter],
         in template: ConfigTemplate

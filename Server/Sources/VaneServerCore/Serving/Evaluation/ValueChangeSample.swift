@@ -1,7 +1,6 @@
 import Foundation
 import VaneAuthoring
 import VaneCore
-import VaneServerCore
 
 /// How many people a change would affect, estimated on a sample of contexts: the saved contexts
 /// plus synthetic ones built from the values the templates' conditions test.
@@ -17,7 +16,51 @@ import VaneServerCore
 ///     print("\(change.key): \(change.changed) of \(change.of)")
 /// }
 /// ```
-enum ValueChangeSample {
+package enum ValueChangeSample {
+    /// The synthetic users a review samples, besides the project's saved contexts.
+    package static let syntheticCount = 500
+
+    /// What a change does to a sample of users: per key that may change, how many get a
+    /// different value. The console's review and the API's `POST …/template/impact` both read it.
+    package enum SampleResult: Sendable {
+        /// Only descriptions, titles or unused conditions change: nobody's value does.
+        case noValueChanges
+        /// A side does not compile, so nothing could be evaluated.
+        case doesNotCompile
+        /// Per key, in key order; `saved` saved contexts and ``syntheticCount`` synthetic users.
+        case counts([(key: String, changed: Int, of: Int)], saved: Int)
+    }
+
+    /// Per key `to` may change from `from`, how many sampled users get a different value. Only
+    /// those keys and the conditions they use are evaluated (``restricted(_:to:)``), so the cost
+    /// follows the size of the change, not of the template. Seeded, so every reload and every node
+    /// gives the same counts.
+    package static func estimate(
+        from: ConfigTemplate,
+        to: ConfigTemplate,
+        diff: TemplateDiff? = nil,
+        savedContexts: [SavedContext],
+        at now: Date
+    ) -> SampleResult {
+        let keys = keysThatMayChange(from: from, to: to, diff: diff)
+        guard !keys.isEmpty else { return .noValueChanges }
+        let wanted = Set(keys)
+        let before = restricted(from, to: wanted)
+        let after = restricted(to, to: wanted)
+        guard let compiledBefore = try? CompiledTemplate(before), let compiledAfter = try? CompiledTemplate(after)
+        else { return .doesNotCompile }
+        let sample = contexts(
+            savedContexts: savedContexts,
+            templates: [before, after],
+            count: syntheticCount,
+            seed: 1
+        )
+        return .counts(
+            changes(from: compiledBefore, to: compiledAfter, contexts: sample, at: now),
+            saved: sample.count - syntheticCount
+        )
+    }
+
     /// The sample: every saved context that reads as a context (in the order given), then
     /// `count` synthetic ones.
     ///
@@ -27,7 +70,7 @@ enum ValueChangeSample {
     /// left out), each with the same chance. Version and number tests add a value on each side of
     /// their bound; audience tests add each audience alone and an empty list. Date rules add
     /// nothing: they run on the evaluation time.
-    static func contexts(
+    package static func contexts(
         savedContexts: [SavedContext],
         templates: [ConfigTemplate],
         count: Int,
@@ -54,7 +97,7 @@ enum ValueChangeSample {
     /// `from` — a different value, or a value on one side and none on the other, as an app
     /// receives them. A key only one side has counts as changed for every context.
     /// - Parameter now: The evaluation time for `dateTime` rules, the same for both sides.
-    static func changes(
+    package static func changes(
         from: CompiledTemplate,
         to: CompiledTemplate,
         contexts: [EvaluationContext],
@@ -80,7 +123,7 @@ enum ValueChangeSample {
     /// conditions those values use (their expressions and their relative order) differ. A change
     /// to a title, description or an unused condition changes no key.
     /// - Parameter diff: `TemplateDiff(from: from, to: to)`, when the caller has it already.
-    static func keysThatMayChange(from: ConfigTemplate, to: ConfigTemplate, diff: TemplateDiff? = nil) -> [String] {
+    package static func keysThatMayChange(from: ConfigTemplate, to: ConfigTemplate, diff: TemplateDiff? = nil) -> [String] {
         let diff = diff ?? TemplateDiff(from: from, to: to)
         // Only keys the diff names, or that use a condition it names, can change.
         let conditions = Set(diff.changedConditions + diff.addedConditions + diff.removedConditions)
@@ -102,7 +145,7 @@ enum ValueChangeSample {
     /// `template` with only the parameters `keys` names and only the conditions they use, in
     /// their order: every key left evaluates exactly as in `template`, and evaluating it costs
     /// what those keys cost, not the whole template.
-    static func restricted(_ template: ConfigTemplate, to keys: Set<String>) -> ConfigTemplate {
+    package static func restricted(_ template: ConfigTemplate, to keys: Set<String>) -> ConfigTemplate {
         var template = template
         template.parameters = template.parameters.filter { keys.contains($0.key) }
         for group in template.parameterGroups.indices {
@@ -117,15 +160,15 @@ enum ValueChangeSample {
 
     /// What one key's value depends on in a template.
     private struct ResolutionInput: Hashable {
-        struct Branch: Hashable {
-            var condition: TemplateCondition.Source?
-            var value: ParameterValue
+        package struct Branch: Hashable {
+            package var condition: TemplateCondition.Source?
+            package var value: ParameterValue
         }
-        var defaultValue: ParameterValue?
-        var valueType: ParameterValueType?
+        package var defaultValue: ParameterValue?
+        package var valueType: ParameterValueType?
         /// The conditional values in the template's condition order (the first true one wins),
         /// each with its condition; a value for a missing condition never applies but is kept.
-        var branches: [Branch]
+        package var branches: [Branch]
     }
 
     private static func resolutionInputs(_ template: ConfigTemplate, keys: Set<String>) -> [String: ResolutionInput] {
@@ -154,7 +197,7 @@ enum ValueChangeSample {
 
     /// Every attribute the templates' conditions test, with the values worth trying, in the order
     /// they first appear and without repeats.
-    static func attributeCandidates(_ templates: [ConfigTemplate]) -> [String: [AttributeValue]] {
+    package static func attributeCandidates(_ templates: [ConfigTemplate]) -> [String: [AttributeValue]] {
         var candidates: [String: [AttributeValue]] = [:]
         func add(_ name: String, _ value: AttributeValue) {
             var values = candidates[name, default: []]
