@@ -3,6 +3,7 @@ import Testing
 import VaneCore
 
 @testable import VaneServer
+@testable import VaneServerCore
 
 /// `POST …/conditions/{name}/rename`: the console editor's rename rule through the admin API.
 @Suite struct ConditionRenameAPITests {

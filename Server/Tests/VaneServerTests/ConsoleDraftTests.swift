@@ -5,6 +5,7 @@ import VaneCore
 
 @testable import VaneConsole
 @testable import VaneServer
+@testable import VaneServerCore
 
 /// Drafts over real HTTP: the flag editor saves into a draft kept on the server, review shows
 /// the diff and problems, publishing sends the version reviewed, and a publish in between is

@@ -3,6 +3,7 @@ import Testing
 import VaneCore
 
 @testable import VaneServer
+@testable import VaneServerCore
 
 /// `POST …/evaluate`: the console's "Who gets what" through the admin API, on both databases.
 @Suite struct EvaluateAPITests {

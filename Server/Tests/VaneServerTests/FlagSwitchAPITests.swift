@@ -3,6 +3,7 @@ import Testing
 import VaneCore
 
 @testable import VaneServer
+@testable import VaneServerCore
 
 /// `POST …/flags/{key}/switch`: the console's kill switch through the admin API, on both databases.
 @Suite struct FlagSwitchAPITests {

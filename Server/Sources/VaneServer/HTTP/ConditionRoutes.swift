@@ -1,5 +1,6 @@
 import Hummingbird
 import VaneCore
+import VaneServerCore
 
 /// A condition's actions beside the template: renaming (`POST …/conditions/{name}/rename`), by the
 /// same rule as the console's condition editor (``ConditionRenaming``): every conditional value

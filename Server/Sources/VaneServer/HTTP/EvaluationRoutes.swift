@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import VaneCore
+import VaneServerCore
 
 /// Evaluations the console shows, over the API; each needs what reading the template needs.
 /// * "Who gets what" (`POST …/evaluate`): every key's value for one context in the live template,
@@ -52,10 +53,10 @@ struct EvaluationRoutes {
         case .counts(let counts, let savedCount):
             object["savedContexts"] = .number(JSONNumber(savedCount))
             object["keys"] = .array(
-                counts.map {
+                counts.map { (count) -> JSONValue in
                     [
-                        "key": .string($0.key), "changed": .number(JSONNumber($0.changed)),
-                        "of": .number(JSONNumber($0.of)),
+                        "key": .string(count.key), "changed": .number(JSONNumber(count.changed)),
+                        "of": .number(JSONNumber(count.of)),
                     ]
                 }
             )

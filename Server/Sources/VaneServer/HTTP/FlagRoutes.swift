@@ -1,6 +1,7 @@
 import Hummingbird
 import Logging
 import VaneCore
+import VaneServerCore
 
 /// A flag's actions beside the template: the kill switch (`POST …/flags/{key}/switch`), the same
 /// rule the console's "Turn off"/"Turn on" uses (``FlagSwitching``). Needs what publishing the

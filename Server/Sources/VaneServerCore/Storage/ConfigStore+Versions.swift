@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SQLKit
+import VaneAuthoring
 package import VaneCore
 
 // Template versions: immutable rows per environment, read by number or newest first, and the publish transaction that adds one.

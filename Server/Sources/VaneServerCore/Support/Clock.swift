@@ -29,15 +29,19 @@ package enum Clock {
 
 /// Where the server's request handling reads the time: the system clock, or a test's clock that
 /// can jump ahead (a launch time, the next batch's receipt time) instead of the test sleeping.
-struct ServerClock: Sendable {
+package struct ServerClock: Sendable {
     /// The current time.
-    let now: @Sendable () -> Date
+    package let now: @Sendable () -> Date
+
+    package init(now: @escaping @Sendable () -> Date) {
+        self.now = now
+    }
 
     /// The system clock.
-    static let system = ServerClock { Date() }
+    package static let system = ServerClock { Date() }
 
     /// The current time in milliseconds since 1970, as the store keeps it.
-    func nowMilliseconds() -> Int64 {
+    package func nowMilliseconds() -> Int64 {
         Clock.milliseconds(now())
     }
 }

@@ -1,5 +1,5 @@
-import Foundation
-import VaneCore
+package import Foundation
+package import VaneCore
 
 /// "Who gets what": every key's value for one context in a template, explained as
 /// `vane eval --explain` explains it (``ResolutionExplanation``), beside another template's. The

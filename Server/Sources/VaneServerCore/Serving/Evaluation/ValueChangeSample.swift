@@ -1,6 +1,6 @@
-import Foundation
-import VaneAuthoring
-import VaneCore
+package import Foundation
+package import VaneAuthoring
+package import VaneCore
 
 /// How many people a change would affect, estimated on a sample of contexts: the saved contexts
 /// plus synthetic ones built from the values the templates' conditions test.
@@ -123,7 +123,11 @@ package enum ValueChangeSample {
     /// conditions those values use (their expressions and their relative order) differ. A change
     /// to a title, description or an unused condition changes no key.
     /// - Parameter diff: `TemplateDiff(from: from, to: to)`, when the caller has it already.
-    package static func keysThatMayChange(from: ConfigTemplate, to: ConfigTemplate, diff: TemplateDiff? = nil) -> [String] {
+    package static func keysThatMayChange(
+        from: ConfigTemplate,
+        to: ConfigTemplate,
+        diff: TemplateDiff? = nil
+    ) -> [String] {
         let diff = diff ?? TemplateDiff(from: from, to: to)
         // Only keys the diff names, or that use a condition it names, can change.
         let conditions = Set(diff.changedConditions + diff.addedConditions + diff.removedConditions)

@@ -1,4 +1,4 @@
-import VaneCore
+package import VaneCore
 
 /// The one rule for naming and renaming a condition, for the console's condition editor and the
 /// API's `POST …/conditions/{name}/rename`: a name is checked, and a rename moves every

@@ -1,5 +1,5 @@
 import Foundation
-import VaneCore
+package import VaneCore
 
 /// The one way a Boolean flag's kill switch is thrown, for the admin API and the console alike:
 /// the plan (what would change, on the live template) and its publish, with a message for the
@@ -109,7 +109,7 @@ package struct FlagSwitching: Sendable {
         _ plan: Plan,
         message: String,
         seenVersion: Int64?,
-        package actor: Actor
+        actor: Actor
     ) async throws -> (version: Int64, published: Bool) {
         let message = message.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !message.isEmpty else { throw FlagSwitchRefusal.noMessage }

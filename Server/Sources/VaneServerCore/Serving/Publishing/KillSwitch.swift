@@ -1,4 +1,4 @@
-import VaneCore
+package import VaneCore
 
 /// The kill switch of a Boolean flag, in a template that has no on/off state of its own.
 ///

@@ -47,7 +47,8 @@ package final class TemplatePublisher: Sendable {
     /// The live template of an existing environment and its version, from the serving cache when
     /// it holds the current version (no decode of a large template), else from the store.
     /// - Throws: ``StorageError/environmentNotFound`` and other storage errors.
-    func liveTemplate(_ environment: EnvironmentKey) async throws -> (template: ConfigTemplate, version: Int64) {
+    package func liveTemplate(_ environment: EnvironmentKey) async throws -> (template: ConfigTemplate, version: Int64)
+    {
         try await store.requireEnvironment(environment)
         let number = try await store.currentVersionNumber(
             projectId: environment.projectId,
