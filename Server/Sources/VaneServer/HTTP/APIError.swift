@@ -175,18 +175,11 @@ extension APIError {
 
 /// Routes call ``Principal/require(_:on:)`` as they are: a refusal thrown from a handler answers
 /// as the ``APIError`` it maps to.
-extension AccessDenied: HTTPResponseError {
-    /// 403.
-    var status: HTTPResponse.Status { APIError(self).status }
-
-    /// The error envelope.
-    func response(from request: Request, context: some RequestContext) throws -> Response {
-        try APIError(self).response(from: request, context: context)
-    }
+extension AccessDenied: APIErrorMapped {
+    /// 403 PERMISSION_DENIED.
+    var apiError: APIError { APIError(self) }
 }
 
-/// A storage failure thrown from a handler answers as the ``APIError`` it maps to (404 for a
-/// missing project, 409 for a taken id, 503 for a busy database …), so routes need not wrap it.
 extension APIError {
     /// 412 FAILED_PRECONDITION, with the problems.
     init(_ refusal: ExperimentStartRefusal) {
@@ -194,24 +187,16 @@ extension APIError {
     }
 }
 
-extension ExperimentStartRefusal: HTTPResponseError {
-    /// 412.
-    var status: HTTPResponse.Status { APIError(self).status }
-
-    /// The error envelope.
-    func response(from request: Request, context: some RequestContext) throws -> Response {
-        try APIError(self).response(from: request, context: context)
-    }
+extension ExperimentStartRefusal: APIErrorMapped {
+    /// 412 FAILED_PRECONDITION.
+    var apiError: APIError { APIError(self) }
 }
 
-extension StorageError: HTTPResponseError {
-    /// The mapped status.
-    var status: HTTPResponse.Status { APIError(self).status }
-
-    /// The error envelope.
-    func response(from request: Request, context: some RequestContext) throws -> Response {
-        try APIError(self).response(from: request, context: context)
-    }
+/// A storage failure thrown from a handler answers as the ``APIError`` it maps to (404 for a
+/// missing project, 409 for a taken id, 503 for a busy database …), so routes need not wrap it.
+extension StorageError: APIErrorMapped {
+    /// See ``APIError/init(_:)``.
+    var apiError: APIError { APIError(self) }
 }
 
 extension APIError {
@@ -225,24 +210,14 @@ extension APIError {
     }
 }
 
-extension FlagSwitchRefusal: HTTPResponseError {
-    /// The mapped status.
-    var status: HTTPResponse.Status { APIError(self).status }
-
-    /// The error envelope.
-    func response(from request: Request, context: some RequestContext) throws -> Response {
-        try APIError(self).response(from: request, context: context)
-    }
+extension FlagSwitchRefusal: APIErrorMapped {
+    /// See ``APIError/init(_:)``.
+    var apiError: APIError { APIError(self) }
 }
 
-extension ConditionRenameRefusal: HTTPResponseError {
+extension ConditionRenameRefusal: APIErrorMapped {
     /// 404 for a missing condition, 400 for a bad name.
-    var status: HTTPResponse.Status { APIError(self).status }
-
-    /// The error envelope.
-    func response(from request: Request, context: some RequestContext) throws -> Response {
-        try APIError(self).response(from: request, context: context)
-    }
+    var apiError: APIError { APIError(self) }
 }
 
 extension APIError {
@@ -252,5 +227,22 @@ extension APIError {
         case .noSuchCondition: self = .notFound(refusal.description)
         case .badName: self = .invalidArgument(refusal.description)
         }
+    }
+}
+
+/// An error a handler may throw as it is: it answers as the ``APIError`` it maps to, so routes need
+/// not wrap it. Conforming takes only the mapping.
+protocol APIErrorMapped: HTTPResponseError {
+    /// The answer this error gives.
+    var apiError: APIError { get }
+}
+
+extension APIErrorMapped {
+    /// The mapped status.
+    var status: HTTPResponse.Status { apiError.status }
+
+    /// The error envelope.
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        try apiError.response(from: request, context: context)
     }
 }
