@@ -210,6 +210,11 @@ extension APIError {
     }
 }
 
+extension PublishError: APIErrorMapped {
+    /// See ``APIError/init(_:)``: 400 for a template that is refused, the storage error's answer otherwise.
+    var apiError: APIError { APIError(self) }
+}
+
 extension FlagSwitchRefusal: APIErrorMapped {
     /// See ``APIError/init(_:)``.
     var apiError: APIError { APIError(self) }

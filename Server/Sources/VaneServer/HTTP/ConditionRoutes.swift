@@ -33,17 +33,12 @@ struct ConditionRoutes {
         template.version = TemplateVersion(
             description: String((message ?? "Rename condition \(old) to \(new)").prefix(500))
         )
-        let served: ServedTemplate
-        do {
-            served = try await publisher.publish(
-                try publisher.check(template),
-                to: environment,
-                expectedVersion: live.version,
-                actor: principal.actor
-            )
-        } catch let error as PublishError {
-            throw APIError(error)
-        }
+        let served = try await publisher.publish(
+            try publisher.check(template),
+            to: environment,
+            expectedVersion: live.version,
+            actor: principal.actor
+        )
         return JSONResponse.make(text: served.templateJSON, headers: [.eTag: served.etag])
     }
 }

@@ -24,26 +24,18 @@ struct FlagRoutes {
             try TemplateRoutes.version(ifMatch: header, environment: environment)
         }
         let plan = try await switching.plan(environment, flag: flag, to: position)
-        let validateOnly =
-            request.uri.queryParameters.get("validateOnly") == "true"
-            || request.uri.queryParameters.get("validate_only") == "true"
-        if validateOnly {
+        if RequestReading.validateOnly(request) {
             if let seen, seen != plan.version {
                 throw FlagSwitchRefusal.versionMoved(seen: seen, live: plan.version)
             }
             return response(plan, version: plan.version, published: false)
         }
-        let result: (version: Int64, published: Bool)
-        do {
-            result = try await switching.publish(
-                plan,
-                message: try RequestReading.optionalString(body, "message") ?? "",
-                seenVersion: seen,
-                actor: principal.actor
-            )
-        } catch let error as PublishError {
-            throw APIError(error)
-        }
+        let result = try await switching.publish(
+            plan,
+            message: try RequestReading.optionalString(body, "message") ?? "",
+            seenVersion: seen,
+            actor: principal.actor
+        )
         context.logger.info(
             "kill switch",
             metadata: [

@@ -6,6 +6,13 @@ import VaneServerCore
 /// Reading what requests carry: path parameters, bodies, query items and ETags.
 enum RequestReading {
     /// The project and environment named in the path.
+    /// Whether the request asks only to check (`?validateOnly=true`, or `validate_only` as
+    /// Firebase's REST API spells it): nothing is published.
+    static func validateOnly(_ request: Request) -> Bool {
+        request.uri.queryParameters.get("validateOnly") == "true"
+            || request.uri.queryParameters.get("validate_only") == "true"
+    }
+
     static func environment(_ context: VaneRequestContext) throws(APIError) -> EnvironmentKey {
         guard let project = context.parameters.get(EnvironmentAddress.projectParameter),
             let environment = context.parameters.get(EnvironmentAddress.environmentParameter)

@@ -71,9 +71,7 @@ struct TemplateRoutes {
             throw APIError(error)
         }
         let expected = try expectedVersion(request, environment: environment)
-        if request.uri.queryParameters.get("validateOnly") == "true"
-            || request.uri.queryParameters.get("validate_only") == "true"
-        {
+        if RequestReading.validateOnly(request) {
             let current = try await store.currentVersionNumber(
                 projectId: environment.projectId,
                 environmentId: environment.environmentId
@@ -112,17 +110,13 @@ struct TemplateRoutes {
         actor: Actor,
         rollbackSource: Int64? = nil
     ) async throws -> ServedTemplate {
-        do {
-            return try await publisher.publish(
-                checked,
-                to: environment,
-                expectedVersion: expectedVersion,
-                actor: actor,
-                rollbackSource: rollbackSource
-            )
-        } catch let error as PublishError {
-            throw APIError(error)
-        }
+        try await publisher.publish(
+            checked,
+            to: environment,
+            expectedVersion: expectedVersion,
+            actor: actor,
+            rollbackSource: rollbackSource
+        )
     }
 
     /// The version an `If-Match` header names; nil for `*`. 412 when missing or for another environment.
@@ -195,12 +189,12 @@ struct TemplateRoutes {
         else {
             throw APIError.invalidArgument("\"versionNumber\" is required: the version to roll back to")
         }
-        let served: ServedTemplate
-        do {
-            served = try await publisher.rollback(environment, to: number, expectedVersion: nil, actor: principal.actor)
-        } catch let error as PublishError {
-            throw APIError(error)
-        }
+        let served = try await publisher.rollback(
+            environment,
+            to: number,
+            expectedVersion: nil,
+            actor: principal.actor
+        )
         return JSONResponse.make(text: served.templateJSON, headers: [.eTag: served.etag])
     }
 
