@@ -191,14 +191,16 @@ package final class ServeProcess: @unchecked Sendable {
             kill(pid, SIGKILL)
             reaped = waitpid(pid, &status, 0)
         }
+        // Either way Foundation's own thread records the exit a moment later: until then
+        // `isRunning` still says true (and `terminationStatus` traps), so wait for it here and
+        // callers see a stopped process.
+        let recorded = Date().addingTimeInterval(10)
+        while process.isRunning && Date() < recorded { usleep(10_000) }
         let result: Int32
         if reaped == pid {
             result = Self.exitStatus(status)
         } else {
-            // -1 (ECHILD): Foundation's thread reaped it first, and records the status a moment
-            // later; reading `terminationStatus` before that traps ("task still running").
-            let recorded = Date().addingTimeInterval(10)
-            while process.isRunning && Date() < recorded { usleep(10_000) }
+            // -1 (ECHILD): Foundation's thread reaped it first.
             result = process.isRunning ? -1 : process.terminationStatus
         }
         stoppedStatus = result
