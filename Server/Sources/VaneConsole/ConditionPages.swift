@@ -11,18 +11,22 @@ import VaneServerCore
 /// first change), and every change goes into their draft through ``saveDraft(_:user:template:copy:base:)``:
 /// nothing here publishes.
 extension ConsoleRoutes {
-    /// Registers the conditions pages under an environment's path.
-    func registerConditionPages(on environment: RouterGroup<VaneRequestContext>) {
+    /// Registers the conditions pages under an environment's path: the list and the live
+    /// checks for everyone, changes for editors of the environment.
+    func registerConditionPages(
+        viewer environment: RouterGroup<VaneRequestContext>,
+        editor: RouterGroup<VaneRequestContext>
+    ) {
         environment.get("conditions", use: conditionsPage)
-        environment.get("conditions/new", use: newConditionPage)
-        environment.post("conditions/new", use: saveCondition)
-        environment.post("conditions/order", use: reorderConditions)
+        editor.get("conditions/new", use: newConditionPage)
+        editor.post("conditions/new", use: saveCondition)
+        editor.post("conditions/order", use: reorderConditions)
         environment.post("conditions/check", use: checkCondition)
         environment.post("conditions/build", use: buildConditionRule)
-        environment.get("conditions/:name/edit", use: editConditionPage)
-        environment.post("conditions/:name/edit", use: saveCondition)
-        environment.post("conditions/:name/move", use: moveCondition)
-        environment.post("conditions/:name/delete", use: deleteCondition)
+        editor.get("conditions/:name/edit", use: editConditionPage)
+        editor.post("conditions/:name/edit", use: saveCondition)
+        editor.post("conditions/:name/move", use: moveCondition)
+        editor.post("conditions/:name/delete", use: deleteCondition)
     }
 
     // MARK: Page data
@@ -154,9 +158,8 @@ extension ConsoleRoutes {
 
     /// The signed-in person, checked to edit the environment, and their working copy.
     func conditionEditing(_ request: Request, _ context: VaneRequestContext) async throws -> ConditionEditing {
-        let (user, session, principal) = try requireUser(request, context)
+        let (user, session, principal) = try context.signedIn()
         let (key, project, environment) = try await self.environment(context)
-        try principal.require(.publish(key))
         let copy = try await workingCopy(key, user: user)
         return ConditionEditing(
             user: user,
@@ -185,9 +188,8 @@ extension ConsoleRoutes {
         context: VaneRequestContext,
         refusal: ConditionsPage.Refusal?
     ) async throws -> Response {
-        let (user, session, principal) = try requireUser(request, context)
+        let (user, session, principal) = try context.signedIn()
         let (key, project, environment) = try await self.environment(context)
-        try principal.require(.readTemplate(key))
         let canEdit = principal.permits(.publish(key))
         let copy = try await workingCopy(key, user: user)
         let template = copy.template
@@ -282,7 +284,6 @@ extension ConsoleRoutes {
     // MARK: Order
 
     @Sendable func moveCondition(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        _ = try requireUser(request, context)
         let form = try await ConsoleForm.read(request, context: context)
         let editing = try await conditionEditing(request, context)
         let name = try conditionName(context)
@@ -305,7 +306,6 @@ extension ConsoleRoutes {
 
     /// The whole order at once (drag and drop): `order` holds every name, one a line.
     @Sendable func reorderConditions(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        _ = try requireUser(request, context)
         let form = try await ConsoleForm.read(request, context: context, limit: .templateContent)
         let editing = try await conditionEditing(request, context)
         let names = (form.fields["order"] ?? "").split(whereSeparator: \.isNewline).map(String.init)
@@ -333,7 +333,6 @@ extension ConsoleRoutes {
     // MARK: Delete
 
     @Sendable func deleteCondition(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        _ = try requireUser(request, context)
         _ = try await ConsoleForm.read(request, context: context)
         let editing = try await conditionEditing(request, context)
         let name = try conditionName(context)
@@ -446,7 +445,6 @@ extension ConsoleRoutes {
     /// Saves a new or edited condition into the draft, or, when the form's `add` button was
     /// used, adds the builder's rule to the expression and shows the form again.
     @Sendable func saveCondition(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        _ = try requireUser(request, context)
         let form = try await ConsoleForm.read(request, context: context, limit: .templateContent)
         let editing = try await conditionEditing(request, context)
         var original: String?
@@ -510,10 +508,8 @@ extension ConsoleRoutes {
 
     /// `{ok, message, column, length}` from the server's own parser, for checking as one types.
     @Sendable func checkCondition(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        let (_, _, principal) = try requireUser(request, context)
         let form = try await ConsoleForm.read(request, context: context, limit: .templateContent)
-        let (key, _, _) = try await environment(context)
-        try principal.require(.readTemplate(key))
+        _ = try await environment(context)
         let expression = form.fields["expression"]?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         return JSONResponse.make(ConditionCheck(expression).json)
     }
@@ -521,10 +517,8 @@ extension ConsoleRoutes {
     /// `{ok, expression, message}`: the builder's rule appended to `expression`, so the script
     /// uses the same builder as the plain form.
     @Sendable func buildConditionRule(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        let (_, _, principal) = try requireUser(request, context)
         let form = try await ConsoleForm.read(request, context: context, limit: .templateContent)
-        let (key, _, _) = try await environment(context)
-        try principal.require(.readTemplate(key))
+        _ = try await environment(context)
         do throws(ConditionBuilder.Problem) {
             let rule = try ConditionBuilder.expression(
                 for: ConditionBuilder.rule(kind: form.text("add") ?? "", fields: form.fields)

@@ -57,41 +57,50 @@ package struct ConsoleRoutes {
         router.get("assets/:file", use: asset)
         let console = router.group()
         console.add(middleware: ConsoleMiddleware(accounts: accounts, renderer: renderer))
-        console.get("/", use: projects)
+        // The only routes for people who are not signed in.
         console.get("sign-in", use: signInPage)
         console.post("sign-in", use: signIn)
         console.post("sign-out", use: signOut)
-        console.get("account", use: accountPage)
-        console.post("account/password", use: changePassword)
-        console.post("account/sign-out-everywhere", use: signOutEverywhere)
-        let environment = console.group("projects/:project/environments/:environment")
+        // A person who must choose a new password may use their account page only.
+        let account = console.group().add(middleware: ConsoleSignInMiddleware(allowsPasswordChange: true))
+        account.get("account", use: accountPage)
+        account.post("account/password", use: changePassword)
+        account.post("account/sign-out-everywhere", use: signOutEverywhere)
+        // Everything else: viewers and up …
+        let signedIn = console.group().add(middleware: ConsoleSignInMiddleware())
+        signedIn.get("/", use: projects)
+        signedIn.get("audit", use: audit)
+        let environment = signedIn.group("projects/:project/environments/:environment")
+        // … editors of the environment in the path …
+        let editor = environment.group().add(middleware: ConsoleRoleMiddleware(requirement: .editorOfEnvironment))
         environment.get("/", use: environmentHome)
         environment.get("flags", use: flags)
-        environment.get("flags/:key/switch", use: switchPage)
-        environment.post("flags/:key/switch", use: switchFlag)
+        editor.get("flags/:key/switch", use: switchPage)
+        editor.post("flags/:key/switch", use: switchFlag)
         environment.get("history", use: history)
         environment.get("experiments", use: experimentsPage)
         environment.get("experiments/:experiment", use: experimentPage)
-        environment.post("experiments/:experiment/start", use: startExperiment)
-        environment.post("experiments/:experiment/stop", use: stopExperiment)
+        editor.post("experiments/:experiment/start", use: startExperiment)
+        editor.post("experiments/:experiment/stop", use: stopExperiment)
         environment.get("diff", use: diffPage)
-        environment.get("rollback", use: rollbackPage)
-        environment.post("rollback", use: rollback)
-        registerReviewPages(on: environment)
-        registerFlagEditor(on: environment)
-        registerConditionPages(on: environment)
-        registerEvaluatePages(on: environment)
-        console.get("audit", use: audit)
-        console.get("keys", use: keysPage)
-        console.post("keys", use: createKey)
-        console.post("keys/:id/revoke", use: revokeKey)
-        console.get("users", use: usersPage)
-        console.post("users", use: createUser)
-        console.get("users/:id", use: userPage)
-        console.post("users/:id", use: updateUser)
-        console.post("users/:id/password", use: resetPassword)
-        console.post("users/:id/disable", use: disableUser)
-        console.post("users/:id/enable", use: enableUser)
+        editor.get("rollback", use: rollbackPage)
+        editor.post("rollback", use: rollback)
+        registerReviewPages(viewer: environment, editor: editor)
+        registerFlagEditor(viewer: environment, editor: editor)
+        registerConditionPages(viewer: environment, editor: editor)
+        registerEvaluatePages(viewer: environment, editor: editor)
+        // … and admins.
+        let admin = signedIn.group().add(middleware: ConsoleRoleMiddleware(requirement: .admin))
+        admin.get("keys", use: keysPage)
+        admin.post("keys", use: createKey)
+        admin.post("keys/:id/revoke", use: revokeKey)
+        admin.get("users", use: usersPage)
+        admin.post("users", use: createUser)
+        admin.get("users/:id", use: userPage)
+        admin.post("users/:id", use: updateUser)
+        admin.post("users/:id/password", use: resetPassword)
+        admin.post("users/:id/disable", use: disableUser)
+        admin.post("users/:id/enable", use: enableUser)
     }
 
     @Sendable func asset(_ request: Request, context: VaneRequestContext) async throws -> Response {
@@ -106,26 +115,6 @@ package struct ConsoleRoutes {
     }
 
     // MARK: Shared steps
-
-    /// The signed-in person, or a redirect to the sign-in page. A person who must choose a new
-    /// password is sent to their account page first.
-    func requireUser(
-        _ request: Request,
-        _ context: VaneRequestContext,
-        allowPasswordChange: Bool = false
-    )
-        throws -> (UserAccount, UserSession, Principal)
-    {
-        guard let principal = context.principal, case .user(let user) = principal.identity,
-            let session = context.consoleSession
-        else {
-            throw ConsoleRedirect.signIn(next: request.uri.string)
-        }
-        if user.mustChangePassword, !allowPasswordChange {
-            throw ConsoleRedirect(location: "/account")
-        }
-        return (user, session, principal)
-    }
 
     /// The environment in the path, checked to exist, with its project.
     func environment(

@@ -6,11 +6,15 @@ import VaneServerCore
 
 /// "Who gets what": every key's value for a context, with its source and deciding condition.
 extension ConsoleRoutes {
-    /// Registers the evaluation pages under an environment's path.
-    func registerEvaluatePages(on environment: RouterGroup<VaneRequestContext>) {
+    /// Registers the evaluation pages under an environment's path: evaluating for everyone,
+    /// saving contexts for editors of the environment.
+    func registerEvaluatePages(
+        viewer environment: RouterGroup<VaneRequestContext>,
+        editor: RouterGroup<VaneRequestContext>
+    ) {
         environment.get("evaluate", use: evaluatePage)
-        environment.post("evaluate/contexts", use: saveEvaluationContext)
-        environment.post("evaluate/contexts/delete", use: deleteEvaluationContext)
+        editor.post("evaluate/contexts", use: saveEvaluationContext)
+        editor.post("evaluate/contexts/delete", use: deleteEvaluationContext)
     }
 
     /// The page's data for `evaluate.mustache`.
@@ -119,10 +123,9 @@ extension ConsoleRoutes {
 
     /// Saves the context on the page under a name (editors of the environment).
     @Sendable func saveEvaluationContext(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        let (user, _, principal) = try requireUser(request, context)
+        let (user, _, _) = try context.signedIn()
         let form = try await ConsoleForm.read(request, context: context)
         let (key, _, _) = try await self.environment(context)
-        try principal.require(.publish(key))
         let input = EvaluateInput { form.fields[$0] }
         let name = form.text("name") ?? ""
         func again(_ error: String) async throws -> Response {
@@ -159,10 +162,8 @@ extension ConsoleRoutes {
 
     /// Deletes a saved context (editors of the environment).
     @Sendable func deleteEvaluationContext(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        let (_, _, principal) = try requireUser(request, context)
         let form = try await ConsoleForm.read(request, context: context)
         let (key, _, _) = try await self.environment(context)
-        try principal.require(.publish(key))
         let name = try form.required("name", label: "the saved context's name")
         try await drafts.deleteContext(projectId: key.projectId, name: name)
         throw ConsoleRedirect(
@@ -190,9 +191,8 @@ extension ConsoleRoutes {
         saveError: String? = nil,
         status: HTTPResponse.Status = .ok
     ) async throws -> Response {
-        let (user, session, principal) = try requireUser(request, context)
+        let (user, session, principal) = try context.signedIn()
         let (key, project, environment) = try await self.environment(context)
-        try principal.require(.readTemplate(key))
         let base = ConsolePaths.environment(key)
 
         // A saved context fills the fields; without one, the fields say what the context is.

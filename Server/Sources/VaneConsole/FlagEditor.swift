@@ -8,13 +8,17 @@ import VaneServerCore
 /// type, and what people and debug menus read about it. Nothing goes live until the draft is
 /// reviewed and published.
 extension ConsoleRoutes {
-    /// Registers the flag editor under an environment's path.
-    func registerFlagEditor(on environment: RouterGroup<VaneRequestContext>) {
-        environment.get("flags/new", use: newFlagPage)
-        environment.post("flags/new", use: saveNewFlag)
+    /// Registers the flag editor under an environment's path: reading a flag for everyone,
+    /// changes for editors of the environment.
+    func registerFlagEditor(
+        viewer environment: RouterGroup<VaneRequestContext>,
+        editor: RouterGroup<VaneRequestContext>
+    ) {
+        editor.get("flags/new", use: newFlagPage)
+        editor.post("flags/new", use: saveNewFlag)
         environment.get("flags/:key/edit", use: editFlagPage)
-        environment.post("flags/:key/edit", use: saveFlag)
-        environment.post("flags/:key/delete", use: deleteFlag)
+        editor.post("flags/:key/edit", use: saveFlag)
+        editor.post("flags/:key/delete", use: deleteFlag)
     }
 
     struct FlagEditorPage: Sendable {
@@ -79,9 +83,8 @@ extension ConsoleRoutes {
     // MARK: Pages
 
     @Sendable func newFlagPage(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        let (user, session, principal) = try requireUser(request, context)
+        let (user, session, _) = try context.signedIn()
         let (key, project, environment) = try await self.environment(context)
-        try principal.require(.publish(key))
         let copy = try await workingCopy(key, user: user)
         let parameter = TemplateParameter(key: "", defaultValue: .value("false"), valueType: .boolean)
         let page = editorPage(
@@ -109,9 +112,8 @@ extension ConsoleRoutes {
     }
 
     @Sendable func editFlagPage(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        let (user, session, principal) = try requireUser(request, context)
+        let (user, session, principal) = try context.signedIn()
         let (key, project, environment) = try await self.environment(context)
-        try principal.require(.readTemplate(key))
         let flagKey = try flagKey(context)
         let copy = try await workingCopy(key, user: user)
         guard let parameter = copy.template.parameter(forKey: flagKey) else {
@@ -156,10 +158,9 @@ extension ConsoleRoutes {
     }
 
     private func save(_ request: Request, context: VaneRequestContext, existingKey: String?) async throws -> Response {
-        let (user, session, principal) = try requireUser(request, context)
+        let (user, session, _) = try context.signedIn()
         let form = try await ConsoleForm.read(request, context: context, limit: .templateContent)
         let (key, project, environment) = try await self.environment(context)
-        try principal.require(.publish(key))
         let copy = try await workingCopy(key, user: user)
         let existing: TemplateParameter?
         if let existingKey {
@@ -225,10 +226,9 @@ extension ConsoleRoutes {
     }
 
     @Sendable func deleteFlag(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        let (user, _, principal) = try requireUser(request, context)
+        let (user, _, _) = try context.signedIn()
         _ = try await ConsoleForm.read(request, context: context)
         let (key, _, _) = try await self.environment(context)
-        try principal.require(.publish(key))
         let flagKey = try flagKey(context)
         let copy = try await workingCopy(key, user: user)
         guard let template = TemplateEdits.removing(flagKey, from: copy.template) else {

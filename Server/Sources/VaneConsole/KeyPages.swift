@@ -66,15 +66,13 @@ extension ConsoleRoutes {
     }
 
     @Sendable func keysPage(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        let (user, session, principal) = try requireUser(request, context)
-        try principal.require(.administer)
+        let (user, session, _) = try context.signedIn()
         return try await renderKeys(context, user: user, session: session)
     }
 
     @Sendable func createKey(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        let (user, session, principal) = try requireUser(request, context)
+        let (user, session, principal) = try context.signedIn()
         let form = try await ConsoleForm.read(request, context: context)
-        try principal.require(.administer)
         guard let name = form.text("name") else {
             return try await renderKeys(context, user: user, session: session, error: "a key needs a name")
         }
@@ -104,9 +102,8 @@ extension ConsoleRoutes {
     }
 
     @Sendable func revokeKey(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        let (user, session, principal) = try requireUser(request, context)
+        let (user, session, principal) = try context.signedIn()
         _ = try await ConsoleForm.read(request, context: context)
-        try principal.require(.administer)
         let id = context.parameters.get("id") ?? ""
         try await keyAdministration.revoke(id: id, actor: principal.actor)
         return try await renderKeys(context, user: user, session: session, flash: .ok("Revoked the key \(id)."))

@@ -25,7 +25,7 @@ extension ConsoleRoutes {
     }
 
     @Sendable func projects(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        let (user, _, _) = try requireUser(request, context)
+        let (user, _, _) = try context.signedIn()
         var projects: [ProjectsPage.Project] = []
         for project in try await store.projects() {
             var rows: [ProjectsPage.Row] = []
@@ -62,7 +62,6 @@ extension ConsoleRoutes {
     }
 
     @Sendable func environmentHome(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        _ = try requireUser(request, context)
         let (key, _, _) = try await environment(context)
         throw ConsoleRedirect(location: ConsolePaths.environment(key) + "/flags")
     }

@@ -101,7 +101,7 @@ extension ConsoleRoutes {
     }
 
     @Sendable func signOutEverywhere(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        let (user, _, _) = try requireUser(request, context, allowPasswordChange: true)
+        let (user, _, _) = try context.signedIn()
         _ = try await ConsoleForm.read(request, context: context)
         try await accounts.store.deleteSessions(userId: user.id)
         var response = ConsoleRedirect(location: "/sign-in").response
@@ -129,7 +129,7 @@ extension ConsoleRoutes {
     }
 
     @Sendable func accountPage(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        let (user, session, _) = try requireUser(request, context, allowPasswordChange: true)
+        let (user, session, _) = try context.signedIn()
         return try await renderAccount(user: user, session: session, context: context, error: nil, flash: nil)
     }
 
@@ -167,7 +167,7 @@ extension ConsoleRoutes {
     }
 
     @Sendable func changePassword(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        let (user, session, _) = try requireUser(request, context, allowPasswordChange: true)
+        let (user, session, _) = try context.signedIn()
         let form = try await ConsoleForm.read(request, context: context)
         let new = form.fields["new"] ?? ""
         guard new == form.fields["repeat"] else {

@@ -63,15 +63,13 @@ extension ConsoleRoutes {
     }
 
     @Sendable func usersPage(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        let (user, session, principal) = try requireUser(request, context)
-        try principal.require(.administer)
+        let (user, session, _) = try context.signedIn()
         return try await renderUsers(context, user: user, session: session)
     }
 
     @Sendable func createUser(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        let (user, session, principal) = try requireUser(request, context)
+        let (user, session, principal) = try context.signedIn()
         let form = try await ConsoleForm.read(request, context: context)
-        try principal.require(.administer)
         do {
             guard let role = form.text("role").flatMap(UserRole.init(rawValue:)) else {
                 throw AccountError.invalid("choose viewer, editor or admin")
@@ -142,15 +140,13 @@ extension ConsoleRoutes {
     }
 
     @Sendable func userPage(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        let (user, session, principal) = try requireUser(request, context)
-        try principal.require(.administer)
+        let (user, session, _) = try context.signedIn()
         return try await renderUser(context, user: user, session: session, id: context.parameters.get("id") ?? "")
     }
 
     @Sendable func updateUser(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        let (user, session, principal) = try requireUser(request, context)
+        let (user, session, principal) = try context.signedIn()
         let form = try await ConsoleForm.read(request, context: context)
-        try principal.require(.administer)
         let id = context.parameters.get("id") ?? ""
         do {
             guard let role = form.text("role").flatMap(UserRole.init(rawValue:)) else {
@@ -172,9 +168,8 @@ extension ConsoleRoutes {
     }
 
     @Sendable func resetPassword(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        let (user, session, principal) = try requireUser(request, context)
+        let (user, session, principal) = try context.signedIn()
         _ = try await ConsoleForm.read(request, context: context)
-        try principal.require(.administer)
         let id = context.parameters.get("id") ?? ""
         guard let (account, _) = try await accounts.store.user(id: id) else {
             throw ConsolePageError.notFound("there is no person with id \"\(id.prefix(40))\"")
@@ -197,9 +192,8 @@ extension ConsoleRoutes {
     }
 
     func setDisabled(_ disabled: Bool, _ request: Request, _ context: VaneRequestContext) async throws -> Response {
-        let (user, session, principal) = try requireUser(request, context)
+        let (user, session, principal) = try context.signedIn()
         _ = try await ConsoleForm.read(request, context: context)
-        try principal.require(.administer)
         let id = context.parameters.get("id") ?? ""
         guard id != user.id else {
             return try await renderUser(
