@@ -31,7 +31,7 @@ final class DraftAnalysisCache: Sendable {
     struct Sample: Sendable {
         var savedContexts: [SavedContext]
         var time: Date
-        var value: ConsoleRoutes.ReviewSample
+        var value: ReviewSample
     }
 
     /// How long a sample is reused: `dateTime` rules are evaluated at the time of the review.

@@ -5,7 +5,28 @@ import VaneCore
 import VaneServerCore
 
 /// The flags of an environment, and the kill switch of Boolean flags.
-extension ConsoleRoutes {
+struct FlagsController: DraftPages {
+    let store: ConfigStore
+    let drafts: DraftStore
+    let publisher: TemplatePublisher
+    let analyses: DraftAnalysisCache
+    let renderer: ConsolePageRenderer
+
+    /// The kill switch, as the API throws it.
+    var switching: FlagSwitching { FlagSwitching(store: store, publisher: publisher) }
+
+    /// Registers the routes, each in the group of the role it needs.
+    func register(on routes: ConsoleRouteGroups) {
+        routes.environment.get("flags", use: flags)
+        routes.environmentEditor.get("flags/:key/switch", use: switchPage)
+        routes.environmentEditor.post("flags/:key/switch", use: switchFlag)
+        routes.environmentEditor.get("flags/new", use: newFlagPage)
+        routes.environmentEditor.post("flags/new", use: saveNewFlag)
+        routes.environment.get("flags/:key/edit", use: editFlagPage)
+        routes.environmentEditor.post("flags/:key/edit", use: saveFlag)
+        routes.environmentEditor.post("flags/:key/delete", use: deleteFlag)
+    }
+
     struct FlagsPage: Sendable {
         struct Option: Sendable {
             var value: String

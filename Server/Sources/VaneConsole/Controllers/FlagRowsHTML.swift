@@ -9,7 +9,7 @@ import VaneServerCore
 /// through ``MarkupEscaping``, as the templates escape theirs. The bytes go into the response as
 /// they are (``ConsolePageRenderer/Spliced``).
 enum FlagRowsHTML {
-    static func html(_ rows: [ConsoleRoutes.FlagsPage.Row]) -> [UInt8] {
+    static func html(_ rows: [FlagsController.FlagsPage.Row]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(rows.count * 700)
         func raw(_ text: String) { out.append(contentsOf: text.utf8) }

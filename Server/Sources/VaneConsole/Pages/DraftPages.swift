@@ -4,31 +4,14 @@ import VaneServerCore
 
 /// Drafts: what editors change collects in a draft of the environment's template kept on the
 /// server, one per person per environment, until it is reviewed and published.
-extension ConsoleRoutes {
-    /// What a person works on in an environment: their draft, or the live template when they
-    /// have none yet (the first edit starts a draft from it).
-    struct WorkingCopy: Sendable {
-        /// The template being edited: the draft's, or the live one.
-        var template: ConfigTemplate
-        /// The live version the edits started from.
-        var baseVersion: Int64
-        /// The live template now.
-        var live: ConfigTemplate
-        /// The live version now; differs from ``baseVersion`` when someone published since the
-        /// draft was started.
-        var liveVersion: Int64
-        /// The stored draft, if there is one.
-        var draft: Draft?
-        /// The live template with its conditions parsed, when this node's serving cache holds
-        /// the live version (to parse a draft's unchanged conditions only once).
-        var liveParsed: ParsedTemplate?
+/// A controller whose pages work on a person's draft: it reads the live version, the person's
+/// working copy, and saves drafts.
+protocol DraftPages: EnvironmentPages {
+    var publisher: TemplatePublisher { get }
+    var analyses: DraftAnalysisCache { get }
+}
 
-        /// `template` with its conditions parsed, reusing the live version's parsed conditions
-        /// where they are unchanged (parsing thousands of conditions costs more than a page).
-        func parse(_ template: ConfigTemplate) -> ParsedTemplate {
-            liveParsed.map { ParsedTemplate(template, reusing: $0) } ?? ParsedTemplate(template)
-        }
-    }
+extension DraftPages {
 
     /// The live version of an environment: from this node's serving cache when it holds the
     /// current version (decoded and parsed once, when it was published), otherwise read from the
@@ -116,22 +99,6 @@ extension ConsoleRoutes {
         }
     }
 
-    /// The environment bar's line about drafts: the person's own and everyone else's.
-    func draftStatus(_ key: EnvironmentKey, user: UserAccount) async throws -> ConsoleChrome.DraftStatus {
-        let all = try await drafts.drafts(key)
-        let own = all.first { $0.userId == user.id }
-        let others = all.filter { $0.userId != user.id }.map { summary in
-            let name = summary.userName.isEmpty ? summary.email : summary.userName
-            return
-                "\(name) (\(summary.changeCount) change\(summary.changeCount == 1 ? "" : "s"), saved \(Self.displayTime(summary.updateTime)))"
-        }
-        return ConsoleChrome.DraftStatus(
-            changes: own?.changeCount ?? 0,
-            hasDraft: own != nil,
-            reviewHref: ConsolePaths.environment(key) + "/review",
-            others: others.isEmpty ? nil : others.joined(separator: ", ")
-        )
-    }
 }
 
 extension TemplateDiff {

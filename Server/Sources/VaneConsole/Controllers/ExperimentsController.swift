@@ -7,7 +7,21 @@ import VaneServerCore
 /// An environment's experiments: the list, and each one's results with its health checks and a
 /// chart per metric; people who may publish start and stop them here, through the same ``ExperimentLifecycle`` as the API. Results are
 /// ``ExperimentReport``'s, the same as `GET …/results` and `vane experiments results`.
-extension ConsoleRoutes {
+struct ExperimentsController: EnvironmentPages {
+    let store: ConfigStore
+    let drafts: DraftStore
+    let experiments: ExperimentStore
+    let experimentLifecycle: ExperimentLifecycle
+    let renderer: ConsolePageRenderer
+
+    /// Registers the routes, each in the group of the role it needs.
+    func register(on routes: ConsoleRouteGroups) {
+        routes.environment.get("experiments", use: experimentsPage)
+        routes.environment.get("experiments/:experiment", use: experimentPage)
+        routes.environmentEditor.post("experiments/:experiment/start", use: startExperiment)
+        routes.environmentEditor.post("experiments/:experiment/stop", use: stopExperiment)
+    }
+
     struct ExperimentsPage: Sendable {
         struct Row: Sendable {
             var key: String

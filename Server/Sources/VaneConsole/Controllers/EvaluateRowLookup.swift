@@ -6,7 +6,7 @@ import VaneServerCore
 // Names not listed here fall through to the page, as before. (The flags page writes its rows
 // itself: FlagRowsHTML.)
 
-extension ConsoleRoutes.EvaluatePage.Row: MustacheParent {
+extension EvaluateController.EvaluatePage.Row: MustacheParent {
     func child(named name: String) -> Any? {
         switch name {
         case "key": key

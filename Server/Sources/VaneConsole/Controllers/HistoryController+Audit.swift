@@ -3,7 +3,7 @@ import Hummingbird
 import VaneServerCore
 
 /// The audit log, filtered by person or key, environment, action and dates.
-extension ConsoleRoutes {
+extension HistoryController {
     struct AuditPage: Sendable {
         struct Option: Sendable {
             var value: String

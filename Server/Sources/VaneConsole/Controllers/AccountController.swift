@@ -5,7 +5,23 @@ import Logging
 import VaneServerCore
 
 /// Signing in and out, and a person's own account page.
-extension ConsoleRoutes {
+struct AccountController: ConsolePages {
+    let accounts: Accounts
+    let store: ConfigStore
+    let renderer: ConsolePageRenderer
+    /// Whether session cookies get `Secure` (the server terminates TLS itself).
+    let secureCookies: Bool
+
+    /// Registers the routes, each in the group of the role it needs.
+    func register(on routes: ConsoleRouteGroups) {
+        routes.signedOut.get("sign-in", use: signInPage)
+        routes.signedOut.post("sign-in", use: signIn)
+        routes.signedOut.post("sign-out", use: signOut)
+        routes.account.get("account", use: accountPage)
+        routes.account.post("account/password", use: changePassword)
+        routes.account.post("account/sign-out-everywhere", use: signOutEverywhere)
+    }
+
     struct SignInPage: Sendable {
         var next: String
         var email: String

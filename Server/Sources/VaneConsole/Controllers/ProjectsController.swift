@@ -3,7 +3,16 @@ import VaneCore
 import VaneServerCore
 
 /// The home page: every project, its environments and what is live in each.
-extension ConsoleRoutes {
+struct ProjectsController: StoredPages {
+    let store: ConfigStore
+    let renderer: ConsolePageRenderer
+
+    /// Registers the routes, each in the group of the role it needs.
+    func register(on routes: ConsoleRouteGroups) {
+        routes.signedIn.get("/", use: projects)
+        routes.environment.get("/", use: environmentHome)
+    }
+
     struct ProjectsPage: Sendable {
         struct Row: Sendable {
             var id: String

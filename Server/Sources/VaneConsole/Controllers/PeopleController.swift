@@ -3,7 +3,22 @@ import VaneServerCore
 
 /// People: list, add (with a one-time password), change role and environments, reset password,
 /// disable. Admins only.
-extension ConsoleRoutes {
+struct PeopleController: StoredPages {
+    let store: ConfigStore
+    let accounts: Accounts
+    let renderer: ConsolePageRenderer
+
+    /// Registers the routes, each in the group of the role it needs.
+    func register(on routes: ConsoleRouteGroups) {
+        routes.admin.get("users", use: usersPage)
+        routes.admin.post("users", use: createUser)
+        routes.admin.get("users/:id", use: userPage)
+        routes.admin.post("users/:id", use: updateUser)
+        routes.admin.post("users/:id/password", use: resetPassword)
+        routes.admin.post("users/:id/disable", use: disableUser)
+        routes.admin.post("users/:id/enable", use: enableUser)
+    }
+
     struct UsersPage: Sendable {
         struct Created: Sendable {
             var email: String

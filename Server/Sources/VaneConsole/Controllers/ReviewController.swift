@@ -7,17 +7,19 @@ import VaneServerCore
 /// Reviewing and publishing a draft: the structured diff against what is live, every validation
 /// problem, and — when someone published since the draft was started — their change, with the
 /// draft re-applied on top of it or the conflicts shown field by field.
-extension ConsoleRoutes {
-    /// Registers the review pages under an environment's path: reading for everyone, the
-    /// changes for editors of the environment.
-    func registerReviewPages(
-        viewer environment: RouterGroup<VaneRequestContext>,
-        editor: RouterGroup<VaneRequestContext>
-    ) {
-        environment.get("review", use: review)
-        editor.post("review/publish", use: publishDraft)
-        editor.post("review/discard", use: discardDraft)
-        editor.post("review/resolve", use: resolveConflicts)
+struct ReviewController: DraftPages {
+    let store: ConfigStore
+    let drafts: DraftStore
+    let publisher: TemplatePublisher
+    let analyses: DraftAnalysisCache
+    let renderer: ConsolePageRenderer
+
+    /// Registers the routes, each in the group of the role it needs.
+    func register(on routes: ConsoleRouteGroups) {
+        routes.environment.get("review", use: review)
+        routes.environmentEditor.post("review/publish", use: publishDraft)
+        routes.environmentEditor.post("review/discard", use: discardDraft)
+        routes.environmentEditor.post("review/resolve", use: resolveConflicts)
     }
 
     struct ReviewPage: Sendable {
@@ -57,12 +59,7 @@ extension ConsoleRoutes {
         }
 
         /// How many sampled users get a different value for one key.
-        struct SampleRow: Sendable {
-            var key: String
-            var href: String?
-            var changed: String
-            var noneChange: Bool
-        }
+        typealias SampleRow = ReviewSample.Row
 
         var hasDraft: Bool
         var others: [OtherDraft]
@@ -117,12 +114,6 @@ extension ConsoleRoutes {
             .template ?? ConfigTemplate()
         let merge = TemplateMerge(base: base, theirs: copy.live, ours: copy.template)
         return Rebase(result: merge.merged, merge: merge, base: base)
-    }
-
-    /// The review's "what changes for a sample of users": rows per key and a note on the sample.
-    struct ReviewSample: Sendable {
-        var rows: [ReviewPage.SampleRow]
-        var note: String?
     }
 
     /// ``ValueChangeSample/estimate(from:to:diff:savedContexts:at:)`` (the API's rule) in words.
@@ -412,5 +403,5 @@ extension ConsoleRoutes {
     }
 
     /// The parameter a validation path is about, if any.
-    static func parameterKey(in path: JSONPath) -> String? { parameterLocation(of: path)?.key }
+    static func parameterKey(in path: JSONPath) -> String? { ParameterIssues.parameterLocation(of: path)?.key }
 }

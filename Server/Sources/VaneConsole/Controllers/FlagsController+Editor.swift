@@ -7,19 +7,7 @@ import VaneServerCore
 /// Editing one flag in the person's draft: its values in the template's condition order, its
 /// type, and what people and debug menus read about it. Nothing goes live until the draft is
 /// reviewed and published.
-extension ConsoleRoutes {
-    /// Registers the flag editor under an environment's path: reading a flag for everyone,
-    /// changes for editors of the environment.
-    func registerFlagEditor(
-        viewer environment: RouterGroup<VaneRequestContext>,
-        editor: RouterGroup<VaneRequestContext>
-    ) {
-        editor.get("flags/new", use: newFlagPage)
-        editor.post("flags/new", use: saveNewFlag)
-        environment.get("flags/:key/edit", use: editFlagPage)
-        editor.post("flags/:key/edit", use: saveFlag)
-        editor.post("flags/:key/delete", use: deleteFlag)
-    }
+extension FlagsController {
 
     struct FlagEditorPage: Sendable {
         struct Option: Sendable {
@@ -123,7 +111,7 @@ extension ConsoleRoutes {
                     : "\(key) has no flag \"\(flagKey)\""
             )
         }
-        let issues = Self.issues(about: flagKey, in: copy.parse(copy.template).validate())
+        let issues = ParameterIssues.issues(about: flagKey, in: copy.parse(copy.template).validate())
         var chrome = try await environmentChrome(
             title: flagKey,
             user: user,
@@ -188,7 +176,7 @@ extension ConsoleRoutes {
         } else {
             template.parameters.append(parameter)
         }
-        issues += Self.issues(about: parameter.key, in: copy.parse(template).validate())
+        issues += ParameterIssues.issues(about: parameter.key, in: copy.parse(template).validate())
         if issues.contains(where: { $0.severity == .error }) {
             let page = editorPage(
                 parameter,
@@ -306,32 +294,6 @@ extension ConsoleRoutes {
         }
     }
 
-    /// The validator's issues about one parameter (wherever it lives: top level or a group).
-    static func issues(about key: String, in issues: [ValidationIssue]) -> [ValidationIssue] {
-        issues.filter { relativePath(of: $0.path, parameter: key) != nil }
-    }
-
-    /// The rest of `path` below the parameter `key`, or nil when the path is elsewhere.
-    static func relativePath(of path: JSONPath, parameter key: String) -> [JSONPath.Component]? {
-        guard let location = parameterLocation(of: path), location.key == key else { return nil }
-        return location.rest
-    }
-
-    /// The parameter a validation path is about (at the top level or in a group) and the rest of
-    /// the path below it; nil when the path is about something else.
-    static func parameterLocation(of path: JSONPath) -> (key: String, rest: [JSONPath.Component])? {
-        let components = path.components
-        if components.count >= 2, components[0] == .key("parameters"), case .key(let key) = components[1] {
-            return (key, Array(components.dropFirst(2)))
-        }
-        if components.count >= 4, components[0] == .key("parameterGroups"), components[2] == .key("parameters"),
-            case .key(let key) = components[3]
-        {
-            return (key, Array(components.dropFirst(4)))
-        }
-        return nil
-    }
-
     func editorPage(
         _ parameter: TemplateParameter,
         isNew: Bool,
@@ -344,7 +306,8 @@ extension ConsoleRoutes {
     ) -> FlagEditorPage {
         func problems(_ matches: ([JSONPath.Component]) -> Bool) -> [FlagEditorPage.Problem] {
             issues.compactMap { issue in
-                guard let rest = Self.relativePath(of: issue.path, parameter: parameter.key), matches(rest) else {
+                guard let rest = ParameterIssues.relativePath(of: issue.path, parameter: parameter.key), matches(rest)
+                else {
                     return nil
                 }
                 return FlagEditorPage.Problem(

@@ -2,7 +2,19 @@ import Hummingbird
 import VaneServerCore
 
 /// API keys: list, create (the secret shown once), revoke. Admins only.
-extension ConsoleRoutes {
+struct KeysController: StoredPages {
+    let store: ConfigStore
+    let keys: KeyIndex
+    let streamHub: StreamHub
+    let renderer: ConsolePageRenderer
+
+    /// Registers the routes, each in the group of the role it needs.
+    func register(on routes: ConsoleRouteGroups) {
+        routes.admin.get("keys", use: keysPage)
+        routes.admin.post("keys", use: createKey)
+        routes.admin.post("keys/:id/revoke", use: revokeKey)
+    }
+
     struct KeysPage: Sendable {
         struct Created: Sendable {
             var name: String

@@ -5,16 +5,18 @@ import VaneCore
 import VaneServerCore
 
 /// "Who gets what": every key's value for a context, with its source and deciding condition.
-extension ConsoleRoutes {
-    /// Registers the evaluation pages under an environment's path: evaluating for everyone,
-    /// saving contexts for editors of the environment.
-    func registerEvaluatePages(
-        viewer environment: RouterGroup<VaneRequestContext>,
-        editor: RouterGroup<VaneRequestContext>
-    ) {
-        environment.get("evaluate", use: evaluatePage)
-        editor.post("evaluate/contexts", use: saveEvaluationContext)
-        editor.post("evaluate/contexts/delete", use: deleteEvaluationContext)
+struct EvaluateController: DraftPages {
+    let store: ConfigStore
+    let drafts: DraftStore
+    let publisher: TemplatePublisher
+    let analyses: DraftAnalysisCache
+    let renderer: ConsolePageRenderer
+
+    /// Registers the routes, each in the group of the role it needs.
+    func register(on routes: ConsoleRouteGroups) {
+        routes.environment.get("evaluate", use: evaluatePage)
+        routes.environmentEditor.post("evaluate/contexts", use: saveEvaluationContext)
+        routes.environmentEditor.post("evaluate/contexts/delete", use: deleteEvaluationContext)
     }
 
     /// The page's data for `evaluate.mustache`.
@@ -333,13 +335,13 @@ enum EvaluationTable {
         template: ConfigTemplate,
         comparedWith other: ConfigTemplate?,
         at now: Date = Date()
-    ) throws(TemplateCompilationError) -> [ConsoleRoutes.EvaluatePage.Row] {
+    ) throws(TemplateCompilationError) -> [EvaluateController.EvaluatePage.Row] {
         try ContextEvaluation.rows(context: context, template: template, comparedWith: other, at: now).map { row in
             let mine = Side(row.outcome)
             let theirs = row.other.map(Side.init)
             let search = [row.key, row.title ?? "", mine.value, mine.condition ?? "", theirs?.value ?? ""]
                 .joined(separator: " ").lowercased()
-            return ConsoleRoutes.EvaluatePage.Row(
+            return EvaluateController.EvaluatePage.Row(
                 key: row.key,
                 title: row.title,
                 value: mine.value,
@@ -564,7 +566,7 @@ struct EvaluationContextFields: Sendable, Hashable {
     }
 
     /// The single-line inputs, with their errors.
-    func formFields(errors: [String: String]) -> [ConsoleRoutes.EvaluatePage.Field] {
+    func formFields(errors: [String: String]) -> [EvaluateController.EvaluatePage.Field] {
         [
             ("id", "Randomization id", id, "the id percent conditions bucket (randomizationId)", "user-42"),
             ("country", "Country", country, "device.country, two letters", "DE"),
@@ -573,7 +575,7 @@ struct EvaluationContextFields: Sendable, Hashable {
             ("app", "App id", appId, "app.id", "1:123:ios:abc"),
             ("version", "App version", version, "app.version", "2.1.0"),
         ].map { name, label, value, hint, placeholder in
-            ConsoleRoutes.EvaluatePage.Field(
+            EvaluateController.EvaluatePage.Field(
                 id: "context-" + name,
                 name: name,
                 label: label,
@@ -586,8 +588,8 @@ struct EvaluationContextFields: Sendable, Hashable {
     }
 
     /// The custom signals box, with its error.
-    func signalsField(error: String?) -> ConsoleRoutes.EvaluatePage.Field {
-        ConsoleRoutes.EvaluatePage.Field(
+    func signalsField(error: String?) -> EvaluateController.EvaluatePage.Field {
+        EvaluateController.EvaluatePage.Field(
             id: "context-signals",
             name: "signals",
             label: "Custom signals",

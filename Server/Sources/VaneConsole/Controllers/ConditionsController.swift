@@ -10,23 +10,25 @@ import VaneServerCore
 /// Every page shows the person's working copy (their draft, or the live template until their
 /// first change), and every change goes into their draft through ``saveDraft(_:user:template:copy:base:)``:
 /// nothing here publishes.
-extension ConsoleRoutes {
-    /// Registers the conditions pages under an environment's path: the list and the live
-    /// checks for everyone, changes for editors of the environment.
-    func registerConditionPages(
-        viewer environment: RouterGroup<VaneRequestContext>,
-        editor: RouterGroup<VaneRequestContext>
-    ) {
-        environment.get("conditions", use: conditionsPage)
-        editor.get("conditions/new", use: newConditionPage)
-        editor.post("conditions/new", use: saveCondition)
-        editor.post("conditions/order", use: reorderConditions)
-        environment.post("conditions/check", use: checkCondition)
-        environment.post("conditions/build", use: buildConditionRule)
-        editor.get("conditions/:name/edit", use: editConditionPage)
-        editor.post("conditions/:name/edit", use: saveCondition)
-        editor.post("conditions/:name/move", use: moveCondition)
-        editor.post("conditions/:name/delete", use: deleteCondition)
+struct ConditionsController: DraftPages {
+    let store: ConfigStore
+    let drafts: DraftStore
+    let publisher: TemplatePublisher
+    let analyses: DraftAnalysisCache
+    let renderer: ConsolePageRenderer
+
+    /// Registers the routes, each in the group of the role it needs.
+    func register(on routes: ConsoleRouteGroups) {
+        routes.environment.get("conditions", use: conditionsPage)
+        routes.environmentEditor.get("conditions/new", use: newConditionPage)
+        routes.environmentEditor.post("conditions/new", use: saveCondition)
+        routes.environmentEditor.post("conditions/order", use: reorderConditions)
+        routes.environment.post("conditions/check", use: checkCondition)
+        routes.environment.post("conditions/build", use: buildConditionRule)
+        routes.environmentEditor.get("conditions/:name/edit", use: editConditionPage)
+        routes.environmentEditor.post("conditions/:name/edit", use: saveCondition)
+        routes.environmentEditor.post("conditions/:name/move", use: moveCondition)
+        routes.environmentEditor.post("conditions/:name/delete", use: deleteCondition)
     }
 
     // MARK: Page data
