@@ -83,7 +83,7 @@ struct ConsoleMiddleware: RouterMiddleware {
             )
         }
         var response = renderer.render(
-            "error",
+            .error,
             chrome: ConsoleChrome(title: page.heading),
             page: ErrorPage(heading: page.heading, message: page.message, back: "/", backLabel: "Back to the projects"),
             context: context,

@@ -32,7 +32,7 @@ struct AccountController: ConsolePages {
         let next = request.uri.queryParameters.get("next").flatMap { ConsolePaths.sameOriginPath(String($0)) } ?? "/"
         if context.consoleSession != nil { throw ConsoleRedirect(location: next) }
         return renderer.render(
-            "sign-in",
+            .signIn,
             chrome: ConsoleChrome(title: "Sign in"),
             page: SignInPage(next: next, email: "", error: nil),
             context: context
@@ -54,7 +54,7 @@ struct AccountController: ConsolePages {
             )
         } catch let error as AccountError {
             var response = renderer.render(
-                "sign-in",
+                .signIn,
                 chrome: ConsoleChrome(title: "Sign in"),
                 page: SignInPage(next: next, email: String(email.prefix(254)), error: error.message),
                 context: context,
@@ -166,7 +166,7 @@ struct AccountController: ConsolePages {
             )
         }
         return renderer.render(
-            "account",
+            .account,
             chrome: chrome("Your account", user: user, section: nil, flash: flash),
             page: AccountPage(
                 name: user.name,

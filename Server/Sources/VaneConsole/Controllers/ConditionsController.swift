@@ -275,7 +275,7 @@ struct ConditionsController: DraftPages {
             chrome.flash = .ok("Saved the new order in your draft.")
         }
         return renderer.render(
-            "conditions",
+            .conditions,
             chrome: chrome,
             page: page,
             context: context,
@@ -441,7 +441,7 @@ struct ConditionsController: DraftPages {
             environment: editing.environment,
             tab: "conditions"
         )
-        return renderer.render("condition-edit", chrome: chrome, page: page, context: context, status: status)
+        return renderer.render(.conditionEdit, chrome: chrome, page: page, context: context, status: status)
     }
 
     /// Saves a new or edited condition into the draft, or, when the form's `add` button was

@@ -316,7 +316,7 @@ struct EvaluateController: DraftPages {
             tab: "evaluate"
         )
         chrome.flash = flash
-        return renderer.render("evaluate", chrome: chrome, page: page, context: context, status: status)
+        return renderer.render(.evaluate, chrome: chrome, page: page, context: context, status: status)
     }
 }
 

@@ -121,7 +121,7 @@ struct ExperimentsController: EnvironmentPages {
             )
         }
         return renderer.render(
-            "experiments",
+            .experiments,
             chrome: try await environmentChrome(
                 title: "Experiments",
                 user: user,
@@ -176,7 +176,7 @@ struct ExperimentsController: EnvironmentPages {
         )
         chrome.flash = flash
         return renderer.render(
-            "experiment",
+            .experiment,
             chrome: chrome,
             page: Self.experimentPage(
                 report,

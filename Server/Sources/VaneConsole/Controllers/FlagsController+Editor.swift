@@ -86,7 +86,7 @@ extension FlagsController {
             live: nil
         )
         return renderer.render(
-            "flag-editor",
+            .flagEditor,
             chrome: try await environmentChrome(
                 title: "New flag",
                 user: user,
@@ -132,7 +132,7 @@ extension FlagsController {
             issues: issues,
             live: copy.live.parameter(forKey: flagKey)
         )
-        return renderer.render("flag-editor", chrome: chrome, page: page, context: context)
+        return renderer.render(.flagEditor, chrome: chrome, page: page, context: context)
     }
 
     // MARK: Saving
@@ -200,7 +200,7 @@ extension FlagsController {
                 "Not saved: \(count) problem\(count == 1 ? "" : "s") to fix, shown at \(count == 1 ? "its field" : "their fields")."
             )
             return renderer.render(
-                "flag-editor",
+                .flagEditor,
                 chrome: chrome,
                 page: page,
                 context: context,

@@ -169,7 +169,7 @@ struct FlagsController: DraftPages {
             chrome.flash = .ok("Published version \(published).")
         }
         return renderer.render(
-            "flags",
+            .flags,
             chrome: chrome,
             page: page,
             context: context,
@@ -286,7 +286,7 @@ struct FlagsController: DraftPages {
     @Sendable func switchPage(_ request: Request, context: VaneRequestContext) async throws -> Response {
         let to = request.uri.queryParameters.get("to").map { String($0) } ?? ""
         let plan = try await switchPlan(request, context: context, to: to)
-        return renderer.render("flag-switch", chrome: plan.chrome, page: plan.page, context: context)
+        return renderer.render(.flagSwitch, chrome: plan.chrome, page: plan.page, context: context)
     }
 
     @Sendable func switchFlag(_ request: Request, context: VaneRequestContext) async throws -> Response {
@@ -296,7 +296,7 @@ struct FlagsController: DraftPages {
             plan.page.error = error
             plan.page.message = form.text("message") ?? ""
             return renderer.render(
-                "flag-switch",
+                .flagSwitch,
                 chrome: plan.chrome,
                 page: plan.page,
                 context: context,

@@ -104,7 +104,7 @@ extension HistoryController {
             next = "/audit?" + items.joined(separator: "&")
         }
         return renderer.render(
-            "audit",
+            .audit,
             chrome: chrome("Audit log", user: user, section: "/audit"),
             page: AuditPage(
                 actor: value("actor"),

@@ -67,7 +67,7 @@ struct HistoryController: EnvironmentPages {
             )
         }
         return renderer.render(
-            "history",
+            .history,
             chrome: try await environmentChrome(
                 title: "History",
                 user: user,
@@ -106,7 +106,7 @@ struct HistoryController: EnvironmentPages {
             back: ConsolePaths.environment(key) + "/history"
         )
         return renderer.render(
-            "diff",
+            .diff,
             chrome: try await environmentChrome(
                 title: "Diff",
                 user: user,
@@ -149,7 +149,7 @@ struct HistoryController: EnvironmentPages {
             csrf: session.csrfToken
         )
         return renderer.render(
-            "rollback",
+            .rollback,
             chrome: try await environmentChrome(
                 title: "Roll back",
                 user: user,

@@ -69,7 +69,7 @@ struct KeysController: StoredPages {
             )
         }
         return renderer.render(
-            "keys",
+            .keys,
             chrome: chrome("API keys", user: user, section: "/keys", flash: flash),
             page: KeysPage(created: created, error: error, csrf: session.csrfToken, environments: options, keys: rows),
             context: context,

@@ -69,7 +69,7 @@ struct PeopleController: StoredPages {
             )
         }
         return renderer.render(
-            "users",
+            .users,
             chrome: chrome("People", user: user, section: "/users", flash: flash),
             page: UsersPage(created: created, error: error, csrf: session.csrfToken, users: rows),
             context: context,
@@ -137,7 +137,7 @@ struct PeopleController: StoredPages {
             throw ConsolePageError.notFound("there is no person with id \"\(id.prefix(40))\"")
         }
         return renderer.render(
-            "user",
+            .user,
             chrome: chrome(account.email, user: user, section: "/users", flash: flash),
             page: UserPage(
                 id: account.id,

@@ -63,7 +63,7 @@ struct ProjectsController: StoredPages {
             projects.append(ProjectsPage.Project(id: project.id, name: project.name, environments: rows))
         }
         return renderer.render(
-            "projects",
+            .projects,
             chrome: chrome("Projects", user: user, section: "/"),
             page: ProjectsPage(projects: projects),
             context: context

@@ -313,7 +313,7 @@ struct ReviewController: DraftPages {
                 "Conflicts settled; your draft now starts from version \(copy.liveVersion). Review it again."
             )
         }
-        return renderer.render("review", chrome: chrome, page: page, context: context)
+        return renderer.render(.review, chrome: chrome, page: page, context: context)
     }
 
     @Sendable func publishDraft(_ request: Request, context: VaneRequestContext) async throws -> Response {

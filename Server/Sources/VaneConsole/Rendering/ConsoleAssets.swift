@@ -1,4 +1,5 @@
 import Crypto
+import Foundation
 import Mustache
 import NIOCore
 import VaneServerCore
@@ -13,8 +14,11 @@ package struct ConsoleAssets: Sendable {
         var body: ByteBuffer
     }
 
-    /// Every template, by name (`flags` for `templates/flags.mustache`).
+    /// Every template, by name (`flags` for `templates/flags.mustache`): what partials and
+    /// layouts are looked up in.
     let library: MustacheLibrary
+    /// Each of the console's templates, parsed; ``init(sources:)`` makes sure none is missing.
+    let templates: [ConsoleTemplate: MustacheTemplate]
     /// Static files by their hashed name (`console.1a2b3c4d5e.css`).
     let files: [String: StaticFile]
     /// The hashed URL of each static file, by its plain name (`console.css`).
@@ -24,20 +28,25 @@ package struct ConsoleAssets: Sendable {
     static let prefix = "/assets/"
 
     /// Parses the assets compiled into the binary.
-    /// - Throws: A template's parse error (a build with a broken template fails its tests).
+    /// - Throws: ``ConsoleAssetsError`` when a template is missing or does not parse, or uses a
+    ///   partial or layout that does not exist: the server does not start.
     package init() throws {
         try self.init(sources: EmbeddedConsoleAssets.files)
     }
 
     /// Parses `sources` (paths below `Assets` and their texts).
-    init(sources: [String: String] = EmbeddedConsoleAssets.files) throws {
+    init(sources: [String: String] = EmbeddedConsoleAssets.files) throws(ConsoleAssetsError) {
         var library = MustacheLibrary()
         var files: [String: StaticFile] = [:]
         var urls: [String: String] = [:]
         for (path, text) in sources.sorted(by: { $0.key < $1.key }) {
             if path.hasPrefix("templates/"), path.hasSuffix(".mustache") {
                 let name = String(path.dropFirst("templates/".count).dropLast(".mustache".count))
-                try library.register(text, named: name)
+                do {
+                    library.register(try MustacheTemplate(string: text), named: name)
+                } catch {
+                    throw .unparsable(path, error)
+                }
             } else if path.hasPrefix("static/") {
                 let name = String(path.dropFirst("static/".count))
                 let digest = Array(Array(SHA256.hash(data: Array(text.utf8))).prefix(5))
@@ -48,9 +57,35 @@ package struct ConsoleAssets: Sendable {
                 urls[name] = Self.prefix + hashed
             }
         }
+        var templates: [ConsoleTemplate: MustacheTemplate] = [:]
+        for template in ConsoleTemplate.allCases {
+            guard let parsed = library.getTemplate(named: template.rawValue) else { throw .missing(template) }
+            templates[template] = parsed
+        }
+        // swift-mustache renders a partial or layout it cannot find as nothing.
+        for (path, text) in sources where path.hasPrefix("templates/") {
+            for name in Self.includedTemplates(in: text) where library.getTemplate(named: name) == nil {
+                throw .unknownPartial(name, in: path)
+            }
+        }
         self.library = library
+        self.templates = templates
         self.files = files
         self.urls = urls
+    }
+
+    /// The names of the templates a template includes (`{{> name}}`) or extends (`{{< name}}`).
+    static func includedTemplates(in text: String) -> [String] {
+        var names: [String] = []
+        var rest = text[...]
+        while let open = rest.range(of: "{{") {
+            rest = rest[open.upperBound...]
+            guard let kind = rest.first, kind == ">" || kind == "<", let close = rest.range(of: "}}") else { continue }
+            let name = rest[rest.index(after: rest.startIndex)..<close.lowerBound].trimmingCharacters(in: .whitespaces)
+            names.append(name)
+            rest = rest[close.upperBound...]
+        }
+        return names
     }
 
     static func contentType(of name: String) -> String {

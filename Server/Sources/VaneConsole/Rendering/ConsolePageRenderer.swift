@@ -58,9 +58,17 @@ struct ConsoleChrome: Sendable {
 /// Renders console pages and sets the headers every console response carries.
 package struct ConsolePageRenderer: Sendable {
     let assets: ConsoleAssets
+    /// Sees each page's template and data before it is rendered (ConsoleTemplateTests checks the
+    /// names templates read against them); nil in the server.
+    let observer: (@Sendable (ConsoleTemplate, [String: any Sendable]) -> Void)?
 
     package init(assets: ConsoleAssets) {
+        self.init(assets: assets, observer: nil)
+    }
+
+    init(assets: ConsoleAssets, observer: (@Sendable (ConsoleTemplate, [String: any Sendable]) -> Void)?) {
         self.assets = assets
+        self.observer = observer
     }
 
     /// Scripts and styles only from this server, no inline script, no framing, forms post only
@@ -97,7 +105,7 @@ package struct ConsolePageRenderer: Sendable {
     /// A page: `template` rendered with the chrome and the page's own data, and `spliced` put
     /// where the page holds ``Spliced/marker``.
     func render(
-        _ template: String,
+        _ template: ConsoleTemplate,
         chrome: ConsoleChrome,
         page: some Sendable,
         context: VaneRequestContext,
@@ -116,8 +124,13 @@ package struct ConsolePageRenderer: Sendable {
             )
             if chrome.nav.isEmpty { chrome.nav = Self.navigation(for: user, current: nil) }
         }
-        let object: [String: Any] = ["chrome": chrome, "page": page]
-        let html = assets.library.render(object, withTemplate: template) ?? "missing console template \(template)"
+        let object: [String: any Sendable] = ["chrome": chrome, "page": page]
+        // ConsoleAssets refuses to start without every template, so this is never nil.
+        guard let mustache = assets.templates[template] else {
+            return Response(status: .internalServerError, headers: Self.securityHeaders)
+        }
+        observer?(template, object)
+        let html = mustache.render(object, library: assets.library)
         var headers = Self.securityHeaders
         headers[.contentType] = "text/html; charset=utf-8"
         var body = ByteBuffer()

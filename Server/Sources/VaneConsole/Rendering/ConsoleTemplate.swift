@@ -1,0 +1,28 @@
+/// Every template in `Assets/templates`, by its file name: pages render one of these, so a page
+/// cannot ask for a template that is not there. ``ConsoleAssets`` refuses to start without each
+/// of them, and ConsoleTemplateTests renders each with a page model.
+enum ConsoleTemplate: String, CaseIterable, Sendable {
+    case account
+    case audit
+    case conditionEdit = "condition-edit"
+    case conditions
+    case diff
+    case diffPartial = "diff-partial"
+    case error
+    case evaluate
+    case experiment
+    case experiments
+    case flagEditor = "flag-editor"
+    case flagSwitch = "flag-switch"
+    case flags
+    case history
+    case keys
+    case layout
+    case projects
+    case review
+    case rollback
+    case signIn = "sign-in"
+    case user
+    case users
+    case valueFieldPartial = "value-field-partial"
+}

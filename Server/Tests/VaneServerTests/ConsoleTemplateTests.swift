@@ -1,0 +1,172 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Synchronization
+import Testing
+import VaneServerCore
+
+@testable import VaneConsole
+@testable import VaneServer
+
+/// A console page cannot render blank by accident: every template is rendered with page data
+/// built by its own handler, and every name a template reads must be in that data
+/// (swift-mustache would render a missing one as nothing). Templates the server cannot start
+/// without are refused when the assets are prepared.
+@Suite(.timeLimit(.minutes(5))) struct ConsoleTemplateTests {
+    /// Every page's template and data, as the console's handlers rendered them.
+    final class Pages: Sendable {
+        let rendered = Mutex<[(template: ConsoleTemplate, data: [String: any Sendable])]>([])
+    }
+
+    /// The pages of every console screen and their states — data and none, flash messages,
+    /// errors, new secrets — with the demo project, a published change, a draft and a running
+    /// experiment with results, seen by an admin.
+    static func renderEveryPage(_ server: TestServer) async throws -> Pages {
+        // An experiment with results, a published change (history, diff, rollback) and a draft.
+        #expect(
+            try await server.send(.post, ExperimentAPITests.path, json: ExperimentAPITests.checkout).status == .created
+        )
+        #expect(try await server.send(.post, ExperimentAPITests.path + "/checkout-button/start").status == .ok)
+        try await EventIngestionTests.backdateStart(server, key: "checkout-button", seconds: 3 * 3_600)
+        try await ConsoleExperimentTests.fetch(server)
+        try await ExperimentResultsTests.send(
+            server,
+            ConsoleExperimentTests.population(control: (200, 50), treatment: (200, 150))
+        )
+        let switched = try await server.send(
+            .post,
+            FlagSwitchAPITests.switchPath,
+            json: ["to": "off", "message": "outage"]
+        )
+        #expect(switched.status == .ok)
+        let admin = try await ConsoleTests.signIn(server, role: "admin")
+
+        let pages = Pages()
+        let application = server.application
+        let router = Router(context: VaneRequestContext.self)
+        ConsoleRoutes(
+            store: application.store,
+            accounts: application.accounts,
+            drafts: DraftStore(engine: application.store.engine),
+            keys: application.keys,
+            streamHub: application.streamHub,
+            publisher: application.publisher,
+            experiments: application.experiments,
+            experimentLifecycle: application.experimentLifecycle,
+            renderer: ConsolePageRenderer(assets: application.consoleAssets) { template, data in
+                pages.rendered.withLock { $0.append((template, data)) }
+            },
+            secureCookies: false
+        ).register(on: router)
+        try await Application(router: router).test(.live) { client in
+            let console = TestServer(client: client, application: application)
+            let environment = "/projects/demo/environments/production"
+            func get(_ path: String, status: HTTPResponse.Status = .ok, signedIn: Bool = true) async throws {
+                let reply = try await ConsoleTests.request(console, .get, path, cookie: signedIn ? admin.cookie : nil)
+                #expect(reply.status == status, "GET \(path)")
+            }
+            func post(_ path: String, _ form: [String: String], status: HTTPResponse.Status) async throws {
+                var form = form
+                form["_csrf"] = admin.csrf
+                let reply = try await ConsoleTests.request(console, .post, path, form: form, cookie: admin.cookie)
+                #expect(reply.status == status, "POST \(path)")
+            }
+            try await get("/sign-in", signedIn: false)
+            try await post("/sign-in", ["email": "nobody@example.com", "password": "wrong"], status: .unauthorized)
+            try await get("/")
+            try await get("/account")
+            try await get("/audit")
+            try await get("/keys")
+            try await post("/keys", ["name": "ios", "role": "client", "environment": "demo/production"], status: .ok)
+            try await get("/users")
+            try await post("/users", ["email": "new@example.com", "role": "viewer"], status: .ok)
+            let users = try await application.accounts.store.users()
+            try await get("/users/" + (users.first { $0.email == "new@example.com" }?.id ?? "x"))
+            try await get(environment + "/flags")
+            try await get(environment + "/flags?q=payments")
+            try await get(environment + "/flags/new")
+            try await get(environment + "/flags/banner_text/edit")
+            try await get(environment + "/flags/payments_enabled/switch?to=on")
+            try await get(environment + "/history")
+            try await get(environment + "/diff?from=1&to=2")
+            try await get(environment + "/rollback?version=1")
+            try await get(environment + "/conditions")
+            try await get(environment + "/conditions/new")
+            try await get(environment + "/conditions/germany_austria/edit")
+            try await post(
+                environment + "/conditions/new",
+                ["name": "bad one", "expression": "device.os == ios"],
+                status: .badRequest
+            )
+            try await post(
+                environment + "/conditions/new",
+                ["name": "ios_users", "expression": "true"],
+                status: .seeOther
+            )
+            try await get(environment + "/review")
+            try await get(environment + "/flags")
+            try await get(environment + "/evaluate")
+            try await get(environment + "/evaluate?country=DE&compare=draft")
+            try await get(environment + "/experiments")
+            try await get(environment + "/experiments/checkout-button")
+            try await get("/projects/demo/environments/nowhere/flags", status: .notFound)
+        }
+        return pages
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func everyTemplateReadsOnlyNamesItsPageHas(database: TestDatabase) async throws {
+        try await TestServer.run(database) { server in
+            let pages = try await Self.renderEveryPage(server)
+            var check = try ConsoleTemplateNameCheck(sources: EmbeddedConsoleAssets.files)
+            for (template, data) in pages.rendered.withLock({ $0 }) {
+                check.check(template.rawValue, data: data)
+            }
+            #expect(check.problems.sorted() == [], "names the templates read that their pages lack")
+            let unrendered = Set(ConsoleTemplate.allCases.map(\.rawValue)).subtracting(check.renderedTemplates)
+            #expect(unrendered.sorted() == [], "templates no page rendered: give them a page in renderEveryPage")
+            let files = Set(check.templates.keys)
+            #expect(files == Set(ConsoleTemplate.allCases.map(\.rawValue)), "ConsoleTemplate names every template file")
+        }
+    }
+
+    @Test func theCheckFindsANameThePageLacks() throws {
+        struct Page: Sendable {
+            var title: String
+            var rows: [String]
+            var note: String?
+        }
+        var check = try ConsoleTemplateNameCheck(sources: [
+            "templates/page.mustache":
+                "{{#page}}{{title}}{{#rows}}{{.}}{{titel}}{{/rows}}{{#note}}{{note}}{{/note}}{{/page}}"
+        ])
+        check.check("page", data: ["page": Page(title: "t", rows: ["a"], note: nil)] as [String: any Sendable])
+        #expect(check.problems == ["page.mustache: {{titel}}"])
+        #expect(check.unreached == ["page.mustache: {{note}}"])
+    }
+
+    @Test func aMissingOrBrokenTemplateStopsTheStart() throws {
+        var sources = EmbeddedConsoleAssets.files
+        sources["templates/flags.mustache"] = nil
+        #expect {
+            try ConsoleAssets(sources: sources)
+        } throws: { error in
+            "\(error)".contains("templates/flags.mustache is missing")
+        }
+        sources = EmbeddedConsoleAssets.files
+        sources["templates/flags.mustache"] = "{{#page}}unclosed"
+        #expect {
+            try ConsoleAssets(sources: sources)
+        } throws: { error in
+            "\(error)".contains("templates/flags.mustache cannot be parsed")
+        }
+        sources = EmbeddedConsoleAssets.files
+        sources["templates/keys.mustache"] = "{{<layuot}}{{/layuot}}"
+        #expect {
+            try ConsoleAssets(sources: sources)
+        } throws: { error in
+            "\(error)".contains("uses the template \"layuot\"")
+        }
+    }
+}
