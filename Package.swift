@@ -1,8 +1,10 @@
 // swift-tools-version: 6.1
 
 // The package apps add: the engine, the SDK, its test doubles and the typed-flags generator.
-// It depends on swift-crypto (percent bucketing hashes with SHA-256) and swift-log only, so an app
-// that adds Vane resolves nothing else. The server and the `vane` tool are a second package in
+// It depends on swift-crypto (the SDK's event queue hashes identities) and swift-log only, so an app
+// that adds Vane resolves nothing else. VaneCore depends on neither: it is also compiled into the
+// build plugin's tool, where swift-crypto cost every package using the plugin two extra host
+// builds of BoringSSL's C sources; percent bucketing hashes with VaneCore's own SHA-256. The server and the `vane` tool are a second package in
 // `Server/` that depends on this one by path: `swift run --package-path Server vane serve`.
 
 import PackageDescription
@@ -38,9 +40,6 @@ let package = Package(
     targets: [
         .target(
             name: "VaneCore",
-            dependencies: [
-                .product(name: "Crypto", package: "swift-crypto")
-            ],
             swiftSettings: strictSettings
         ),
         // Writing templates: merge, diff, validation, encoding, Firebase export. The server, the
@@ -89,7 +88,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VaneCoreTests",
-            dependencies: ["VaneCore", "VaneAuthoring"],
+            dependencies: ["VaneCore", "VaneAuthoring", .product(name: "Crypto", package: "swift-crypto")],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// The micro-percentile bucket of a randomization id, as every Firebase SDK computes it.
@@ -22,27 +21,18 @@ public enum PercentBucket {
 
     /// The bucket of `randomizationId` after a precomputed ``seedPrefix(_:)``.
     static func microPercentile(seedPrefix: [UInt8], randomizationId: String) -> UInt64 {
-        var hasher = SHA256()
-        if !seedPrefix.isEmpty { seedPrefix.withUnsafeBytes { hasher.update(bufferPointer: $0) } }
-        update(&hasher, with: randomizationId)
-        // Reads the digest in place: iterating it directly would copy it into an array first.
-        return hasher.finalize().withUnsafeBytes { digest in
-            var remainder: UInt64 = 0
-            for byte in digest {
-                // Horner's rule modulo 10^8; remainder * 256 + 255 stays far below UInt64.max.
-                remainder = (remainder * 256 + UInt64(byte)) % microPercentsPerWhole
-            }
-            return remainder
+        // `withUTF8` reads the id's bytes in place (it copies only a string that is not contiguous).
+        var id = randomizationId
+        let digest = id.withUTF8 { idBytes in
+            seedPrefix.withUnsafeBufferPointer { prefix in SHA256Digest.hash(prefix, idBytes) }
         }
-    }
-
-    /// Feeds a string's UTF-8 bytes to the hash without copying them when they are contiguous.
-    private static func update(_ hasher: inout SHA256, with text: String) {
-        let fed: Bool? = text.utf8.withContiguousStorageIfAvailable {
-            hasher.update(bufferPointer: UnsafeRawBufferPointer($0))
-            return true
+        // The 32-byte digest as one big-endian integer, modulo 10^8, a word at a time (Horner's
+        // rule): remainder * 2^32 + word stays below 2^59.
+        var remainder: UInt64 = 0
+        for index in 0..<8 {
+            remainder = (remainder << 32 + UInt64(digest[index])) % microPercentsPerWhole
         }
-        if fed == nil { hasher.update(data: Array(text.utf8)) }
+        return remainder
     }
 }
 
