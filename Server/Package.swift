@@ -38,7 +38,14 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        // One trait, not Hummingbird's two defaults: SwiftPM orders several traits' -D flags
+        // differently from one build plan to the next, and every reordering recompiled Hummingbird
+        // and all that imports it. Nothing here uses its ConfigurationSupport (ConfigReader inits).
+        .package(
+            url: "https://github.com/hummingbird-project/hummingbird.git",
+            from: "2.28.1",
+            traits: ["FullFoundation"]
+        ),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),

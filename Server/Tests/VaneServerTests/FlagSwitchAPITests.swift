@@ -1,4 +1,6 @@
 import HTTPTypes
+import HummingbirdTesting
+import NIOCore
 import Testing
 import VaneCore
 
@@ -19,6 +21,12 @@ import VaneCore
             version?["versionNumber"]?.stringValue,
             version?["description"]?.stringValue
         )
+    }
+
+    /// The actions of the environment's audit entries.
+    static func auditActions(_ server: TestServer) async throws -> [String] {
+        let audit = try await server.send(.get, TestServer.demoPath + "/audit")
+        return (audit.object?["entries"]?.arrayValue ?? []).compactMap { $0.objectValue?["action"]?.stringValue }
     }
 
     @Test(arguments: TestDatabase.allCases)
@@ -106,6 +114,54 @@ import VaneCore
             )
             #expect(denied.status == .forbidden)
             #expect(try await Self.live(server).version == "1")
+        }
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func aBurstWithOneIfMatchPublishesOnceAndRefusesTheRest(database: TestDatabase) async throws {
+        try await TestServer.run(database) { server in
+            let auditBefore = try await Self.auditActions(server)
+            let port = try #require(server.client.port)
+            let body = ByteBuffer(string: JSONValue.object(["to": "off", "message": "burst"]).serialized())
+            let burst = 8
+            // A connection each: one connection would answer one request after another.
+            let replies = try await withThrowingTaskGroup(of: (HTTPResponse.Status, String).self) { group in
+                for _ in 0..<burst {
+                    group.addTask {
+                        try await TestClient.withClient(host: "127.0.0.1", port: port) { client in
+                            let response = try await client.execute(
+                                TestClient.Request(
+                                    Self.switchPath,
+                                    method: .post,
+                                    authority: "127.0.0.1",
+                                    headers: [
+                                        .authorization: "Bearer \(TestServer.adminKey)",
+                                        .contentType: "application/json",
+                                        .ifMatch: "etag-demo-production-1",
+                                    ],
+                                    body: body
+                                )
+                            )
+                            return (response.status, response.body.map { String(buffer: $0) } ?? "")
+                        }
+                    }
+                }
+                var all: [(HTTPResponse.Status, String)] = []
+                for try await reply in group { all.append(reply) }
+                return all
+            }
+            let published = replies.filter { $0.0 == .ok }
+            #expect(published.count == 1, "\(replies)")
+            #expect(replies.filter { $0.0 == .preconditionFailed }.count == burst - 1, "\(replies)")
+            let winner = try JSONValue.parse(try #require(published.first).1).objectValue
+            #expect(winner?["published"] == .bool(true))
+            #expect(winner?["versionNumber"] == "2")
+            let live = try await Self.live(server)
+            #expect(live.version == "2", "one new version, not one per request")
+            #expect(live.value == "false")
+            let audit = try await Self.auditActions(server)
+            #expect(audit.count == auditBefore.count + 1, "one audit entry for one publish: \(audit)")
+            #expect(audit.first == "template.publish", "newest first: \(audit)")
         }
     }
 }

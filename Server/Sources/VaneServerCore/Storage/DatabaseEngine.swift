@@ -75,11 +75,11 @@ package final class DatabaseEngine: Sendable {
                     }
                 } catch {
                     // An opened connection is closed on every way out (SQLiteNIO asserts otherwise).
-                    try? await connection.close()
+                    try? await closeUncancelled(connection)
                     throw error
                 }
                 return DatabaseEngine(kind: .sqlite, database: database, sessionLock: AsyncLock()) {
-                    try await connection.close()
+                    try await closeUncancelled(connection)
                 }
             } catch {
                 throw StorageError.cannotOpen(location.description, "\(error)")
@@ -113,6 +113,13 @@ package final class DatabaseEngine: Sendable {
                 try await shutdown.pool.shutdownAsync()
             }
         }
+    }
+
+    /// Closes an SQLite connection in a task of its own, which is never cancelled: SQLiteNIO's
+    /// thread pool drops work that a cancelled task submits, so a close asked for by a cancelled
+    /// open or shutdown would leave the connection open, and SQLiteNIO asserts when it deinitialises.
+    private static func closeUncancelled(_ connection: SQLiteConnection) async throws {
+        try await Task { try await connection.close() }.value
     }
 
     /// Runs `work` with a database session of its own.
