@@ -2,7 +2,7 @@ import Foundation
 public import Vane
 import VaneCore
 
-/// A ``RemoteConfigReader`` for unit tests: set values, then assert what the code under test read.
+/// A `RemoteConfigReader` for unit tests: set values, then assert what the code under test read.
 ///
 /// ```swift
 /// @Test func showsNewCheckoutWhenFlagIsOn() {
@@ -14,11 +14,11 @@ import VaneCore
 /// }
 /// ```
 ///
-/// Values resolve like ``VaneClient``'s: an override, then a remote value, then a default, all
+/// Values resolve like `VaneClient`'s: an override, then a remote value, then a default, all
 /// through the same coercion rule, so a test sees what the app would. Safe from any thread.
 ///
 /// It records experiments as the client does: put a key in a variant with
-/// ``setExperiment(_:variant:forKey:)``, and its first read records an ``Exposure``; events the
+/// ``setExperiment(_:variant:forKey:)``, and its first read records an `Exposure`; events the
 /// code under test tracks are kept in ``trackedEvents``.
 ///
 /// ```swift
@@ -130,7 +130,7 @@ public final class InMemoryConfig: RemoteConfigReader, EventTracker, Sendable {
     }
 
     /// Puts a key in a running experiment's variant, as a fetch response does: its next read
-    /// records an ``Exposure`` (once, like the client; set it again for another).
+    /// records an `Exposure` (once, like the client; set it again for another).
     ///
     /// - Parameters:
     ///   - experiment: The experiment's key, recorded in the exposure.
