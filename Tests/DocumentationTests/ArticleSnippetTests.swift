@@ -9,7 +9,10 @@ import VaneTesting
 // snippets (the debug screen, ObservableConfig in a view) need Apple platforms and are not here.
 
 // Sources/Vane/Documentation.docc/GettingStarted.md, "Declare the keys".
-enum CheckoutVariant: String, CaseIterable, Sendable { case control, onePage = "one_page" }
+enum CheckoutVariant: String, CaseIterable, Sendable {
+    case control
+    case onePage = "one_page"
+}
 
 extension RemoteKeys {
     static let paymentsEnabled = FeatureFlag("payments_enabled", default: true)

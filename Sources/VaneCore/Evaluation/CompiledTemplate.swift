@@ -32,7 +32,7 @@ public final class CompiledTemplate: Sendable {
     /// Compiles a template.
     ///
     /// Conditional values naming a condition the template lacks are ignored, as are parameters
-    /// repeated under another group (the first wins); ``ConfigTemplate/validate(options:)``
+    /// repeated under another group (the first wins); `validate(options:)` (VaneAuthoring)
     /// reports both.
     ///
     /// ```swift
