@@ -156,13 +156,17 @@ import Testing
         let compiled = try CompiledTemplate(template)
         let launch = Date(timeIntervalSince1970: 1_893_456_000)  // 2030-01-01T00:00:00Z
         #expect(
-            compiled.evaluate(EvaluationContext(), at: launch.addingTimeInterval(-1)).bool(forKey: "launched", default: true)
+            compiled.evaluate(EvaluationContext(), at: launch.addingTimeInterval(-1)).bool(
+                forKey: "launched",
+                default: true
+            )
                 == false
         )
         #expect(compiled.evaluate(EvaluationContext(), at: launch).bool(forKey: "launched", default: false) == true)
         let pinned = EvaluationContext(attributes: ["dateTime": .date(launch.addingTimeInterval(3600))])
         #expect(
-            compiled.evaluate(pinned, at: launch.addingTimeInterval(-86_400)).bool(forKey: "launched", default: false) == true
+            compiled.evaluate(pinned, at: launch.addingTimeInterval(-86_400)).bool(forKey: "launched", default: false)
+                == true
         )
         let pinnedText = EvaluationContext(attributes: ["dateTime": "2029-12-31T23:00:00Z"])
         #expect(compiled.evaluate(pinnedText, at: launch).bool(forKey: "launched", default: true) == false)
@@ -230,8 +234,18 @@ import Testing
             ]
         )
         let compiled = try CompiledTemplate(template)
-        #expect(compiled.evaluate(EvaluationContext(randomizationId: "device-qa-1")).bool(forKey: "debug_menu", default: false))
-        #expect(!compiled.evaluate(EvaluationContext(randomizationId: "device-2")).bool(forKey: "debug_menu", default: false))
+        #expect(
+            compiled.evaluate(EvaluationContext(randomizationId: "device-qa-1")).bool(
+                forKey: "debug_menu",
+                default: false
+            )
+        )
+        #expect(
+            !compiled.evaluate(EvaluationContext(randomizationId: "device-2")).bool(
+                forKey: "debug_menu",
+                default: false
+            )
+        )
         let explicit = EvaluationContext(
             randomizationId: "device-2",
             attributes: ["app.firebaseInstallationId": "device-qa-1"]
@@ -273,9 +287,13 @@ import Testing
         let compiled = try CompiledTemplate(Fixtures.template("server-template.json"))
         // "everyone" is last in template order, "premium" first among max_items' conditions.
         #expect(
-            compiled.evaluate(EvaluationContext(attributes: ["tier": " premium "])).int(forKey: "max_items", default: 0) == 100
+            compiled.evaluate(EvaluationContext(attributes: ["tier": " premium "])).int(forKey: "max_items", default: 0)
+                == 100
         )
-        #expect(compiled.evaluate(EvaluationContext(attributes: ["tier": "free"])).int(forKey: "max_items", default: 0) == 20)
+        #expect(
+            compiled.evaluate(EvaluationContext(attributes: ["tier": "free"])).int(forKey: "max_items", default: 0)
+                == 20
+        )
         // checkout: 10 % by seed checkout_v2 AND app_version >= 2.4.0.
         var inBucket: String?
         for index in 0..<1000 where inBucket == nil {

@@ -141,7 +141,10 @@ final class Recorder<Element: Sendable>: Sendable {
 
             #expect(recorders[1].all.first?.appliedKeys == [])
             #expect(recorders[1].all.first?.pendingKeys == ["kill_switch", "banner", "layout"])
-            #expect(none.bool(forKey: "kill_switch", default: true) == false, "policy none applies not even real-time keys")
+            #expect(
+                none.bool(forKey: "kill_switch", default: true) == false,
+                "policy none applies not even real-time keys"
+            )
             #expect(none.pendingTemplateVersion == recorders[1].all.first?.templateVersion)
 
             #expect(recorders[2].all.first?.appliedKeys == ["kill_switch", "banner", "layout"])
