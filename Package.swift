@@ -2,9 +2,11 @@
 
 // The package apps add: the engine, the SDK, its test doubles and the typed-flags generator.
 // It depends on swift-crypto (the SDK's event queue hashes identities) and swift-log only, so an app
-// that adds Vane resolves nothing else. VaneCore depends on neither: it is also compiled into the
-// build plugin's tool, where swift-crypto cost every package using the plugin two extra host
-// builds of BoringSSL's C sources; percent bucketing hashes with VaneCore's own SHA-256. The server and the `vane` tool are a second package in
+// that adds Vane resolves nothing else (swift-docc-plugin builds this package's documentation and
+// is used by no target). VaneCore depends on neither: it is also compiled into the build plugin's
+// tool, where swift-crypto cost every package using the plugin two extra host builds of
+// BoringSSL's C sources; percent bucketing hashes with VaneCore's own SHA-256. The server and the
+// `vane` tool are a second package in
 // `Server/` that depends on this one by path: `swift run --package-path Server vane serve`.
 
 import PackageDescription
@@ -36,6 +38,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        // `swift package generate-documentation` (scripts/check-docs). No target uses it, so SwiftPM
+        // leaves it out of an app's resolution: scripts/check-sdk-dependencies proves it.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
     ],
     targets: [
         .target(
@@ -103,6 +108,11 @@ let package = Package(
             name: "GeneratedFlagsTests",
             dependencies: ["Vane", "VaneTesting"],
             plugins: [.plugin(name: "VaneFlagsPlugin")]
+        ),
+        // The DocC articles' snippets, compiled and run.
+        .testTarget(
+            name: "DocumentationTests",
+            dependencies: ["Vane", "VaneCore", "VaneTesting"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -285,7 +285,7 @@ public struct SwiftGenerator: Sendable {
         if let swiftType = plan.flag.swiftType {
             return "reader.decode(\(swiftType).self, forKey: \(literal(plan.flag.key)))"
         }
-        return "reader.string(\(literal(plan.flag.key)), default: \(literal(plan.flag.defaultValue ?? "")))"
+        return "reader.string(forKey: \(literal(plan.flag.key)), default: \(literal(plan.flag.defaultValue ?? "")))"
     }
 
     private func doubleLiteral(_ text: String) -> String {

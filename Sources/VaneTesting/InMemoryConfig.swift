@@ -2,23 +2,23 @@ import Foundation
 public import Vane
 import VaneCore
 
-/// A ``RemoteConfigReader`` for unit tests: set values, then assert what the code under test read.
+/// A `RemoteConfigReader` for unit tests: set values, then assert what the code under test read.
 ///
 /// ```swift
 /// @Test func showsNewCheckoutWhenFlagIsOn() {
 ///     let config = InMemoryConfig()
-///     config.set(true, for: .newCheckout)
+///     config.set(true, forKey: .newCheckout)
 ///     let model = CheckoutModel(config: config)
 ///     #expect(model.usesNewCheckout)
 ///     #expect(config.readKeys == ["new_checkout"])
 /// }
 /// ```
 ///
-/// Values resolve like ``VaneClient``'s: an override, then a remote value, then a default, all
+/// Values resolve like `VaneClient`'s: an override, then a remote value, then a default, all
 /// through the same coercion rule, so a test sees what the app would. Safe from any thread.
 ///
 /// It records experiments as the client does: put a key in a variant with
-/// ``setExperiment(_:variant:forKey:)``, and its first read records an ``Exposure``; events the
+/// ``setExperiment(_:variant:forKey:)``, and its first read records an `Exposure`; events the
 /// code under test tracks are kept in ``trackedEvents``.
 ///
 /// ```swift
@@ -49,7 +49,15 @@ public final class InMemoryConfig: RemoteConfigReader, EventTracker, Sendable {
     public let unit: String
 
     /// Creates a config with remote values (all other keys read their caller's default).
-    /// - Parameter unit: The randomization id recorded with exposures and tracked events.
+    ///
+    /// ```swift
+    /// let config = InMemoryConfig(["max_items": "50"], defaults: ["banner_text": "Welcome!"])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - remote: Remote values by key name, as text.
+    ///   - defaults: Bundled defaults by key name, as text: read when no remote value is set.
+    ///   - unit: The randomization id recorded with exposures and tracked events.
     public init(_ remote: [String: String] = [:], defaults: [String: String] = [:], unit: String = "test-unit") {
         state = LockedValue(State(remote: remote, defaults: defaults))
         self.unit = unit
@@ -95,42 +103,69 @@ public final class InMemoryConfig: RemoteConfigReader, EventTracker, Sendable {
     // MARK: - Setting values
 
     /// Sets a remote value.
+    /// - Parameters:
+    ///   - value: The value as text, read with the same coercion rule as the client's.
+    ///   - key: The key's name.
     public func set(_ value: String, forKey key: String) {
         state.withLockedValue { $0.remote[key] = value }
     }
 
     /// Sets a declared key's remote value.
-    public func set<Value>(_ value: Value, for key: RemoteKey<Value>) {
+    ///
+    /// ```swift
+    /// config.set(false, forKey: .paymentsEnabled)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - value: The value, written as the key's text form.
+    ///   - key: A key declared as a static property of `RemoteKeys`.
+    public func set<Value>(_ value: Value, forKey key: RemoteKey<Value>) {
         set(key.text(for: value), forKey: key.name)
     }
 
     /// Removes a remote value.
+    /// - Parameter key: The key's name.
     public func removeValue(forKey key: String) {
         state.withLockedValue { $0.remote[key] = nil }
     }
 
     /// Puts a key in a running experiment's variant, as a fetch response does: its next read
-    /// records an ``Exposure`` (once, like the client; set it again for another).
+    /// records an `Exposure` (once, like the client; set it again for another).
+    ///
+    /// - Parameters:
+    ///   - experiment: The experiment's key, recorded in the exposure.
+    ///   - variant: The variant the unit is in, recorded in the exposure.
+    ///   - key: The key the experiment controls.
     public func setExperiment(_ experiment: String, variant: String, forKey key: String) {
         state.withLockedValue { $0.experiments[key] = ExperimentAssignment(experiment: experiment, variant: variant) }
     }
 
     /// Sets a bundled default.
+    /// - Parameters:
+    ///   - value: The default as text.
+    ///   - key: The key's name.
     public func setDefault(_ value: String, forKey key: String) {
         state.withLockedValue { $0.defaults[key] = value }
     }
 
     /// Sets a local override, which wins over remote values and defaults.
+    /// - Parameters:
+    ///   - value: The value as text.
+    ///   - key: The key's name.
     public func setOverride(_ value: String, forKey key: String) {
         state.withLockedValue { $0.overrides[key] = value }
     }
 
     /// Overrides a declared key.
-    public func setOverride<Value>(_ value: Value, for key: RemoteKey<Value>) {
+    /// - Parameters:
+    ///   - value: The value, written as the key's text form.
+    ///   - key: A key declared as a static property of `RemoteKeys`.
+    public func setOverride<Value>(_ value: Value, forKey key: RemoteKey<Value>) {
         setOverride(key.text(for: value), forKey: key.name)
     }
 
     /// Removes an override.
+    /// - Parameter key: The key's name.
     public func removeOverride(forKey key: String) {
         state.withLockedValue { $0.overrides[key] = nil }
     }
@@ -141,10 +176,17 @@ public final class InMemoryConfig: RemoteConfigReader, EventTracker, Sendable {
     public var readKeys: [String] { state.withLockedValue { $0.reads } }
 
     /// Whether the key was read at least once.
-    public func wasRead(_ key: String) -> Bool { state.withLockedValue { $0.reads.contains(key) } }
+    /// - Parameter key: The key's name.
+    public func wasRead(forKey key: String) -> Bool { state.withLockedValue { $0.reads.contains(key) } }
 
     /// Whether the declared key was read at least once.
-    public func wasRead<Value>(_ key: RemoteKey<Value>) -> Bool { wasRead(key.name) }
+    ///
+    /// ```swift
+    /// #expect(config.wasRead(forKey: .paymentsEnabled))
+    /// ```
+    ///
+    /// - Parameter key: A key declared as a static property of `RemoteKeys`.
+    public func wasRead<Value>(forKey key: RemoteKey<Value>) -> Bool { wasRead(forKey: key.name) }
 
     /// Every typed read that found a value of another type.
     public var typeMismatches: [TypeMismatch] { state.withLockedValue { $0.mismatches } }

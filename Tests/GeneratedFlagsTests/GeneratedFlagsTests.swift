@@ -39,7 +39,7 @@ struct SettingsLayout: Codable, Sendable, Equatable {
         #expect(flags.onboardingFlow == .videoTour)
         config.set("carousel", forKey: "onboarding_flow")
         #expect(flags.onboardingFlow == .control, "an unknown variant falls back to the default")
-        #expect(config.wasRead(.newCheckout))
+        #expect(config.wasRead(forKey: .newCheckout))
     }
 
     @Test func keysEnumAndVariantsMatchTheFile() {

@@ -36,7 +36,7 @@ import Vane
             guard case VaneError.malformedResponse(let reason) = error else { return false }
             return reason.contains("1024 bytes (maximumResponseBytes)")
         }
-        #expect(client.string("banner", default: "") == "offline")
+        #expect(client.string(forKey: "banner", default: "") == "offline")
         await server.waitForFinished(1)
         #expect(server.seen.floodCutShort, "the client read all \(server.seen.floodedBytes) bytes")
     }

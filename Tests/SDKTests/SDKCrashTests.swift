@@ -88,7 +88,7 @@ import VaneCore
                 )
             )
             #expect(client.activeTemplateVersion == version)
-            #expect(client.string("key_1999", default: "") == "g\(version)")
+            #expect(client.string(forKey: "key_1999", default: "") == "g\(version)")
             client.waitForWrites()  // the clean-up runs off the caller's thread
             let leftovers = try FileManager.default.contentsOfDirectory(
                 atPath: directory.appendingPathComponent("store").path

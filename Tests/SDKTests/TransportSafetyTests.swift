@@ -78,6 +78,6 @@ import Vane
             guard case VaneError.malformedResponse(let reason) = error else { return false }
             return reason.contains("maximumResponseBytes")
         }
-        #expect(client.string("banner", default: "") == "offline")
+        #expect(client.string(forKey: "banner", default: "") == "offline")
     }
 }

@@ -15,7 +15,7 @@ import VaneCore
         ("App/Checkout.swift", "if flags.newCheckout { show() }\nlet n = client[.maxItemsLimit]\n"),
         (
             "App/Legacy.swift",
-            "let a = client.int(\"max_items\", default: 1)\nlet b = client.bool(\"promo\", default: false)\n"
+            "let a = client.int(forKey: \"max_items\", default: 1)\nlet b = client.bool(forKey: \"promo\", default: false)\n"
         ),
         (
             "App/More.swift",

@@ -82,7 +82,7 @@ import Testing
             result.resolution(forKey: "fruit")
                 == ParameterResolution(key: "fruit", outcome: .useInAppDefault, matchedCondition: "is_ios")
         )
-        #expect(result.string("fruit", default: "app default") == "app default")
+        #expect(result.string(forKey: "fruit", default: "app default") == "app default")
     }
 
     @Test func managedValuesActLikeUseInAppDefault() throws {
@@ -156,16 +156,20 @@ import Testing
         let compiled = try CompiledTemplate(template)
         let launch = Date(timeIntervalSince1970: 1_893_456_000)  // 2030-01-01T00:00:00Z
         #expect(
-            compiled.evaluate(EvaluationContext(), at: launch.addingTimeInterval(-1)).bool("launched", default: true)
+            compiled.evaluate(EvaluationContext(), at: launch.addingTimeInterval(-1)).bool(
+                forKey: "launched",
+                default: true
+            )
                 == false
         )
-        #expect(compiled.evaluate(EvaluationContext(), at: launch).bool("launched", default: false) == true)
+        #expect(compiled.evaluate(EvaluationContext(), at: launch).bool(forKey: "launched", default: false) == true)
         let pinned = EvaluationContext(attributes: ["dateTime": .date(launch.addingTimeInterval(3600))])
         #expect(
-            compiled.evaluate(pinned, at: launch.addingTimeInterval(-86_400)).bool("launched", default: false) == true
+            compiled.evaluate(pinned, at: launch.addingTimeInterval(-86_400)).bool(forKey: "launched", default: false)
+                == true
         )
         let pinnedText = EvaluationContext(attributes: ["dateTime": "2029-12-31T23:00:00Z"])
-        #expect(compiled.evaluate(pinnedText, at: launch).bool("launched", default: true) == false)
+        #expect(compiled.evaluate(pinnedText, at: launch).bool(forKey: "launched", default: true) == false)
     }
 
     @Test func resultUnchangedUntilTheNextDateTimeBoundary() throws {
@@ -230,13 +234,23 @@ import Testing
             ]
         )
         let compiled = try CompiledTemplate(template)
-        #expect(compiled.evaluate(EvaluationContext(randomizationId: "device-qa-1")).bool("debug_menu", default: false))
-        #expect(!compiled.evaluate(EvaluationContext(randomizationId: "device-2")).bool("debug_menu", default: false))
+        #expect(
+            compiled.evaluate(EvaluationContext(randomizationId: "device-qa-1")).bool(
+                forKey: "debug_menu",
+                default: false
+            )
+        )
+        #expect(
+            !compiled.evaluate(EvaluationContext(randomizationId: "device-2")).bool(
+                forKey: "debug_menu",
+                default: false
+            )
+        )
         let explicit = EvaluationContext(
             randomizationId: "device-2",
             attributes: ["app.firebaseInstallationId": "device-qa-1"]
         )
-        #expect(compiled.evaluate(explicit).bool("debug_menu", default: false))
+        #expect(compiled.evaluate(explicit).bool(forKey: "debug_menu", default: false))
     }
 
     @Test func conditionalValuesForUnknownConditionsAreIgnored() throws {
@@ -273,9 +287,13 @@ import Testing
         let compiled = try CompiledTemplate(Fixtures.template("server-template.json"))
         // "everyone" is last in template order, "premium" first among max_items' conditions.
         #expect(
-            compiled.evaluate(EvaluationContext(attributes: ["tier": " premium "])).int("max_items", default: 0) == 100
+            compiled.evaluate(EvaluationContext(attributes: ["tier": " premium "])).int(forKey: "max_items", default: 0)
+                == 100
         )
-        #expect(compiled.evaluate(EvaluationContext(attributes: ["tier": "free"])).int("max_items", default: 0) == 20)
+        #expect(
+            compiled.evaluate(EvaluationContext(attributes: ["tier": "free"])).int(forKey: "max_items", default: 0)
+                == 20
+        )
         // checkout: 10 % by seed checkout_v2 AND app_version >= 2.4.0.
         var inBucket: String?
         for index in 0..<1000 where inBucket == nil {
@@ -285,13 +303,13 @@ import Testing
         let id = try #require(inBucket)
         #expect(
             compiled.evaluate(EvaluationContext(randomizationId: id, attributes: ["app_version": "2.4.1"])).bool(
-                "checkout_v2_enabled",
+                forKey: "checkout_v2_enabled",
                 default: false
             )
         )
         #expect(
             !compiled.evaluate(EvaluationContext(randomizationId: id, attributes: ["app_version": "2.3.9"])).bool(
-                "checkout_v2_enabled",
+                forKey: "checkout_v2_enabled",
                 default: true
             )
         )
@@ -367,12 +385,12 @@ import Testing
             TemplateParameter(key: "count", defaultValue: .value("lots")),
         ])
         let result = try CompiledTemplate(template).evaluate(EvaluationContext())
-        #expect(result.bool("flag", default: true) == true)
-        #expect(result.bool("flag", default: false) == false)
-        #expect(result.int("count", default: 7) == 7)
-        #expect(result.double("count", default: 0.5) == 0.5)
-        #expect(result.string("count", default: "x") == "lots")
-        #expect(result.bool("absent", default: true) == true)
+        #expect(result.bool(forKey: "flag", default: true) == true)
+        #expect(result.bool(forKey: "flag", default: false) == false)
+        #expect(result.int(forKey: "count", default: 7) == 7)
+        #expect(result.double(forKey: "count", default: 0.5) == 0.5)
+        #expect(result.string(forKey: "count", default: "x") == "lots")
+        #expect(result.bool(forKey: "absent", default: true) == true)
     }
 
     @Test func decodesJSONValues() throws {

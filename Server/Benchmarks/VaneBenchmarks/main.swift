@@ -74,17 +74,17 @@ let sideBySide = harness.measureSideBySide([
         }
     ),
     (
-        "typed read: result.bool(_:default:)",
+        "typed read: result.bool(forKey:default:)",
         {
             readIndex2 = (readIndex2 + 1) % readKeys.count
-            blackHole(result.bool(readKeys[readIndex2], default: false))
+            blackHole(result.bool(forKey: readKeys[readIndex2], default: false))
         }
     ),
     (
-        "typed read: result.string(_:default:)",
+        "typed read: result.string(forKey:default:)",
         {
             readIndex3 = (readIndex3 + 1) % readKeys.count
-            blackHole(result.string(readKeys[readIndex3], default: ""))
+            blackHole(result.string(forKey: readKeys[readIndex3], default: ""))
         }
     ),
     ("evaluate 50 parameters / 20 conditions", { blackHole(compiledTypical.evaluate(context, at: now)) }),
@@ -124,10 +124,10 @@ let sdkReads = harness.measureSideBySide([
         }
     ),
     (
-        "SDK read: client.bool(_:default:)",
+        "SDK read: client.bool(forKey:default:)",
         {
             sdkIndex[1] = (sdkIndex[1] + 1) % sdkKeys.count
-            blackHole(sdkClient.bool(sdkKeys[sdkIndex[1]], default: false))
+            blackHole(sdkClient.bool(forKey: sdkKeys[sdkIndex[1]], default: false))
         }
     ),
     ("SDK read: client[FeatureFlag]", { blackHole(sdkClient[sdkFlag]) }),

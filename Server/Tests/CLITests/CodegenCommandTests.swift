@@ -119,7 +119,7 @@ import VaneCore
         let sources = URL(fileURLWithPath: flags).deletingLastPathComponent().appendingPathComponent("Sources")
         try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
         try Data(
-            "if flags.paymentsEnabled { }\nlet b = flags.bannerText\nlet l = flags.localOnly\nlet x = client.bool(\"promo_2024\", default: false)\n"
+            "if flags.paymentsEnabled { }\nlet b = flags.bannerText\nlet l = flags.localOnly\nlet x = client.bool(forKey: \"promo_2024\", default: false)\n"
                 .utf8
         ).write(to: sources.appendingPathComponent("App.swift"))
 

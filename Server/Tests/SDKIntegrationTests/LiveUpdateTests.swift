@@ -99,12 +99,12 @@ final class Recorder<Element: Sendable>: Sendable {
             #expect(update.updatedKeys == ["kill_switch", "banner"])
             #expect(update.appliedKeys == ["kill_switch"])
             #expect(update.pendingKeys == ["banner"])
-            #expect(client.bool("kill_switch", default: false) == true, "the kill switch applies at once")
-            #expect(client.string("banner", default: "") == "a", "other keys wait for activate()")
+            #expect(client.bool(forKey: "kill_switch", default: false) == true, "the kill switch applies at once")
+            #expect(client.string(forKey: "banner", default: "") == "a", "other keys wait for activate()")
             #expect(changes.all.contains { $0.reason == .liveUpdate && $0.changedKeys == ["kill_switch"] })
 
             #expect(client.activate())
-            #expect(client.string("banner", default: "") == "b")
+            #expect(client.string(forKey: "banner", default: "") == "b")
             #expect(client.activeTemplateVersion == update.templateVersion)
         }
     }
@@ -135,18 +135,21 @@ final class Recorder<Element: Sendable>: Sendable {
             for recorder in recorders { #expect(await recorder.wait { !$0.isEmpty }) }
 
             #expect(recorders[0].all.first?.appliedKeys == ["kill_switch", "banner", "layout"])
-            #expect(all.string("banner", default: "") == "b")
+            #expect(all.string(forKey: "banner", default: "") == "b")
             #expect(all.pendingTemplateVersion == nil, "everything applied is a whole activation")
             #expect(all.activeTemplateVersion == recorders[0].all.first?.templateVersion)
 
             #expect(recorders[1].all.first?.appliedKeys == [])
             #expect(recorders[1].all.first?.pendingKeys == ["kill_switch", "banner", "layout"])
-            #expect(none.bool("kill_switch", default: true) == false, "policy none applies not even real-time keys")
+            #expect(
+                none.bool(forKey: "kill_switch", default: true) == false,
+                "policy none applies not even real-time keys"
+            )
             #expect(none.pendingTemplateVersion == recorders[1].all.first?.templateVersion)
 
             #expect(recorders[2].all.first?.appliedKeys == ["kill_switch", "banner", "layout"])
-            #expect(listed.string("layout", default: "") == "list", "declared realtime: true")
-            #expect(listed.string("banner", default: "") == "b", "in the app's allowlist")
+            #expect(listed.string(forKey: "layout", default: "") == "list", "declared realtime: true")
+            #expect(listed.string(forKey: "banner", default: "") == "b", "in the app's allowlist")
         }
     }
 
@@ -168,11 +171,11 @@ final class Recorder<Element: Sendable>: Sendable {
             // While paused there is no connection: the server has nobody to tell.
             try await Task.sleep(nanoseconds: 500_000_000)
             #expect(liveUpdates.all.isEmpty)
-            #expect(client.bool("kill_switch", default: false) == false)
+            #expect(client.bool(forKey: "kill_switch", default: false) == false)
 
             client.resumeLiveUpdates()
             #expect(await liveUpdates.wait { !$0.isEmpty }, "the version published while paused arrives on resume")
-            #expect(client.bool("kill_switch", default: false) == true)
+            #expect(client.bool(forKey: "kill_switch", default: false) == true)
             #expect(client.liveUpdateState == .connected)
         }
     }
@@ -230,14 +233,14 @@ final class Recorder<Element: Sendable>: Sendable {
         let environment = ["VANE_SERVER": restarted.url, "VANE_KEY": server.adminKey]
         #expect(try await CLIRunner.run(["publish", next, "--force"], environment: environment).status == 0)
         #expect(await liveUpdates.wait { $0.contains { $0.templateVersion == first + 1 } }, "\(client.liveUpdateState)")
-        #expect(client.bool("kill_switch", default: false) == true)
+        #expect(client.bool(forKey: "kill_switch", default: false) == true)
         #expect(await waitForState(client) { $0 == .connected })
 
         // And once connected, a publish arrives as an event.
         let third = try CLIRunner.temporaryFile(Self.template(killSwitch: false, banner: "a"))
         #expect(try await CLIRunner.run(["publish", third, "--force"], environment: environment).status == 0)
         #expect(await liveUpdates.wait { $0.contains { $0.templateVersion == first + 2 } })
-        #expect(client.bool("kill_switch", default: true) == false)
+        #expect(client.bool(forKey: "kill_switch", default: true) == false)
     }
 
     @Test func aStreamThatFallsSilentIsReopened() async throws {
@@ -300,7 +303,7 @@ final class Recorder<Element: Sendable>: Sendable {
 
             try await harness.publish(Self.template(killSwitch: true, banner: "a"))
             #expect(await liveUpdates.wait { !$0.isEmpty }, "the version arrives after the backoff")
-            #expect(client.bool("kill_switch", default: false) == true)
+            #expect(client.bool(forKey: "kill_switch", default: false) == true)
             let fetches = transport.fetchTimes
             #expect(fetches.count == 2, "one refused fetch, one after the pause: \(fetches)")
             if fetches.count == 2 {

@@ -56,9 +56,9 @@ import VaneCore
             )
             try await client.fetchAndActivate()
             #expect(client.queuedEventCount == 0, "nothing is recorded before the app reads the key")
-            let value = client.string("checkout_variant", default: "?")
-            _ = client.string("checkout_variant", default: "?")
-            _ = client.snapshot().string("checkout_variant", default: "?")
+            let value = client.string(forKey: "checkout_variant", default: "?")
+            _ = client.string(forKey: "checkout_variant", default: "?")
+            _ = client.snapshot().string(forKey: "checkout_variant", default: "?")
             #expect(client.queuedEventCount == 1, "one exposure, however often the key is read")
             let exposure = try #require(forwarded.withLockedValue { $0.first })
             #expect(forwarded.withLockedValue { $0.count } == 1)
@@ -71,7 +71,7 @@ import VaneCore
                     && exposure.attributes["feature_flag.context.id"] == "user-7"
                     && exposure.attributes["feature_flag.version"] == "1"
             )
-            _ = client.string("banner_text", default: "?")
+            _ = client.string(forKey: "banner_text", default: "?")
             #expect(client.queuedEventCount == 1, "a key in no experiment records nothing")
 
             client.track("checkout_completed", value: 39.90, properties: ["currency": "EUR"])
@@ -95,12 +95,12 @@ import VaneCore
             // Activating the same version again and reading again records nothing more; a local
             // override means the user does not see the variant: nothing either.
             _ = try await client.fetchAndActivate()
-            _ = client.string("checkout_variant", default: "?")
+            _ = client.string(forKey: "checkout_variant", default: "?")
             #expect(client.queuedEventCount == 0)
             let overridden = harness.client(storage: "overridden", context: ClientContext(userId: "user-8"))
             overridden.setOverride("one_page", forKey: "checkout_variant")
             try await overridden.fetchAndActivate()
-            _ = overridden.string("checkout_variant", default: "?")
+            _ = overridden.string(forKey: "checkout_variant", default: "?")
             #expect(overridden.queuedEventCount == 0, "an overridden key is no exposure")
         }
     }
@@ -110,7 +110,7 @@ import VaneCore
             try await Self.startExperiment(harness.server)
             let client = harness.client(context: ClientContext(userId: "user-1"), timeout: 1)
             try await client.fetchAndActivate()
-            _ = client.string("checkout_variant", default: "?")
+            _ = client.string(forKey: "checkout_variant", default: "?")
             for _ in 0..<3 { client.track("checkout_completed") }
 
             // The server stores the batch, but the answer comes too late: the events stay queued
@@ -150,7 +150,7 @@ import VaneCore
             // user-3 sees the experiment first: an export holds the events of units it exposed.
             let exposed = harness.client(storage: "exposed", context: ClientContext(userId: "user-3"))
             try await exposed.fetchAndActivate()
-            _ = exposed.string("checkout_variant", default: "?")
+            _ = exposed.string(forKey: "checkout_variant", default: "?")
             try await exposed.flush()
             harness.proxy.set(.close)  // offline: nothing arrives
             let options = EventOptions(maximumQueuedEvents: 5, flushInterval: 0)

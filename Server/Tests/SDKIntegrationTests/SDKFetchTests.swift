@@ -42,7 +42,7 @@ extension RemoteKeys {
             #expect(client[.demoBanner] == "Welcome to Vane!")
             #expect(client.value(forKey: "banner_text")?.source == .remote)
             #expect(client[.demoPayments] == true)
-            #expect(client.bool("payments_enabled", default: false))
+            #expect(client.bool(forKey: "payments_enabled", default: false))
             #expect(client[.demoLayout].sections == ["account", "notifications", "privacy", "labs"])
             #expect(client.decode(DemoLayout.self, forKey: "settings_layout")?.showBadges == true)
             #expect([DemoCheckout.control, .onePage].contains(client[.demoCheckout]))

@@ -56,7 +56,7 @@ func offlineClient(
         #expect(client[.newCheckout] == true, "one coercion rule: yes is true")
         #expect(client[.discount] == 0.1)
         #expect(client.value(forKey: "discount") == nil)
-        client.setOverride(80, for: .maxItems)
+        client.setOverride(80, forKey: .maxItems)
         #expect(client[.maxItems] == 80)
         #expect(client.value(forKey: "max_items")?.source == .override)
         client.removeOverride(forKey: "max_items")
@@ -69,8 +69,8 @@ func offlineClient(
         var mismatches = client.typeMismatches.makeAsyncIterator()
         #expect(client[.maxItems] == 20, "1.5 is not an Int")
         #expect(client[.maxItems] == 20)
-        #expect(client.int("max_items", default: 3) == 3)
-        #expect(client.double("max_items", default: 3) == 1.5)
+        #expect(client.int(forKey: "max_items", default: 3) == 3)
+        #expect(client.double(forKey: "max_items", default: 3) == 1.5)
         #expect(client[.onboarding] == .control, "an unknown variant falls back to the default variant")
         let first = await mismatches.next()
         #expect(first?.key == "max_items")
@@ -85,7 +85,7 @@ func offlineClient(
     @Test func overrideChangesAreBroadcastWithTheChangedKeys() async {
         let client = offlineClient(defaults: ["max_items": "50"])
         var updates = client.updates.makeAsyncIterator()
-        client.setOverride(true, for: .newCheckout)
+        client.setOverride(true, forKey: .newCheckout)
         client.setOverride("50", forKey: "max_items")
         client.removeAllOverrides()
         let first = await updates.next()
@@ -103,7 +103,7 @@ func offlineClient(
         )
         defer { try? FileManager.default.removeItem(at: directory) }
         let first = offlineClient(storage: .directory(directory))
-        first.setOverride(Onboarding.video, for: .onboarding)
+        first.setOverride(Onboarding.video, forKey: .onboarding)
         let second = offlineClient(storage: .directory(directory))
         #expect(second[.onboarding] == .video)
         #expect(second.installationId == first.installationId)
@@ -146,7 +146,7 @@ func offlineClient(
         #expect(model.menu.item(forKey: "new_checkout")?.value == "true")
         #expect(!model.set("sometimes", forKey: "new_checkout"))
         #expect(model.lastError?.key == "new_checkout")
-        model.reset("new_checkout")
+        model.removeOverride(forKey: "new_checkout")
         #expect(model.menu.item(forKey: "new_checkout")?.isOverridden == false)
 
         // A change made elsewhere reaches the model through the client's updates.
@@ -155,7 +155,7 @@ func offlineClient(
             try await Task.sleep(nanoseconds: 5_000_000)
         }
         #expect(model.menu.item(forKey: "new_checkout")?.value == "false")
-        model.resetAll()
+        model.removeAllOverrides()
         #expect(client.overrides.isEmpty)
         model.stop()
     }
@@ -165,7 +165,7 @@ func offlineClient(
         let client = offlineClient()
         let observable = ObservableConfig(client: client)
         #expect(observable.snapshot[.newCheckout] == false)
-        client.setOverride(true, for: .newCheckout)
+        client.setOverride(true, forKey: .newCheckout)
         for _ in 0..<1000 where observable.snapshot[.newCheckout] == false {
             try await Task.sleep(nanoseconds: 5_000_000)
         }
@@ -176,19 +176,19 @@ func offlineClient(
 
     @Test func theInMemoryDoubleRecordsReadsAndResolvesLikeTheClient() {
         let config = InMemoryConfig(["max_items": "5"], defaults: ["discount": "0.25"])
-        config.set(true, for: .newCheckout)
+        config.set(true, forKey: .newCheckout)
         #expect(config[.newCheckout])
         #expect(config[.maxItems] == 5)
         #expect(config[.discount] == 0.25)
         #expect(config.value(forKey: "discount")?.source == .default)
-        config.setOverride(false, for: .newCheckout)
+        config.setOverride(false, forKey: .newCheckout)
         #expect(config[.newCheckout] == false)
         #expect(config.value(forKey: "new_checkout")?.source == .override)
         config.set("lots", forKey: "max_items")
         #expect(config[.maxItems] == 20)
         #expect(config.typeMismatches.map(\.key) == ["max_items"])
-        #expect(config.wasRead(.newCheckout))
-        #expect(!config.wasRead(.onboarding))
+        #expect(config.wasRead(forKey: .newCheckout))
+        #expect(!config.wasRead(forKey: .onboarding))
         #expect(config.readKeys.filter { $0 == "max_items" }.count == 2)
         config.resetRecording()
         #expect(config.readKeys.isEmpty)
@@ -204,7 +204,7 @@ func offlineClient(
         let model = CheckoutModel(config: config)
         #expect(model.newCheckout.wrappedValue == false)
         #expect(model.newCheckout.projectedValue == nil)
-        config.set(true, for: .newCheckout)
+        config.set(true, forKey: .newCheckout)
         #expect(model.newCheckout.wrappedValue == true)
         #expect(model.newCheckout.projectedValue == .remote)
         #expect(model.globalNewCheckout == false, "without a bootstrap, the default")

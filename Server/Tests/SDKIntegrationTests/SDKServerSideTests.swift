@@ -23,13 +23,13 @@ import VaneCore
             // responses, so it cannot carry an event stream (ServerSDKTests cover the stream).
             configuration.followsEventStream = false
             let flags = LocalEvaluationClient(configuration: configuration)
-            #expect(flags.evaluate(EvaluationContext()).string("banner_text", default: "none") == "none")
+            #expect(flags.evaluate(EvaluationContext()).string(forKey: "banner_text", default: "none") == "none")
             #expect(try await flags.refresh())
             #expect(flags.templateVersion == 1)
             let german = flags.evaluate(EvaluationContext(randomizationId: "u1", attributes: ["device.country": "de"]))
-            #expect(german.string("banner_text", default: "") == "Willkommen bei Vane!")
+            #expect(german.string(forKey: "banner_text", default: "") == "Willkommen bei Vane!")
             let other = flags.evaluate(EvaluationContext(randomizationId: "u1", attributes: ["device.country": "fr"]))
-            #expect(other.string("banner_text", default: "") == "Welcome to Vane!")
+            #expect(other.string(forKey: "banner_text", default: "") == "Welcome to Vane!")
             let requests = harness.proxy.received.count
             for index in 0..<100 { _ = flags.evaluate(EvaluationContext(randomizationId: "u\(index)")) }
             #expect(harness.proxy.received.count == requests, "no network per evaluation")
@@ -43,7 +43,7 @@ import VaneCore
             for _ in 0..<100 where flags.templateVersion != 2 { try await Task.sleep(nanoseconds: 50_000_000) }
             poller.cancel()
             #expect(flags.templateVersion == 2)
-            #expect(flags.evaluate(EvaluationContext()).string("banner_text", default: "") == "v2")
+            #expect(flags.evaluate(EvaluationContext()).string(forKey: "banner_text", default: "") == "v2")
 
             // A failed refresh keeps the template in use.
             harness.proxy.set(.respond(status: 503, headers: ["Retry-After": "5"], body: ""))

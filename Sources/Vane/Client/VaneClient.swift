@@ -94,6 +94,14 @@ public final class VaneClient: RemoteConfigReader, Sendable {
     /// A missing or corrupt file is not an error: the client starts without it (from the bundled
     /// defaults) and logs why. A file that is there but cannot be read yet (before the device's
     /// first unlock) is left untouched and read again later (docs/SDK.md, "Platforms").
+    ///
+    /// ```swift
+    /// let client = VaneClient(configuration: .init(
+    ///     serverURL: URL(string: "https://flags.example.com")!,
+    ///     project: "shop", environment: "production", clientKey: "vane_client_…"))
+    /// ```
+    ///
+    /// - Parameter configuration: Where the server is, who the app is, and how the client behaves.
     public convenience init(configuration: Configuration) {
         self.init(configuration: configuration, platform: .current)
     }
@@ -237,6 +245,12 @@ public final class VaneClient: RemoteConfigReader, Sendable {
     ///
     /// Active values stay as they are; the next fetch goes to the server even inside the
     /// minimum fetch interval.
+    ///
+    /// ```swift
+    /// client.updateContext { $0.userId = account.id }          // the same variant on every device
+    /// ```
+    ///
+    /// - Parameter change: Edits the context in place; it runs under the client's lock, so keep it short.
     public func updateContext(_ change: (inout ClientContext) -> Void) {
         state.withLockedValue { change(&$0.context) }
     }
@@ -264,8 +278,15 @@ public final class VaneClient: RemoteConfigReader, Sendable {
     /// Only one fetch runs at a time: a call while one is in flight waits for it and gets its
     /// result. After a 429 or 5xx answer, fetches are refused until the backoff ends.
     ///
+    /// ```swift
+    /// try await client.fetch()      // the values wait…
+    /// client.activate()             // …until the app applies them
+    /// ```
+    ///
     /// - Parameter minimumInterval: Overrides the configured minimum fetch interval for this call
     ///   (0 always fetches).
+    /// - Returns: Whether new values arrived, the server confirmed the current ones, or no request
+    ///   was due.
     /// - Throws: ``VaneError``; the active values are kept in every case.
     @discardableResult
     public func fetch(minimumInterval: TimeInterval? = nil) async throws(VaneError) -> FetchResult {
@@ -359,6 +380,14 @@ public final class VaneClient: RemoteConfigReader, Sendable {
     }
 
     /// Fetches, then activates whatever fetched values are waiting.
+    ///
+    /// ```swift
+    /// .task { try? await client.fetchAndActivate() }      // at launch
+    /// ```
+    ///
+    /// - Parameter minimumInterval: Overrides the configured minimum fetch interval for this call
+    ///   (0 always fetches).
+    /// - Returns: What the fetch did.
     /// - Throws: ``VaneError`` from the fetch; values fetched earlier are activated even then.
     @discardableResult
     public func fetchAndActivate(minimumInterval: TimeInterval? = nil) async throws(VaneError) -> FetchResult {
@@ -479,16 +508,33 @@ public final class VaneClient: RemoteConfigReader, Sendable {
 
     /// Makes a key read `value` on this device until the override is removed, whatever the server
     /// says. Kept across launches, apart from the fetched config.
+    ///
+    /// ```swift
+    /// client.setOverride("one_page", forKey: "checkout_variant")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - value: The value as text, read with the same coercion rule as a remote value.
+    ///   - key: The key's name on the server.
     public func setOverride(_ value: String, forKey key: String) {
         changeOverrides { $0[key] = value }
     }
 
     /// Overrides a declared key with a typed value.
-    public func setOverride<Value>(_ value: Value, for key: RemoteKey<Value>) {
+    ///
+    /// ```swift
+    /// client.setOverride(true, forKey: .newCheckout)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - value: The value, written as the key's text form.
+    ///   - key: A key declared as a static property of ``RemoteKeys``.
+    public func setOverride<Value>(_ value: Value, forKey key: RemoteKey<Value>) {
         setOverride(key.text(for: value), forKey: key.name)
     }
 
     /// Removes a key's override.
+    /// - Parameter key: The key's name on the server.
     public func removeOverride(forKey key: String) {
         changeOverrides { $0[key] = nil }
     }

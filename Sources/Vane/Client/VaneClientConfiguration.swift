@@ -95,7 +95,7 @@ extension VaneClient {
         }
 
         /// The logger a configuration starts with, labelled `vane`: on Apple platforms it writes to
-        /// the unified log (``UnifiedLogHandler``: Console.app, subsystem the app's bundle
+        /// the unified log (`UnifiedLogHandler`: Console.app, subsystem the app's bundle
         /// identifier, category `vane`), whatever `LoggingSystem` was bootstrapped with; elsewhere
         /// it uses the bootstrapped handler (standard error unless the app chose another).
         public static var defaultLogger: Logger {

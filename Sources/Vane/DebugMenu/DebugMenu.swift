@@ -50,6 +50,7 @@ public struct DebugMenu: Sendable, Hashable {
     public var sections: [Section]
 
     /// The item for a key.
+    /// - Parameter key: The key's name.
     public func item(forKey key: String) -> Item? {
         for section in sections {
             if let item = section.items.first(where: { $0.key == key }) { return item }
@@ -156,6 +157,14 @@ extension VaneClient {
     }
 
     /// Overrides a key from the debug menu after checking the value fits it.
+    ///
+    /// ```swift
+    /// try client.setOverrideChecked("25", forKey: "max_items")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - value: The value as text.
+    ///   - key: The key's name.
     /// - Throws: ``DebugMenuError`` when it does not; nothing changes then.
     public func setOverrideChecked(_ value: String, forKey key: String) throws(DebugMenuError) {
         if let item = debugMenu().item(forKey: key) { try item.validate(value) }

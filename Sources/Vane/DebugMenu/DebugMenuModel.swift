@@ -14,7 +14,7 @@ public import Observation
 ///                 }
 ///             }
 ///         }
-///         .toolbar { Button("Reset all") { model.resetAll() } }
+///         .toolbar { Button("Reset all") { model.removeAllOverrides() } }
 ///     }
 /// }
 /// ```
@@ -31,6 +31,7 @@ public final class DebugMenuModel {
     @ObservationIgnored private var watcher: Task<Void, Never>?
 
     /// Creates a model that refreshes on every change to the client's values.
+    /// - Parameter client: The client whose keys the menu shows and whose overrides it sets.
     public init(client: VaneClient) {
         self.client = client
         self.menu = client.debugMenu()
@@ -47,6 +48,18 @@ public final class DebugMenuModel {
     public var sections: [DebugMenu.Section] { menu.sections }
 
     /// Overrides a key; a value that does not fit is refused and kept in ``lastError``.
+    ///
+    /// ```swift
+    /// Toggle(item.title, isOn: Binding(
+    ///     get: { CoercedValue(item.value ?? "false").boolValue ?? false },
+    ///     set: { model.set($0 ? "true" : "false", forKey: item.key) }))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - value: The value as text: a Boolean, a number or JSON as the key's kind requires, one of
+    ///     its allowed values when it has them.
+    ///   - key: The key's name.
+    /// - Returns: Whether the override was set.
     @discardableResult
     public func set(_ value: String, forKey key: String) -> Bool {
         do {
@@ -61,13 +74,14 @@ public final class DebugMenuModel {
     }
 
     /// Removes a key's override.
-    public func reset(_ key: String) {
+    /// - Parameter key: The key's name.
+    public func removeOverride(forKey key: String) {
         client.removeOverride(forKey: key)
         refresh()
     }
 
     /// Removes every override.
-    public func resetAll() {
+    public func removeAllOverrides() {
         client.removeAllOverrides()
         refresh()
     }
@@ -108,6 +122,7 @@ public final class ObservableConfig {
     @ObservationIgnored private var watcher: Task<Void, Never>?
 
     /// Creates a snapshot that follows the client's changes.
+    /// - Parameter client: The client whose values the snapshot holds.
     public init(client: VaneClient) {
         self.snapshot = client.snapshot()
         let updates = client.updates

@@ -23,7 +23,7 @@ public struct RemoteValue<Value: Sendable>: Sendable {
 
     /// The key's current value.
     public var wrappedValue: Value {
-        (reader ?? RemoteConfigSystem.reader).value(of: key)
+        (reader ?? RemoteConfigSystem.reader).value(forKey: key)
     }
 
     /// Where the current value comes from, or nil when the key's default applies.

@@ -25,10 +25,27 @@ public protocol RemoteConfigReader: Sendable {
 
 extension RemoteConfigReader {
     /// The value of a declared key; its default when nothing reads as `Value`.
-    public subscript<Value>(_ key: RemoteKey<Value>) -> Value { value(of: key) }
+    ///
+    /// ```swift
+    /// if client[.newCheckout] { showNewCheckout() }
+    /// ```
+    ///
+    /// - Parameter key: A key declared as a static property of ``RemoteKeys``.
+    public subscript<Value>(_ key: RemoteKey<Value>) -> Value { value(forKey: key) }
 
     /// The value of a declared key; its default when nothing reads as `Value`.
-    public func value<Value>(of key: RemoteKey<Value>) -> Value {
+    ///
+    /// A value that does not read as `Value` (say `"many"` for an `Int` key) is reported through
+    /// ``reportTypeMismatch(_:)`` and the key's default is returned.
+    ///
+    /// ```swift
+    /// let limit = client.value(forKey: .maxItems)      // Int, from RemoteKey("max_items", default: 20)
+    /// ```
+    ///
+    /// - Parameter key: A key declared as a static property of ``RemoteKeys``.
+    /// - Returns: The first value an override, the remote config or the bundled defaults have,
+    ///   read as `Value`; else `key.defaultValue`.
+    public func value<Value>(forKey key: RemoteKey<Value>) -> Value {
         guard let resolved = value(forKey: key.name) else { return key.defaultValue }
         if let value = key.read(resolved.value) { return value }
         reportTypeMismatch(
@@ -43,33 +60,67 @@ extension RemoteConfigReader {
     }
 
     /// The value as a Boolean, or `defaultValue`.
-    public func bool(_ key: String, default defaultValue: Bool) -> Bool {
+    ///
+    /// `1`, `true`, `t`, `yes`, `y` and `on` read as true, `0`, `false`, `f`, `no`, `n`, `off` and
+    /// the empty text as false, in any case; anything else is a mismatch, reported, and answers
+    /// `defaultValue`.
+    ///
+    /// ```swift
+    /// if client.bool(forKey: "payments_enabled", default: true) { showPayments() }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - key: The key's name on the server.
+    ///   - defaultValue: What to answer when no source has the key or its value is not a Boolean.
+    public func bool(forKey key: String, default defaultValue: Bool) -> Bool {
         guard let resolved = value(forKey: key) else { return defaultValue }
         if let value = resolved.value.boolValue { return value }
         return mismatch(key, "Bool", resolved, defaultValue)
     }
 
     /// The value as an integer, or `defaultValue`.
-    public func int(_ key: String, default defaultValue: Int) -> Int {
+    ///
+    /// `"1.5"` is not an integer: it is a mismatch, reported, and answers `defaultValue`.
+    ///
+    /// - Parameters:
+    ///   - key: The key's name on the server.
+    ///   - defaultValue: What to answer when no source has the key or its value is not an integer.
+    public func int(forKey key: String, default defaultValue: Int) -> Int {
         guard let resolved = value(forKey: key) else { return defaultValue }
         if let value = resolved.value.intValue { return value }
         return mismatch(key, "Int", resolved, defaultValue)
     }
 
     /// The value as a number, or `defaultValue`.
-    public func double(_ key: String, default defaultValue: Double) -> Double {
+    ///
+    /// - Parameters:
+    ///   - key: The key's name on the server.
+    ///   - defaultValue: What to answer when no source has the key or its value is not a number.
+    public func double(forKey key: String, default defaultValue: Double) -> Double {
         guard let resolved = value(forKey: key) else { return defaultValue }
         if let value = resolved.value.doubleValue { return value }
         return mismatch(key, "Double", resolved, defaultValue)
     }
 
     /// The value as text, or `defaultValue` when no source has the key.
-    public func string(_ key: String, default defaultValue: String) -> String {
+    ///
+    /// - Parameters:
+    ///   - key: The key's name on the server.
+    ///   - defaultValue: What to answer when no source has the key.
+    public func string(forKey key: String, default defaultValue: String) -> String {
         value(forKey: key)?.value.stringValue ?? defaultValue
     }
 
     /// The value decoded from JSON, or nil when no source has the key or it does not decode
     /// (a mismatch, which is reported).
+    ///
+    /// ```swift
+    /// let layout = client.decode(SettingsLayout.self, forKey: "settings_layout")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The `Decodable` type the JSON text decodes into.
+    ///   - key: The key's name on the server.
     public func decode<T: Decodable>(_ type: T.Type, forKey key: String) -> T? {
         guard let resolved = value(forKey: key) else { return nil }
         do {
@@ -88,6 +139,11 @@ extension RemoteConfigReader {
     }
 
     /// The value decoded from JSON, or `defaultValue`.
+    ///
+    /// - Parameters:
+    ///   - type: The `Decodable` type the JSON text decodes into.
+    ///   - key: The key's name on the server.
+    ///   - defaultValue: What to answer when no source has the key or its value does not decode.
     public func decode<T: Decodable>(_ type: T.Type, forKey key: String, default defaultValue: T) -> T {
         decode(type, forKey: key) ?? defaultValue
     }

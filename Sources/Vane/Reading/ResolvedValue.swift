@@ -5,7 +5,7 @@ import VaneCore
 /// A read looks in this order and takes the first value it finds: a local override, the activated
 /// remote config, the bundled defaults; the caller's own default comes last and has no source.
 public enum ValueSource: String, Sendable, Hashable, CaseIterable {
-    /// Set on this device with ``VaneClient/setOverride(_:forKey:)``, for QA and debugging.
+    /// Set on this device with ``VaneClient/setOverride(_:forKey:)-(String,_)``, for QA and debugging.
     case override
     /// From the server, fetched and activated.
     case remote

@@ -15,7 +15,7 @@ public import VaneCore
 ///
 /// router.get("checkout") { request, context in
 ///     let values = flags.evaluate(EvaluationContext(randomizationId: userID, attributes: ["plan": "pro"]))
-///     return values.bool("new_checkout", default: false) ? newCheckout() : oldCheckout()
+///     return values.bool(forKey: "new_checkout", default: false) ? newCheckout() : oldCheckout()
 /// }
 /// ```
 ///

@@ -9,7 +9,7 @@ public import Foundation
 /// ```swift
 /// let compiled = try CompiledTemplate(template)
 /// let result = compiled.evaluate(EvaluationContext(randomizationId: "user-42", attributes: ["device.country": "de"]))
-/// let showBanner = result.bool("show_banner", default: false)
+/// let showBanner = result.bool(forKey: "show_banner", default: false)
 /// ```
 public final class CompiledTemplate: Sendable {
     /// The template as written.
@@ -32,8 +32,14 @@ public final class CompiledTemplate: Sendable {
     /// Compiles a template.
     ///
     /// Conditional values naming a condition the template lacks are ignored, as are parameters
-    /// repeated under another group (the first wins); ``ConfigTemplate/validate(options:)``
+    /// repeated under another group (the first wins); `validate(options:)` (VaneAuthoring)
     /// reports both.
+    ///
+    /// ```swift
+    /// let compiled = try CompiledTemplate(ConfigTemplate(data: templateData))
+    /// ```
+    ///
+    /// - Parameter template: The template, as read from Firebase or Vane JSON.
     /// - Throws: ``TemplateCompilationError`` listing every condition expression that does not parse.
     public convenience init(_ template: ConfigTemplate) throws(TemplateCompilationError) {
         try self.init(ParsedTemplate(template))
@@ -41,6 +47,7 @@ public final class CompiledTemplate: Sendable {
 
     /// Compiles a template whose conditions are already parsed (no condition is parsed again).
     ///
+    /// - Parameter parsed: The template with its conditions parsed.
     /// - Throws: ``TemplateCompilationError`` listing every condition expression that does not parse.
     public init(_ parsed: ParsedTemplate) throws(TemplateCompilationError) {
         let template = parsed.template
@@ -184,6 +191,12 @@ public final class CompiledTemplate: Sendable {
     /// For each parameter, the first condition in template order that is true and has a value
     /// for it wins; otherwise the default value applies. Conditions no parameter reaches are not
     /// evaluated.
+    ///
+    /// ```swift
+    /// let result = compiled.evaluate(EvaluationContext(randomizationId: "user-42", attributes: ["plan": "pro"]))
+    /// result.int(forKey: "max_items", default: 20)
+    /// ```
+    ///
     /// - Parameters:
     ///   - context: The user's randomization id and attributes.
     ///   - now: The evaluation time for `dateTime` rules, unless the context pins `dateTime`.
@@ -212,6 +225,10 @@ public final class CompiledTemplate: Sendable {
     /// The value of one key for one user: the same answer as `evaluate(context, at: now)[key]`,
     /// evaluating only the conditions that key's conditional values name (the hot path of a
     /// per-key reader such as a swift-configuration provider).
+    /// - Parameters:
+    ///   - key: The parameter's key.
+    ///   - context: The user's randomization id and attributes.
+    ///   - now: The evaluation time for `dateTime` rules, unless the context pins `dateTime`.
     /// - Returns: nil when the key is not in the template or is left to the app's own default.
     public func value(forKey key: String, context: EvaluationContext, at now: Date = Date()) -> CoercedValue? {
         guard let parameter = parameterIndex[key] else { return nil }

@@ -4,7 +4,7 @@
 ///
 /// ```swift
 /// let result = compiled.evaluate(context)
-/// result.bool("new_checkout", default: false)
+/// result.bool(forKey: "new_checkout", default: false)
 /// result.resolution(forKey: "new_checkout")?.matchedCondition   // "beta_testers"
 /// ```
 public struct EvaluationResult: Sendable {
@@ -26,22 +26,43 @@ public struct EvaluationResult: Sendable {
     }
 
     /// The value as a Boolean, or `defaultValue` when it is missing or not a Boolean.
-    public func bool(_ key: String, default defaultValue: Bool) -> Bool {
+    ///
+    /// ```swift
+    /// let result = compiled.evaluate(EvaluationContext(randomizationId: user.id))
+    /// if result.bool(forKey: "new_checkout", default: false) { showNewCheckout() }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - key: The parameter's key.
+    ///   - defaultValue: What to answer when the template leaves the key to the app or its value
+    ///     is not a Boolean.
+    public func bool(forKey key: String, default defaultValue: Bool) -> Bool {
         self[key]?.boolValue ?? defaultValue
     }
 
     /// The value as an integer, or `defaultValue` when it is missing or not an integer.
-    public func int(_ key: String, default defaultValue: Int) -> Int {
+    /// - Parameters:
+    ///   - key: The parameter's key.
+    ///   - defaultValue: What to answer when the template leaves the key to the app or its value
+    ///     is not an integer.
+    public func int(forKey key: String, default defaultValue: Int) -> Int {
         self[key]?.intValue ?? defaultValue
     }
 
     /// The value as a number, or `defaultValue` when it is missing or not a number.
-    public func double(_ key: String, default defaultValue: Double) -> Double {
+    /// - Parameters:
+    ///   - key: The parameter's key.
+    ///   - defaultValue: What to answer when the template leaves the key to the app or its value
+    ///     is not a number.
+    public func double(forKey key: String, default defaultValue: Double) -> Double {
         self[key]?.doubleValue ?? defaultValue
     }
 
     /// The value as a string, or `defaultValue` when it is missing.
-    public func string(_ key: String, default defaultValue: String) -> String {
+    /// - Parameters:
+    ///   - key: The parameter's key.
+    ///   - defaultValue: What to answer when the template leaves the key to the app.
+    public func string(forKey key: String, default defaultValue: String) -> String {
         self[key]?.stringValue ?? defaultValue
     }
 

@@ -52,7 +52,7 @@ extension JSONValue {
 ///
 /// Text that does not change from one document to the next (a member repeated in every result)
 /// can be encoded once with ``encodedMember(key:value:formatting:depth:)`` and written with
-/// ``encoded(_:)``.
+/// ``encoded(_:)-([UInt8])``.
 public struct JSONWriter: Sendable {
     /// The text written so far, UTF-8.
     public private(set) var bytes: [UInt8]
@@ -156,7 +156,7 @@ public struct JSONWriter: Sendable {
         text.withUnsafeBufferPointer { encoded($0) }
     }
 
-    /// The text of one object member, `"key": value`, for ``encoded(_:)``: the value laid out as if
+    /// The text of one object member, `"key": value`, for ``encoded(_:)-([UInt8])``: the value laid out as if
     /// the member sat in an object whose members are at `depth`.
     public static func encodedMember(
         key: String,

@@ -66,9 +66,11 @@ public enum ISO8601Timestamp {
 
     /// The milliseconds since 1970 (rounded down) of a timestamp.
     ///
-    /// - Parameter strict: Accept RFC 3339 date-times only (`2026-01-31T12:00:00Z`,
-    ///   `2026-01-31T12:00:00.5+01:00`): a `T`, seconds and a zone are required. Without it, the
-    ///   forms ``date(from:)`` reads.
+    /// - Parameters:
+    ///   - text: The timestamp.
+    ///   - strict: Accept RFC 3339 date-times only (`2026-01-31T12:00:00Z`,
+    ///     `2026-01-31T12:00:00.5+01:00`): a `T`, seconds and a zone are required. Without it, the
+    ///     forms ``date(from:)`` reads.
     public static func milliseconds(from text: Substring, strict: Bool = false) -> Int64? {
         var copy = text
         return copy.withUTF8 { parse($0, strict: strict) }?.milliseconds

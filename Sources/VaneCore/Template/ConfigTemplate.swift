@@ -1,8 +1,8 @@
 /// A remote config template: conditions, parameters and version, in Firebase Remote Config's
 /// REST format plus Vane's own per-parameter metadata.
 ///
-/// Read one from JSON with ``init(json:)`` or ``init(data:)``, check it with
-/// ``validate(options:)``, and compile it with ``CompiledTemplate`` to evaluate it for users.
+/// Read one from JSON with ``init(json:)`` or ``init(data:limits:)``, check it with
+/// `validate(options:)` (VaneAuthoring), and compile it with ``CompiledTemplate`` to evaluate it for users.
 /// Reading and writing is lossless: fields Vane does not know, unknown enum strings and managed
 /// values (`rolloutValue`, `experimentValue`, `personalizationValue`) come back out unchanged.
 ///

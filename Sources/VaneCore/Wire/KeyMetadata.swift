@@ -3,7 +3,7 @@
 ///
 /// One model wherever a key is described: a template stores it (the parameter's `description` and
 /// its ``ParameterMetadata`` `vane` member, see ``TemplateParameter/keyMetadata``), a fetch
-/// response sends it in `metadata`, the SDK keeps it with fetched values and in ``KeyDescriptor``s
+/// response sends it in `metadata`, the SDK keeps it with fetched values and in `KeyDescriptor`s
 /// of declared keys, and flags files declare it.
 public struct KeyMetadata: Sendable, Hashable {
     /// A short human name.

@@ -26,7 +26,7 @@ import VaneCore
         setup.clock.advance(by: 599)
         await #expect(throws: VaneError.backingOff(retryAt: retryAt)) { try await client.fetch(minimumInterval: 0) }
         #expect(setup.transport.requests(to: .fetch).count == 2, "nothing is sent during the pause")
-        #expect(client.string("banner", default: "") == "good")
+        #expect(client.string(forKey: "banner", default: "") == "good")
 
         setup.clock.advance(by: 1)
         #expect(try await client.fetch(minimumInterval: 0) == .fetched(templateVersion: 2))

@@ -23,14 +23,14 @@ import VaneCore
 
         let second = try setup.client()
         #expect(second.installationId == first.installationId)
-        #expect(second.string("banner", default: "") == "one", "the active values, not the pending ones")
+        #expect(second.string(forKey: "banner", default: "") == "one", "the active values, not the pending ones")
         #expect(second.metadata(forKey: "banner")?.title == "Banner")
         #expect(second.activeTemplateVersion == 1)
         #expect(second.pendingTemplateVersion == 2)
         #expect(try await second.fetch(minimumInterval: 0) == .noChange)
         #expect(setup.sentETags.last == "\"e2\"", "the pending values' ETag came back with them")
         #expect(second.activate())
-        #expect(second.string("banner", default: "") == "two")
+        #expect(second.string(forKey: "banner", default: "") == "two")
     }
 
     @Test func theNextLaunchKeepsTheIntervalOfTheLastFetch() async throws {
@@ -76,10 +76,10 @@ import VaneCore
 
         let second = try setup.client()
         #expect(second.value(forKey: "banner")?.source == .override)
-        #expect(second.string("banner", default: "") == "local")
-        #expect(second.string("theme", default: "") == "blue")
+        #expect(second.string(forKey: "banner", default: "") == "local")
+        #expect(second.string(forKey: "theme", default: "") == "blue")
         second.removeOverride(forKey: "banner")
-        #expect(second.string("banner", default: "") == "remote")
+        #expect(second.string(forKey: "banner", default: "") == "remote")
     }
 
     @Test func withoutAFolderTheClientKeepsNothing() async throws {

@@ -16,15 +16,15 @@ import VaneCore
         var updates = client.updates.makeAsyncIterator()
 
         #expect(try await client.fetch() == .fetched(templateVersion: 1))
-        #expect(client.string("banner", default: "") == "bundled", "nothing changes under the user")
+        #expect(client.string(forKey: "banner", default: "") == "bundled", "nothing changes under the user")
         #expect(client.value(forKey: "retries") == nil)
         #expect(client.pendingTemplateVersion == 1)
         #expect(client.activeTemplateVersion == nil)
 
         #expect(client.activate())
-        #expect(client.string("banner", default: "") == "Welcome!")
+        #expect(client.string(forKey: "banner", default: "") == "Welcome!")
         #expect(client.value(forKey: "banner")?.source == .remote)
-        #expect(client.int("retries", default: 0) == 3)
+        #expect(client.int(forKey: "retries", default: 0) == 3)
         #expect(client.activeTemplateVersion == 1)
         #expect(client.pendingTemplateVersion == nil)
         let update = await updates.next()
@@ -54,14 +54,14 @@ import VaneCore
         try await client.fetchAndActivate()
         #expect(try await client.fetch(minimumInterval: 0) == .noChange)
         #expect(try await client.fetch(minimumInterval: 0) == .noChange)
-        #expect(client.string("banner", default: "") == "Welcome!")
+        #expect(client.string(forKey: "banner", default: "") == "Welcome!")
         #expect(client.pendingTemplateVersion == nil, "a 304 and NO_CHANGE bring nothing to activate")
         #expect(try await client.fetch(minimumInterval: 0) == .fetched(templateVersion: 3))
         // The 304's ETag replaced the held one (a publish that changed nothing for this user).
         #expect(setup.sentETags == [nil, "\"e1\"", "\"e2\"", "\"e2\""])
-        #expect(client.string("banner", default: "") == "Welcome!")
+        #expect(client.string(forKey: "banner", default: "") == "Welcome!")
         client.activate()
-        #expect(client.string("banner", default: "") == "Hello")
+        #expect(client.string(forKey: "banner", default: "") == "Hello")
     }
 
     @Test func pendingValuesSendTheirOwnETag() async throws {
@@ -78,7 +78,7 @@ import VaneCore
         try await client.fetch(minimumInterval: 0)
         #expect(try await client.fetch(minimumInterval: 0) == .noChange)
         #expect(setup.sentETags == [nil, "\"e1\"", "\"e2\""], "the newest values' ETag, held or active")
-        #expect(client.string("banner", default: "") == "one")
+        #expect(client.string(forKey: "banner", default: "") == "one")
         #expect(client.pendingTemplateVersion == 2, "confirmed pending values still wait")
     }
 
@@ -112,7 +112,7 @@ import VaneCore
         let client = try setup.client()
         try await client.fetch()
         await #expect(throws: VaneError.self) { try await client.fetchAndActivate(minimumInterval: 0) }
-        #expect(client.string("banner", default: "") == "fetched earlier")
+        #expect(client.string(forKey: "banner", default: "") == "fetched earlier")
         #expect(client.activeTemplateVersion == 1)
     }
 
@@ -138,10 +138,10 @@ import VaneCore
             guard case VaneError.malformedResponse(let reason) = error else { return false }
             return reason.contains(says)
         }
-        #expect(client.string("banner", default: "") == "good")
+        #expect(client.string(forKey: "banner", default: "") == "good")
         #expect(client.pendingTemplateVersion == nil)
         client.waitForWrites()
-        #expect(try setup.client().string("banner", default: "") == "good", "nothing bad reached the cache")
+        #expect(try setup.client().string(forKey: "banner", default: "") == "good", "nothing bad reached the cache")
     }
 
     @Test func aRefusalCarriesTheServersMessageAndStartsNoBackoff() async throws {
@@ -177,7 +177,7 @@ import VaneCore
             try await client.fetch(minimumInterval: 0)
         }
         #expect(client.lastFetchError == .transport(.cannotConnect(reason: "offline")))
-        #expect(client.string("banner", default: "") == "good")
+        #expect(client.string(forKey: "banner", default: "") == "good")
         #expect(try await client.fetch(minimumInterval: 0) == .fetched(templateVersion: 2))
     }
 }

@@ -56,12 +56,12 @@ import VaneCore
                     pendingKeys: ["layout"]
                 )
         )
-        #expect(client.string("banner", default: "") == "two", "a real-time key is applied at once")
-        #expect(client.string("layout", default: "") == "grid", "the rest waits for activate()")
+        #expect(client.string(forKey: "banner", default: "") == "two", "a real-time key is applied at once")
+        #expect(client.string(forKey: "layout", default: "") == "grid", "the rest waits for activate()")
         #expect(client.pendingTemplateVersion == 2)
         #expect(setup.transport.requests(to: .fetch).last?.headers["If-None-Match"] == "\"e1\"")
         client.activate()
-        #expect(client.string("layout", default: "") == "list")
+        #expect(client.string(forKey: "layout", default: "") == "list")
     }
 
     static let policies: [(LiveApplyPolicy, Set<String>)] = [
@@ -81,7 +81,7 @@ import VaneCore
         let update = await updates.next()
         #expect(update?.appliedKeys == applied)
         #expect(update?.pendingKeys == Set(["banner", "layout"]).subtracting(applied))
-        #expect(client.string("layout", default: "") == (applied.contains("layout") ? "list" : "grid"))
+        #expect(client.string(forKey: "layout", default: "") == (applied.contains("layout") ? "list" : "grid"))
         #expect(client.pendingTemplateVersion == (applied.count == 2 ? nil : 2))
     }
 
@@ -160,11 +160,11 @@ import VaneCore
         stream.announce(3)
         await setup.eventually { setup.clock.sleeperCount == 1 }
         #expect(setup.clock.pauses == [90])
-        #expect(client.string("banner", default: "") == "one")
+        #expect(client.string(forKey: "banner", default: "") == "one")
         setup.clock.advance(by: 90)
         let update = await updates.next()
         #expect(update?.templateVersion == 3)
-        #expect(client.string("banner", default: "") == "three")
+        #expect(client.string(forKey: "banner", default: "") == "three")
         #expect(setup.transport.requests(to: .fetch).count == 3)
     }
 

@@ -6,7 +6,7 @@ import VaneTesting
     @Test func theKillSwitchHidesPayments() {
         let config = InMemoryConfig(["payments_enabled": "false"])
         #expect(CheckoutModel(reader: config).showsPayments == false)
-        #expect(config.wasRead("payments_enabled"))
+        #expect(config.wasRead(forKey: "payments_enabled"))
     }
 
     @Test func theExperimentsVariantPicksTheCheckout() {
