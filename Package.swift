@@ -8,6 +8,12 @@
 // BoringSSL's C sources; percent bucketing hashes with VaneCore's own SHA-256. The server and the
 // `vane` tool are a second package in
 // `Server/` that depends on this one by path: `swift run --package-path Server vane serve`.
+//
+// The server SDK (VaneService, VaneConfiguration) is here too, behind the `ServerSDK` trait (off
+// by default): a service enables it to get them and their dependencies (swift-configuration,
+// swift-service-lifecycle, swift-metrics, async-http-client); an app that does not, resolves none
+// of those. Without the trait their modules compile empty (`#if ServerSDK`), so `swift build` here
+// needs no flag; `--traits ServerSDK` builds and tests them.
 
 import PackageDescription
 
@@ -16,6 +22,16 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
+
+// The server SDK's API needs swift-configuration's platforms (macOS 15, iOS 18, …) while the package
+// keeps the SDK's (macOS 12, iOS 15, …): its declarations say `@available(VaneServerSDK, *)`.
+let serverSDKAvailability: SwiftSetting = .enableExperimentalFeature(
+    "AvailabilityMacro=VaneServerSDK:macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0"
+)
+
+// The condition on the server SDK's dependencies: an app that adds Vane without the `ServerSDK`
+// trait never resolves the packages they come from.
+let serverSDKOnly: TargetDependencyCondition? = .when(traits: ["ServerSDK"])
 
 let package = Package(
     name: "Vane",
@@ -34,6 +50,15 @@ let package = Package(
         .library(name: "VaneCodegen", targets: ["VaneCodegen"]),
         .executable(name: "vane-generate", targets: ["vane-generate"]),
         .plugin(name: "VaneFlagsPlugin", targets: ["VaneFlagsPlugin"]),
+        .library(name: "VaneService", targets: ["VaneService"]),
+        .library(name: "VaneConfiguration", targets: ["VaneConfiguration"]),
+    ],
+    traits: [
+        .trait(
+            name: "ServerSDK",
+            description: "The server SDK: VaneService and VaneConfiguration, with their dependencies"
+        ),
+        .default(enabledTraits: []),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -41,6 +66,12 @@ let package = Package(
         // `swift package generate-documentation` (scripts/check-docs). No target uses it, so SwiftPM
         // leaves it out of an app's resolution: scripts/check-sdk-dependencies proves it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
+        // The server SDK's, used only under the `ServerSDK` trait.
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: []),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         .target(
@@ -86,6 +117,34 @@ let package = Package(
             capability: .buildTool(),
             dependencies: ["vane-generate"]
         ),
+        // The server SDK. Its dependencies exist only with the `ServerSDK` trait; its sources are
+        // inside `#if ServerSDK`.
+        .target(
+            name: "VaneService",
+            dependencies: [
+                "Vane",
+                "VaneCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: serverSDKOnly),
+                .product(name: "Metrics", package: "swift-metrics", condition: serverSDKOnly),
+                .product(name: "CoreMetrics", package: "swift-metrics", condition: serverSDKOnly),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: serverSDKOnly),
+                .product(name: "NIOCore", package: "swift-nio", condition: serverSDKOnly),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: serverSDKOnly),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: serverSDKOnly),
+            ],
+            swiftSettings: strictSettings + [serverSDKAvailability]
+        ),
+        .target(
+            name: "VaneConfiguration",
+            dependencies: [
+                "VaneService",
+                "Vane",
+                "VaneCore",
+                .product(name: "Configuration", package: "swift-configuration", condition: serverSDKOnly),
+            ],
+            swiftSettings: strictSettings + [serverSDKAvailability]
+        ),
         .executableTarget(
             name: "vane-cache-writer",
             dependencies: ["Vane"],
@@ -113,6 +172,23 @@ let package = Package(
         .testTarget(
             name: "DocumentationTests",
             dependencies: ["Vane", "VaneCore", "VaneTesting"]
+        ),
+        // The server SDK's unit tests over a scripted transport (no server): `swift test --traits
+        // ServerSDK`. Those that need a real `vane serve` live in Server/Tests/ServerSDKTests.
+        .testTarget(
+            name: "VaneServerSDKTests",
+            dependencies: [
+                "VaneConfiguration",
+                "VaneService",
+                "Vane",
+                "VaneCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Configuration", package: "swift-configuration", condition: serverSDKOnly),
+                .product(name: "ConfigurationTesting", package: "swift-configuration", condition: serverSDKOnly),
+                .product(name: "MetricsTestKit", package: "swift-metrics", condition: serverSDKOnly),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: serverSDKOnly),
+            ],
+            swiftSettings: [serverSDKAvailability]
         ),
     ],
     swiftLanguageModes: [.v6]

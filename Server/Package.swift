@@ -20,8 +20,8 @@ let serverSettings = strictSettings + [.enableUpcomingFeature("InternalImportsBy
 let package = Package(
     name: "VaneServer",
     platforms: [
-        // Hummingbird 2 needs macOS 14, and the server SDK (ServerSDK/, its tests and example live
-        // here) swift-configuration's macOS 15; the SDK package itself supports macOS 12.
+        // Hummingbird 2 needs macOS 14, and the server SDK (its tests and example live here)
+        // swift-configuration's macOS 15; the SDK package itself supports macOS 12.
         .macOS(.v15)
     ],
     products: [
@@ -29,8 +29,8 @@ let package = Package(
         .executable(name: "vane", targets: ["VaneCLI"]),
     ],
     dependencies: [
-        .package(name: "vane", path: ".."),
-        .package(name: "vane-server-sdk", path: "../ServerSDK"),
+        // With the server SDK (VaneService, VaneConfiguration) for its tests, example and benchmark.
+        .package(name: "vane", path: "..", traits: ["ServerSDK"]),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: []),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
@@ -157,8 +157,8 @@ let package = Package(
         .executableTarget(
             name: "vane-config-example",
             dependencies: [
-                .product(name: "VaneConfiguration", package: "vane-server-sdk"),
-                .product(name: "VaneService", package: "vane-server-sdk"),
+                .product(name: "VaneConfiguration", package: "vane"),
+                .product(name: "VaneService", package: "vane"),
                 .product(name: "Vane", package: "vane"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -177,8 +177,8 @@ let package = Package(
             name: "vane-config-benchmark",
             dependencies: [
                 "BenchmarkHarness",
-                .product(name: "VaneConfiguration", package: "vane-server-sdk"),
-                .product(name: "VaneService", package: "vane-server-sdk"),
+                .product(name: "VaneConfiguration", package: "vane"),
+                .product(name: "VaneService", package: "vane"),
                 .product(name: "Vane", package: "vane"),
                 .product(name: "VaneCore", package: "vane"),
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -277,7 +277,7 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "VaneService", package: "vane-server-sdk"),
+                .product(name: "VaneService", package: "vane"),
             ]
         ),
         .testTarget(
@@ -286,8 +286,8 @@ let package = Package(
                 "VaneCLI",
                 "vane-config-example",
                 "TestSupport",
-                .product(name: "VaneConfiguration", package: "vane-server-sdk"),
-                .product(name: "VaneService", package: "vane-server-sdk"),
+                .product(name: "VaneConfiguration", package: "vane"),
+                .product(name: "VaneService", package: "vane"),
                 .product(name: "Vane", package: "vane"),
                 .product(name: "VaneCore", package: "vane"),
                 .product(name: "Configuration", package: "swift-configuration"),

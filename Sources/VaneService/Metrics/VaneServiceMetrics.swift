@@ -1,3 +1,5 @@
+// The server SDK: compiled only with the `ServerSDK` trait, which brings its dependencies.
+#if ServerSDK
 import CoreMetrics
 import Foundation
 
@@ -11,6 +13,7 @@ import Foundation
 /// | `vane_stream_connected` | gauge | 1 while the event stream is open, else 0 |
 ///
 /// Each carries the dimensions `project` and `environment`.
+@available(VaneServerSDK, *)
 struct VaneServiceMetrics: Sendable {
     let evaluations: Counter
     let templateAge: Gauge
@@ -34,6 +37,7 @@ struct VaneServiceMetrics: Sendable {
     }
 }
 
+@available(VaneServerSDK, *)
 extension VaneService {
     /// The labels of the metrics the service records (through swift-metrics).
     public enum MetricLabel {
@@ -48,3 +52,4 @@ extension VaneService {
         public static let streamConnected = "vane_stream_connected"
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// The server SDK: compiled only with the `ServerSDK` trait, which brings its dependencies.
+#if ServerSDK
 public import Configuration
 import Vane
 public import VaneCore
@@ -5,6 +7,7 @@ import VaneService
 
 /// One template version, read through swift-configuration: every lookup evaluates its key for
 /// the lookup's context against the same template, so values read from one snapshot agree.
+@available(VaneServerSDK, *)
 public struct VaneConfigSnapshot: ConfigSnapshot {
     /// The template this snapshot reads.
     public let template: CompiledTemplate
@@ -31,3 +34,4 @@ public struct VaneConfigSnapshot: ConfigSnapshot {
         )
     }
 }
+#endif

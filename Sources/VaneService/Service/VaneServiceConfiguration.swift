@@ -1,7 +1,10 @@
+// The server SDK: compiled only with the `ServerSDK` trait, which brings its dependencies.
+#if ServerSDK
 public import CoreMetrics
 public import Foundation
 public import Vane
 
+@available(VaneServerSDK, *)
 extension VaneService {
     /// What the service needs: the local evaluation client's configuration and where metrics go.
     public struct Configuration: Sendable {
@@ -31,3 +34,4 @@ extension VaneService {
         }
     }
 }
+#endif

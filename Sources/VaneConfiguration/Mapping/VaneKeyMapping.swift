@@ -1,3 +1,5 @@
+// The server SDK: compiled only with the `ServerSDK` trait, which brings its dependencies.
+#if ServerSDK
 /// How a swift-configuration key becomes a Vane parameter key.
 ///
 /// A swift-configuration key is a list of components (`"checkout.new-flow"` is
@@ -13,6 +15,7 @@
 /// | `payments_enabled` | `payments_enabled` | `payments_enabled` |
 ///
 /// Or give your own: `VaneKeyMapping { components in "shop_" + components.joined(separator: "_") }`.
+@available(VaneServerSDK, *)
 public struct VaneKeyMapping: Sendable {
     private let map: @Sendable ([String]) -> String
 
@@ -60,3 +63,4 @@ public struct VaneKeyMapping: Sendable {
         return String(result)
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// The server SDK: compiled only with the `ServerSDK` trait, which brings its dependencies.
+#if ServerSDK
 public import Configuration
 import Foundation
 import VaneCore
@@ -13,6 +15,7 @@ import VaneCore
 ///
 /// A value that does not read as the requested type is an error the reader reports (and then
 /// uses the caller's default), never a silently different value.
+@available(VaneServerSDK, *)
 enum VaneValueTyping {
     /// The content for a value, or nil when it does not read as `type`.
     static func content(_ value: CoercedValue, as type: ConfigType) -> ConfigContent? {
@@ -69,6 +72,7 @@ enum VaneValueTyping {
 }
 
 /// A Vane value that does not read as the type a lookup asked for.
+@available(VaneServerSDK, *)
 public struct VaneValueTypeError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The swift-configuration key.
     public var configKey: String
@@ -82,3 +86,4 @@ public struct VaneValueTypeError: Error, Sendable, Hashable, CustomStringConvert
         "the Vane value of \(vaneKey) (for \(configKey)) does not read as \(type.rawValue); change the parameter's value in Vane or read the key as a string"
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// The server SDK: compiled only with the `ServerSDK` trait, which brings its dependencies.
+#if ServerSDK
 public import Configuration
 import Foundation
 import Vane
@@ -25,6 +27,7 @@ public import VaneService
 /// answers. ``snapshot()``, ``watchSnapshot(updatesHandler:)`` and
 /// ``watchValue(forKey:type:updatesHandler:)`` see a new template as soon as the service has
 /// downloaded it (within about a second of a publish while the event stream is connected).
+@available(VaneServerSDK, *)
 public struct VaneConfigProvider: ConfigProvider, Sendable {
     /// The service whose template the provider reads.
     public let service: VaneService
@@ -129,3 +132,4 @@ public struct VaneConfigProvider: ConfigProvider, Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// The server SDK: compiled only with the `ServerSDK` trait, which brings its dependencies.
+#if ServerSDK
 public import AsyncHTTPClient
 import Foundation
 import NIOConcurrencyHelpers
@@ -23,6 +25,7 @@ public import Vane
 /// longer than the request's
 /// ``Vane/TransportRequest/maximumResponseBytes`` is refused as soon as its `Content-Length` or
 /// its received bytes say so.
+@available(VaneServerSDK, *)
 public struct HTTPClientTransport: HTTPTransport {
     /// The client that sends the requests.
     public let client: HTTPClient
@@ -257,3 +260,4 @@ public struct HTTPClientTransport: HTTPTransport {
         return afterHead ? .connectionLost(reason: reason) : .cannotConnect(reason: reason)
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// The server SDK: compiled only with the `ServerSDK` trait, which brings its dependencies.
+#if ServerSDK
 import Foundation
 public import Logging
 import Metrics
@@ -22,6 +24,7 @@ public import VaneCore
 /// or the cache (the newer), so it starts with the values it last had even while Vane is
 /// unreachable, and logs how old they are. Read values with ``evaluate(_:)`` or
 /// ``value(forKey:context:in:)``, or through swift-configuration with `VaneConfigProvider`.
+@available(VaneServerSDK, *)
 public final class VaneService: Service, Sendable, CustomStringConvertible {
     /// The client that downloads and evaluates the template.
     public let client: LocalEvaluationClient
@@ -144,3 +147,4 @@ public final class VaneService: Service, Sendable, CustomStringConvertible {
         metrics.templateVersion.record(client.templateVersion ?? 0)
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// The server SDK: compiled only with the `ServerSDK` trait, which brings its dependencies.
+#if ServerSDK
 import Configuration
 import Foundation
 import Logging
@@ -12,6 +14,7 @@ import VaneService
 /// The service and the provider over a scripted server (issue #28): downloads, publishes announced
 /// on the event stream, what watchers and snapshots see, metrics, and shutdown with the service
 /// group. The same against a real `vane serve` is in Server/Tests/ServerSDKTests.
+@available(VaneServerSDK, *)
 @Suite(.timeLimit(.minutes(2))) struct VaneServiceTests {
     static let dimensions = [("project", "shop"), ("environment", "prod")]
 
@@ -155,3 +158,4 @@ import VaneService
         #expect(try await service.client.refresh() == false, "then a 304: nothing new")
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// The server SDK: compiled only with the `ServerSDK` trait, which brings its dependencies.
+#if ServerSDK
 import Foundation
 import Synchronization
 import Vane
@@ -8,6 +10,7 @@ import VaneCore
 /// fails, as an unreachable server does). Every request is recorded. The SDK package's
 /// `ScriptedTransport` does the same for the app client; test code cannot cross packages without
 /// becoming public API, hence this smaller one.
+@available(VaneServerSDK, *)
 final class ScriptedVaneServer: HTTPTransport, Sendable {
     private struct Script {
         var templates: [TransportResponse] = []
@@ -68,8 +71,10 @@ final class ScriptedVaneServer: HTTPTransport, Sendable {
 
 /// Waits until `condition` holds; the bound only keeps a broken build from hanging (CI runs on two
 /// busy cores), it is not a timing assertion.
+@available(VaneServerSDK, *)
 func eventually(_ condition: () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(60)
     while !condition(), Date() < deadline { try? await Task.sleep(nanoseconds: 5_000_000) }
     return condition()
 }
+#endif

@@ -1,3 +1,6 @@
+// The server SDK: compiled only with the `ServerSDK` trait, which brings its dependencies.
+#if ServerSDK
+@available(VaneServerSDK, *)
 extension VaneConfigProvider {
     /// How the provider maps keys, contexts and secrets.
     public struct Options: Sendable {
@@ -26,3 +29,4 @@ extension VaneConfigProvider {
         }
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// The server SDK: compiled only with the `ServerSDK` trait, which brings its dependencies.
+#if ServerSDK
 import Configuration
 import ConfigurationTesting
 import Foundation
@@ -8,6 +10,7 @@ import VaneService
 
 /// swift-configuration's own conformance test, against a provider whose service started from a
 /// template file holding the values the test expects (under the default snake_case key mapping).
+@available(VaneServerSDK, *)
 @Suite(.timeLimit(.minutes(2))) struct ProviderCompatTests {
     static let template = """
         {
@@ -109,3 +112,4 @@ import VaneService
         #expect(context.attributes["user"] == nil)
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// The server SDK: compiled only with the `ServerSDK` trait, which brings its dependencies.
+#if ServerSDK
 public import Configuration
 public import VaneCore
 
@@ -12,6 +14,7 @@ public import VaneCore
 ///                     context: ["randomizationId": .string(user.id), "device.country": .string("de"), "plan": "pro"])
 /// config.bool(forKey: key, default: false)
 /// ```
+@available(VaneServerSDK, *)
 public struct VaneContextMapping: Sendable {
     /// The context entry that holds the randomization id.
     public var randomizationIdKey: String
@@ -53,3 +56,4 @@ public struct VaneContextMapping: Sendable {
         }
     }
 }
+#endif
