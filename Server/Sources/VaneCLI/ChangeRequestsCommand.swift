@@ -63,7 +63,10 @@ struct ChangeRequestsCommand: AsyncParsableCommand {
 
 /// `vane change-requests list`.
 struct ChangeRequestsListCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "List change requests, newest first.")
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List change requests, newest first."
+    )
 
     @OptionGroup var remote: RemoteOptions
 
@@ -100,7 +103,8 @@ struct ChangeRequestsListCommand: AsyncParsableCommand {
 struct ChangeRequestsShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
-        abstract: "Print a change request as JSON: the change, its content hash, reviews, and the preview (diff and users whose values change) of what applying it now would do."
+        abstract:
+            "Print a change request as JSON: the change, its content hash, reviews, and the preview (diff and users whose values change) of what applying it now would do."
     )
 
     @OptionGroup var remote: RemoteOptions
@@ -120,7 +124,8 @@ struct ChangeRequestsShowCommand: AsyncParsableCommand {
 struct ChangeRequestsCreateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "create",
-        abstract: "Open a change request on the live version: a template, a rollback, an experiment start or stop, or a policy."
+        abstract:
+            "Open a change request on the live version: a template, a rollback, an experiment start or stop, or a policy."
     )
 
     @OptionGroup var remote: RemoteOptions
@@ -173,7 +178,13 @@ struct ChangeRequestsCreateCommand: AsyncParsableCommand {
         }
         var body: JSONObject = ["title": .string(title), "change": .object(change), "draft": .bool(draft)]
         if let description { body["description"] = .string(description) }
-        guard let json = try await ChangeRequestsCommand.send(remote, "POST", ChangeRequestsCommand.path(remote), body: body)
+        guard
+            let json = try await ChangeRequestsCommand.send(
+                remote,
+                "POST",
+                ChangeRequestsCommand.path(remote),
+                body: body
+            )
         else { return }
         print("Opened " + ChangeRequestsCommand.summary(json))
         print("Reviewers: vane change-requests show \(json["id"]?.stringValue ?? "ID"), then approve it with --hash")

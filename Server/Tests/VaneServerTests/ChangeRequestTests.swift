@@ -33,21 +33,23 @@ import VaneCore
         #expect(reply.status == .ok, "\(reply.text)")
     }
 
-    /// The live template with `banner_text`'s default value replaced.
+    /// The live template with `bannerParametertext`'s default value replaced.
     static func template(_ server: TestServer, banner: String) async throws -> JSONValue {
         var template = try #require(try await server.send(.get, TestServer.demoPath + "/template").object)
         var parameters = try #require(template["parameters"]?.objectValue)
-        var banner_ = try #require(parameters["banner_text"]?.objectValue)
-        banner_["defaultValue"] = ["value": .string(banner)]
-        parameters["banner_text"] = .object(banner_)
+        var bannerParameter = try #require(parameters["bannerParametertext"]?.objectValue)
+        bannerParameter["defaultValue"] = ["value": .string(banner)]
+        parameters["bannerParametertext"] = .object(bannerParameter)
         template["parameters"] = .object(parameters)
         template["version"] = nil
         return .object(template)
     }
 
     static func liveVersion(_ server: TestServer) async throws -> String? {
-        try await server.send(.get, TestServer.demoPath + "/template").object?["version"]?.objectValue?["versionNumber"]?
-            .stringValue
+        try await server.send(.get, TestServer.demoPath + "/template").object?["version"]?.objectValue?[
+            "versionNumber"
+        ]?
+        .stringValue
     }
 
     static func experimentStatus(_ server: TestServer) async throws -> String? {
@@ -55,7 +57,11 @@ import VaneCore
     }
 
     /// Opens a request as the test key (the author); answers its id and content hash.
-    static func open(_ server: TestServer, _ change: JSONObject, title: String = "change") async throws -> (
+    static func open(
+        _ server: TestServer,
+        _ change: JSONObject,
+        title: String = "change"
+    ) async throws -> (
         id: String, hash: String
     ) {
         let reply = try await server.send(.post, requests, json: ["title": .string(title), "change": .object(change)])
@@ -82,7 +88,12 @@ import VaneCore
         )
     }
 
-    static func apply(_ server: TestServer, _ id: String, key: String = TestServer.adminKey, breakGlass: String? = nil)
+    static func apply(
+        _ server: TestServer,
+        _ id: String,
+        key: String = TestServer.adminKey,
+        breakGlass: String? = nil
+    )
         async throws -> TestServer.Reply
     {
         try await server.send(
@@ -195,7 +206,7 @@ import VaneCore
             try await liveVersion(server), try await experimentStatus(server),
             try await server.send(.get, policyPath).object?["required"]?.boolValue.map(String.init),
             try await server.send(.get, TestServer.demoPath + "/template").object?["parameters"]?.objectValue?[
-                "banner_text"
+                "bannerParametertext"
             ]?.objectValue?["defaultValue"]?.objectValue?["value"]?.stringValue,
         ]
     }
@@ -218,14 +229,20 @@ import VaneCore
                 case .staleAfterApproval:
                     try await Self.review(server, request.id, "approve", hash: request.hash, key: reviewer.key)
                     try await Self.landVersion(server, reviewer, marker: "m\(kind.count)")
-                    // A template change that touches only banner_text rebases cleanly past a new
+                    // A template change that touches only bannerParametertext rebases cleanly past a new
                     // parameter; make it conflict: the live banner changes too.
                     if kind == "template" {
                         let conflicting = try await Self.open(
                             server,
                             ["kind": "template", "template": try await Self.template(server, banner: "theirs")]
                         )
-                        try await Self.review(server, conflicting.id, "approve", hash: conflicting.hash, key: reviewer.key)
+                        try await Self.review(
+                            server,
+                            conflicting.id,
+                            "approve",
+                            hash: conflicting.hash,
+                            key: reviewer.key
+                        )
                         #expect(try await Self.apply(server, conflicting.id).status == .ok)
                     }
                     expected = "CHANGE_REQUEST_SUSPENDED"
@@ -239,17 +256,35 @@ import VaneCore
                     )
                     #expect(edited.status == .ok, "\(edited.text)")
                     #expect(edited.object?["state"] == "in_review", "an edit voids the approval")
-                    let late = try await Self.review(server, request.id, "approve", hash: request.hash, key: reviewer.key)
+                    let late = try await Self.review(
+                        server,
+                        request.id,
+                        "approve",
+                        hash: request.hash,
+                        key: reviewer.key
+                    )
                     #expect(late.status == .conflict, "an approval of the old revision: \(late.text)")
                     #expect(late.errorStatus == "CHANGE_REQUEST_CHANGED")
                 case .selfApproved:
-                    let own = try await Self.review(server, request.id, "approve", hash: request.hash, key: TestServer.adminKey)
+                    let own = try await Self.review(
+                        server,
+                        request.id,
+                        "approve",
+                        hash: request.hash,
+                        key: TestServer.adminKey
+                    )
                     #expect(own.status == .forbidden, "\(own.text)")
                     #expect(own.errorMessage?.contains("their own") == true)
                 case .rejected:
                     try await Self.review(server, request.id, "approve", hash: request.hash, key: reviewer.key)
                     let second = try await Self.reviewer(server, name: "second-\(kind)")
-                    let rejected = try await Self.review(server, request.id, "reject", hash: request.hash, key: second.key)
+                    let rejected = try await Self.review(
+                        server,
+                        request.id,
+                        "reject",
+                        hash: request.hash,
+                        key: second.key
+                    )
                     #expect(rejected.object?["state"] == "rejected", "\(rejected.text)")
                     says = "rejected"
                 }
@@ -288,7 +323,10 @@ import VaneCore
                 #expect(preview?["applies"] == "on_base")
                 #expect(preview?["diff"] != nil, "reviewers see the diff that will apply")
                 let impact = preview?["impact"]?.arrayValue?.compactMap { $0.objectValue?["key"]?.stringValue }
-                #expect(impact == ["banner_text"], "and how many sampled users get another value: \(shown.text)")
+                #expect(
+                    impact == ["bannerParametertext"],
+                    "and how many sampled users get another value: \(shown.text)"
+                )
             }
             let once = try await Self.review(server, request.id, "approve", hash: request.hash, key: first.key)
             #expect(once.object?["state"] == "in_review", "1 of 2 approvals")
@@ -319,7 +357,9 @@ import VaneCore
             let again = try await Self.apply(server, request.id)
             #expect(again.status == .preconditionFailed, "applies once: \(again.text)")
             let audit = try await server.send(.get, TestServer.demoPath + "/audit")
-            let actions = (audit.object?["entries"]?.arrayValue ?? []).compactMap { $0.objectValue?["action"]?.stringValue }
+            let actions = (audit.object?["entries"]?.arrayValue ?? []).compactMap {
+                $0.objectValue?["action"]?.stringValue
+            }
             #expect(actions.contains("change_request.apply"))
         }
     }
@@ -351,11 +391,11 @@ import VaneCore
     @Test(arguments: TestDatabase.allCases)
     func breakGlassAppliesAtOnceAuditedAndOnlyForThoseNamed(database: TestDatabase) async throws {
         try await TestServer.run(database) { server in
-            let operator_ = try await Self.reviewer(server, name: "on-call")
+            let onCall = try await Self.reviewer(server, name: "on-call")
             let reviewer = try await Self.reviewer(server)
             try await Self.setPolicy(
                 server,
-                ["required": true, "approvals": 1, "breakGlass": [.string(operator_.id)]]
+                ["required": true, "approvals": 1, "breakGlass": [.string(onCall.id)]]
             )
             let request = try await Self.open(
                 server,
@@ -366,7 +406,7 @@ import VaneCore
             #expect(refused.errorMessage?.contains("breakGlass") == true)
             #expect(try await Self.liveVersion(server) == "1")
 
-            let applied = try await Self.apply(server, request.id, key: operator_.key, breakGlass: "payments down")
+            let applied = try await Self.apply(server, request.id, key: onCall.key, breakGlass: "payments down")
             #expect(applied.status == .ok, "\(applied.text)")
             #expect(applied.object?["state"] == "applied")
             #expect(applied.object?["breakGlass"] == "payments down")
@@ -453,7 +493,10 @@ import VaneCore
                 (Self.requests, .post, ["title": "t", "change": ["kind": "rollout"]], "change.kind"),
                 (Self.requests, .post, ["title": "t", "change": ["kind": "rollback"]], "change.versionNumber"),
                 (Self.requests, .post, ["change": ["kind": "rollback", "versionNumber": "1"]], "title"),
-                (Self.requests, .post, ["title": "t", "change": ["kind": "rollback", "versionNumber": "5"]], "before the live"),
+                (
+                    Self.requests, .post, ["title": "t", "change": ["kind": "rollback", "versionNumber": "5"]],
+                    "before the live"
+                ),
             ]
             for (path, method, body, says) in cases {
                 let reply = try await server.send(method, path, json: body)

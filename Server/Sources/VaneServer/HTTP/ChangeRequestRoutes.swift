@@ -151,7 +151,11 @@ struct ChangeRequestRoutes {
         try await review(request, context: context, decision: .comment)
     }
 
-    func review(_ request: Request, context: VaneRequestContext, decision: ChangeReview.Decision) async throws
+    func review(
+        _ request: Request,
+        context: VaneRequestContext,
+        decision: ChangeReview.Decision
+    ) async throws
         -> Response
     {
         let principal = try context.requirePrincipal()
@@ -161,7 +165,9 @@ struct ChangeRequestRoutes {
         let comment =
             decision == .comment
             ? try RequestReading.string(body, "comment") : try RequestReading.optionalString(body, "comment") ?? ""
-        guard comment.count <= 10_000 else { throw APIError.invalidArgument("\"comment\" has at most 10000 characters") }
+        guard comment.count <= 10_000 else {
+            throw APIError.invalidArgument("\"comment\" has at most 10000 characters")
+        }
         let seen = try RequestReading.optionalString(body, "contentHash")
         if decision != .comment && seen == nil {
             throw APIError.invalidArgument(

@@ -51,7 +51,9 @@ package struct ChangePolicy: Sendable, Hashable {
     /// - Throws: ``ChangeInputError`` naming the member and what was expected.
     package static func read(_ object: JSONObject, path: String = "") throws(ChangeInputError) -> ChangePolicy {
         func name(_ member: String) -> String { path.isEmpty ? member : path + "." + member }
-        let known: Set<String> = ["required", "approvals", "selfApproval", "approvers", "breakGlass", "killSwitchPreApproved"]
+        let known: Set<String> = [
+            "required", "approvals", "selfApproval", "approvers", "breakGlass", "killSwitchPreApproved",
+        ]
         if let unknown = object.keys.first(where: { !known.contains($0) }) {
             throw ChangeInputError(
                 path: name(unknown),
@@ -64,7 +66,10 @@ package struct ChangePolicy: Sendable, Hashable {
         func flag(_ member: String) throws(ChangeInputError) -> Bool {
             guard let value = object[member] else { return false }
             guard let bool = value.boolValue else {
-                throw ChangeInputError(path: name(member), message: "expected true or false, found \(value.kindDescription)")
+                throw ChangeInputError(
+                    path: name(member),
+                    message: "expected true or false, found \(value.kindDescription)"
+                )
             }
             return bool
         }
@@ -73,7 +78,8 @@ package struct ChangePolicy: Sendable, Hashable {
             guard let array = value.arrayValue, array.count <= maximumEntries else {
                 throw ChangeInputError(
                     path: name(member),
-                    message: "expected an array of at most \(maximumEntries) emails, user or key ids, or role:admin / role:editor"
+                    message:
+                        "expected an array of at most \(maximumEntries) emails, user or key ids, or role:admin / role:editor"
                 )
             }
             var entries: [String] = []
@@ -90,7 +96,8 @@ package struct ChangePolicy: Sendable, Hashable {
         }
         var approvals = 0
         if required {
-            guard let number = object["approvals"]?.numberValue?.intValue, (1...maximumApprovals).contains(number) else {
+            guard let number = object["approvals"]?.numberValue?.intValue, (1...maximumApprovals).contains(number)
+            else {
                 throw ChangeInputError(
                     path: name("approvals"),
                     message: "a required policy needs 1 to \(maximumApprovals) approvals"

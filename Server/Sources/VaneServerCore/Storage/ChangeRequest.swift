@@ -78,7 +78,8 @@ package enum ProposedChange: Sendable {
             }
         case "rollback":
             let member = object["versionNumber"]
-            guard let text = member?.stringValue ?? member?.numberValue?.text, let number = Int64(text), number >= 1 else {
+            guard let text = member?.stringValue ?? member?.numberValue?.text, let number = Int64(text), number >= 1
+            else {
                 throw ChangeInputError(
                     path: path + ".versionNumber",
                     message: "a rollback needs the version to roll back to (a number from 1)"
@@ -104,10 +105,14 @@ package enum ProposedChange: Sendable {
     }
 
     /// The content hash reviewers approve: SHA-256 (hex) of the canonical encoding — object
-    /// members sorted by name, compact — of the change with the version it is based on, so a
-    /// change to either is a new hash.
-    package func contentHash(baseVersion: Int64) -> String {
-        let document: JSONValue = .object(["baseVersion": .string(String(baseVersion)), "change": .object(json())])
+    /// members sorted by name, compact — of the change with the version it is based on and the
+    /// request's revision, title and description, so any edit is a new hash and an approval of
+    /// the revision before it no longer matches.
+    package func contentHash(baseVersion: Int64, revision: Int64, title: String, description: String) -> String {
+        let document: JSONValue = .object([
+            "baseVersion": .string(String(baseVersion)), "change": .object(json()),
+            "revision": .string(String(revision)), "title": .string(title), "description": .string(description),
+        ])
         let bytes = Self.canonical(document).serializedData(.compact)
         return SHA256.hash(data: bytes).withUnsafeBytes { Hex.encode($0) }
     }
@@ -191,6 +196,11 @@ package struct ChangeRequest: Sendable {
     package var updateTime: Int64
     package var reviews: [ChangeReview]
 
+    /// The content hash of the request as it is now (``ProposedChange/contentHash(baseVersion:revision:title:description:)``).
+    package var computedHash: String {
+        change.contentHash(baseVersion: baseVersion, revision: revision, title: title, description: description)
+    }
+
     /// The reviews that count for the current revision.
     package var currentReviews: [ChangeReview] {
         reviews.filter { $0.revision == revision && $0.contentHash == contentHash && $0.decision != .comment }
@@ -233,10 +243,12 @@ package enum ChangeApproval {
     /// policy allows self-approval).
     package static func mayReview(_ reviewer: ChangeActor, authorId: String, under policy: ChangePolicy) -> String? {
         if reviewer.id == authorId && !policy.selfApproval {
-            return "authors may not approve or reject their own change requests in this environment; ask another reviewer"
+            return
+                "authors may not approve or reject their own change requests in this environment; ask another reviewer"
         }
         if !policy.approvers.isEmpty && !reviewer.isNamed(in: policy.approvers) {
-            return "\(reviewer.actor.name) is not among this environment's approvers (\(policy.approvers.joined(separator: ", ")))"
+            return
+                "\(reviewer.actor.name) is not among this environment's approvers (\(policy.approvers.joined(separator: ", ")))"
         }
         return nil
     }
@@ -263,7 +275,8 @@ package enum ChangeApproval {
     /// Why a request cannot apply now, or nil when it is approved.
     package static func blocker(_ request: ChangeRequest, under policy: ChangePolicy) -> String? {
         if let rejection = request.currentReviews.first(where: { $0.decision == .reject }) {
-            return "\(rejection.reviewerName) rejected revision \(request.revision); the author edits the request (PATCH) to ask again"
+            return
+                "\(rejection.reviewerName) rejected revision \(request.revision); the author edits the request (PATCH) to ask again"
         }
         let have = approvals(of: request, under: policy).count
         let need = required(policy)

@@ -16,7 +16,8 @@ package struct ChangeRequestStore: Sendable {
 
     /// An environment's policy, the version live when it was set, and who set it; ``ChangePolicy/off``
     /// and nil when none was ever set.
-    package func policy(_ environment: EnvironmentKey) async throws -> (policy: ChangePolicy, effectiveVersion: Int64?) {
+    package func policy(_ environment: EnvironmentKey) async throws -> (policy: ChangePolicy, effectiveVersion: Int64?)
+    {
         try await engine.withSession { database in
             try await Self.policyRow(database, environment)
         }
@@ -87,12 +88,12 @@ package struct ChangeRequestStore: Sendable {
             try await Self.lockEnvironment(database, environment, kind: kind)
             let base = try await Self.currentVersion(database, environment)
             let now = Clock.nowMilliseconds()
-            let request = ChangeRequest(
+            var request = ChangeRequest(
                 id: RandomBytes.identifier(prefix: "cr_"),
                 environment: environment,
                 baseVersion: base,
                 change: change,
-                contentHash: change.contentHash(baseVersion: base),
+                contentHash: "",
                 revision: 1,
                 title: title,
                 description: description,
@@ -103,6 +104,7 @@ package struct ChangeRequestStore: Sendable {
                 updateTime: now,
                 reviews: []
             )
+            request.contentHash = request.computedHash
             try await database.raw(
                 """
                 INSERT INTO change_requests (id, project_id, environment_id, base_version, kind, change, content_hash, \
@@ -174,7 +176,12 @@ package struct ChangeRequestStore: Sendable {
 
     /// Edits a request: only its author, and only before it applied or was cancelled. Every edit
     /// is a new revision: the approvals and rejections given so far no longer count.
-    package func edit(_ environment: EnvironmentKey, id: String, _ edit: Edit, by editor: ChangeActor) async throws
+    package func edit(
+        _ environment: EnvironmentKey,
+        id: String,
+        _ edit: Edit,
+        by editor: ChangeActor
+    ) async throws
         -> ChangeRequest
     {
         try await update(environment, id: id) { database, request in
@@ -183,14 +190,16 @@ package struct ChangeRequestStore: Sendable {
                     "only the author (\(request.authorName)) edits change request \(id); comment or open your own"
                 )
             }
-            guard !request.state.isFinal else { throw ChangeRefusal.state(id: id, state: request.state.rawValue, action: "be edited") }
+            guard !request.state.isFinal else {
+                throw ChangeRefusal.state(id: id, state: request.state.rawValue, action: "be edited")
+            }
             var edited = request
             if let change = edit.change { edited.change = change }
             if let title = edit.title { edited.title = title }
             if let description = edit.description { edited.description = description }
             if edit.rebase { edited.baseVersion = try await Self.currentVersion(database, environment) }
-            edited.contentHash = edited.change.contentHash(baseVersion: edited.baseVersion)
             edited.revision += 1
+            edited.contentHash = edited.computedHash
             edited.state = request.state == .draft && !edit.submit ? .draft : .inReview
             edited.stateReason = nil
             try await ConfigStore.insertAudit(
@@ -209,7 +218,9 @@ package struct ChangeRequestStore: Sendable {
     /// Cancels a request that has not applied.
     package func cancel(_ environment: EnvironmentKey, id: String, by actor: Actor) async throws -> ChangeRequest {
         try await update(environment, id: id) { database, request in
-            guard !request.state.isFinal else { throw ChangeRefusal.state(id: id, state: request.state.rawValue, action: "be cancelled") }
+            guard !request.state.isFinal else {
+                throw ChangeRefusal.state(id: id, state: request.state.rawValue, action: "be cancelled")
+            }
             var cancelled = request
             cancelled.state = .cancelled
             try await ConfigStore.insertAudit(
@@ -372,8 +383,11 @@ package struct ChangeRequestStore: Sendable {
         guard !request.state.isFinal else {
             throw ChangeRefusal.state(id: id, state: request.state.rawValue, action: "apply")
         }
+        guard request.change.kind == kind else {
+            throw ChangeRefusal.notApproved(id: id, reason: "it proposes a \(request.change.kind) change, not \(kind)")
+        }
         // The hash is computed again from what is stored: what was approved is what applies.
-        let hash = request.change.contentHash(baseVersion: request.baseVersion)
+        let hash = request.computedHash
         guard hash == request.contentHash else {
             throw ChangeRefusal.notApproved(id: id, reason: "its stored change does not match its content hash")
         }
@@ -446,7 +460,11 @@ package struct ChangeRequestStore: Sendable {
         }
     }
 
-    static func lockEnvironment(_ database: any SQLDatabase, _ environment: EnvironmentKey, kind: DatabaseEngine.Kind)
+    static func lockEnvironment(
+        _ database: any SQLDatabase,
+        _ environment: EnvironmentKey,
+        kind: DatabaseEngine.Kind
+    )
         async throws
     {
         let lock = kind == .postgres ? " FOR UPDATE" : ""
@@ -458,7 +476,10 @@ package struct ChangeRequestStore: Sendable {
                 """
             ).first() != nil
         else {
-            throw StorageError.environmentNotFound(project: environment.projectId, environment: environment.environmentId)
+            throw StorageError.environmentNotFound(
+                project: environment.projectId,
+                environment: environment.environmentId
+            )
         }
     }
 
@@ -471,7 +492,10 @@ package struct ChangeRequestStore: Sendable {
         ).first()?.decode(column: "newest", as: Int64.self) ?? 0
     }
 
-    static func policyRow(_ database: any SQLDatabase, _ environment: EnvironmentKey) async throws
+    static func policyRow(
+        _ database: any SQLDatabase,
+        _ environment: EnvironmentKey
+    ) async throws
         -> (policy: ChangePolicy, effectiveVersion: Int64?)
     {
         guard
@@ -485,12 +509,24 @@ package struct ChangeRequestStore: Sendable {
         let text = try row.decode(column: "policy", as: String.self)
         guard let object = try? JSONValue.parse(text).objectValue, let policy = try? ChangePolicy.read(object) else {
             // A row this server cannot read keeps the strictest reading rather than none.
-            return (ChangePolicy(approvalsRequired: ChangePolicy.maximumApprovals, selfApproval: false, approvers: [], breakGlass: [], killSwitchPreApproved: false), nil)
+            return (
+                ChangePolicy(
+                    approvalsRequired: ChangePolicy.maximumApprovals,
+                    selfApproval: false,
+                    approvers: [],
+                    breakGlass: [],
+                    killSwitchPreApproved: false
+                ), nil
+            )
         }
         return (policy, try row.decode(column: "effective_version", as: Int64.self))
     }
 
-    private static func load(_ database: any SQLDatabase, _ environment: EnvironmentKey, id: String)
+    private static func load(
+        _ database: any SQLDatabase,
+        _ environment: EnvironmentKey,
+        id: String
+    )
         async throws -> ChangeRequest
     {
         guard
@@ -513,7 +549,8 @@ package struct ChangeRequestStore: Sendable {
             ChangeReview(
                 reviewerId: try row.decode(column: "reviewer_id", as: String.self),
                 reviewerName: try row.decode(column: "reviewer_name", as: String.self),
-                decision: ChangeReview.Decision(rawValue: try row.decode(column: "decision", as: String.self)) ?? .comment,
+                decision: ChangeReview.Decision(rawValue: try row.decode(column: "decision", as: String.self))
+                    ?? .comment,
                 comment: try row.decode(column: "comment", as: String.self),
                 contentHash: try row.decode(column: "content_hash", as: String.self),
                 revision: try row.decode(column: "revision", as: Int64.self),

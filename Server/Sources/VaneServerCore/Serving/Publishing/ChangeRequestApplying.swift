@@ -105,7 +105,12 @@ package struct ChangeRequestApplying: Sendable {
             case .experimentStop(let key):
                 _ = try await lifecycle.stop(environment, key: key, actor: actor.actor, authorization: authorization)
             case .policy(let policy):
-                _ = try await requests.setPolicy(policy, in: environment, authorization: authorization, actor: actor.actor)
+                _ = try await requests.setPolicy(
+                    policy,
+                    in: environment,
+                    authorization: authorization,
+                    actor: actor.actor
+                )
             }
         } catch let error as PublishError {
             if case .changeRefused(let refusal) = error { try await suspendIfStale(refusal, environment, actor) }
@@ -118,7 +123,11 @@ package struct ChangeRequestApplying: Sendable {
     }
 
     /// A stale request is suspended in its own transaction (the refused write rolled back).
-    private func suspendIfStale(_ refusal: ChangeRefusal, _ environment: EnvironmentKey, _ actor: ChangeActor)
+    private func suspendIfStale(
+        _ refusal: ChangeRefusal,
+        _ environment: EnvironmentKey,
+        _ actor: ChangeActor
+    )
         async throws
     {
         guard case .suspended(let id, let reason) = refusal else { return }
