@@ -33,13 +33,13 @@ import VaneCore
         #expect(reply.status == .ok, "\(reply.text)")
     }
 
-    /// The live template with `bannerParametertext`'s default value replaced.
+    /// The live template with `banner_text`'s default value replaced.
     static func template(_ server: TestServer, banner: String) async throws -> JSONValue {
         var template = try #require(try await server.send(.get, TestServer.demoPath + "/template").object)
         var parameters = try #require(template["parameters"]?.objectValue)
-        var bannerParameter = try #require(parameters["bannerParametertext"]?.objectValue)
+        var bannerParameter = try #require(parameters["banner_text"]?.objectValue)
         bannerParameter["defaultValue"] = ["value": .string(banner)]
-        parameters["bannerParametertext"] = .object(bannerParameter)
+        parameters["banner_text"] = .object(bannerParameter)
         template["parameters"] = .object(parameters)
         template["version"] = nil
         return .object(template)
@@ -206,7 +206,7 @@ import VaneCore
             try await liveVersion(server), try await experimentStatus(server),
             try await server.send(.get, policyPath).object?["required"]?.boolValue.map(String.init),
             try await server.send(.get, TestServer.demoPath + "/template").object?["parameters"]?.objectValue?[
-                "bannerParametertext"
+                "banner_text"
             ]?.objectValue?["defaultValue"]?.objectValue?["value"]?.stringValue,
         ]
     }
@@ -229,7 +229,7 @@ import VaneCore
                 case .staleAfterApproval:
                     try await Self.review(server, request.id, "approve", hash: request.hash, key: reviewer.key)
                     try await Self.landVersion(server, reviewer, marker: "m\(kind.count)")
-                    // A template change that touches only bannerParametertext rebases cleanly past a new
+                    // A template change that touches only banner_text rebases cleanly past a new
                     // parameter; make it conflict: the live banner changes too.
                     if kind == "template" {
                         let conflicting = try await Self.open(
@@ -324,7 +324,7 @@ import VaneCore
                 #expect(preview?["diff"] != nil, "reviewers see the diff that will apply")
                 let impact = preview?["impact"]?.arrayValue?.compactMap { $0.objectValue?["key"]?.stringValue }
                 #expect(
-                    impact == ["bannerParametertext"],
+                    impact == ["banner_text"],
                     "and how many sampled users get another value: \(shown.text)"
                 )
             }
