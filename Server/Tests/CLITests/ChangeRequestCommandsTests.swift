@@ -14,7 +14,9 @@ import VaneCore
         let reviewerKey = try #require(try JSONValue.parse(reviewer.stdout).objectValue?["key"]?.stringValue)
 
         let policy = try CLIRunner.temporaryFile(#"{"required": true, "approvals": 1}"#, name: "policy.json")
-        let opened = try await server.run(["change-requests", "create", "--title", "require review", "--policy", policy])
+        let opened = try await server.run([
+            "change-requests", "create", "--title", "require review", "--policy", policy,
+        ])
         #expect(opened.status == 0, "\(opened.stderr)")
         #expect(opened.stdout.hasPrefix("Opened cr_"), "\(opened.stdout)")
         #expect(opened.stdout.contains("is in_review (0/1 approvals): require review"), "\(opened.stdout)")
