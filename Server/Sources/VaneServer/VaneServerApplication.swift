@@ -348,6 +348,11 @@ public final class VaneServerApplication: Sendable {
         let events = ExperimentEventStore(engine: store.engine)
         ExperimentRoutes(store: store, experiments: experiments, lifecycle: experimentLifecycle, events: events)
             .register(on: environment)
+        ChangeRequestRoutes(
+            applying: ChangeRequestApplying(publisher: publisher, lifecycle: experimentLifecycle),
+            experiments: experiments,
+            drafts: DraftStore(engine: store.engine)
+        ).register(on: environment)
         EventRoutes(
             store: store,
             cache: cache,

@@ -89,6 +89,7 @@ import Yams
             .replacingOccurrences(of: "{key}", with: "banner_text")
             .replacingOccurrences(of: "{experiment}", with: "conformance")
             .replacingOccurrences(of: "{name}", with: "germany_austria")
+            .replacingOccurrences(of: "{request}", with: "cr_000000000000")
         var headers: HTTPFields = [:]
         var body: JSONValue?
         switch operation.operationId {

@@ -221,6 +221,8 @@ struct ExperimentsController: EnvironmentPages {
             return try await renderExperiment(request, context: context, flash: nil, error: refusal.description)
         } catch let error as StorageError {
             return try await renderExperiment(request, context: context, flash: nil, error: error.description)
+        } catch let refusal as ChangeRefusal {
+            return try await renderExperiment(request, context: context, flash: nil, error: refusal.description)
         }
         throw ConsoleRedirect(
             location: ConsolePaths.environment(key) + "/experiments/" + ConsolePaths.encode(name) + "?done=" + done

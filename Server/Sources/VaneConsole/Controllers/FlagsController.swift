@@ -341,6 +341,7 @@ enum ConsolePublishing {
         case .doesNotCompile(let error): return "a condition does not compile: \(error)"
         case .storage(let error): return error.description
         case .invalidRollback(let message): return message
+        case .changeRefused(let refusal): return refusal.description
         }
     }
 }

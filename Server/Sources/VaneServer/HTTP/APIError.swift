@@ -154,6 +154,20 @@ extension APIError {
             self = APIError(error)
         case .invalidRollback(let message):
             self = .invalidArgument(message)
+        case .changeRefused(let refusal):
+            self = APIError(refusal)
+        }
+    }
+
+    /// 409 with the refusal's code when a change request is needed, not approved, suspended or
+    /// changed since it was reviewed; 404, 412 and 403 for the rest.
+    init(_ refusal: ChangeRefusal) {
+        switch refusal {
+        case .changeRequestRequired, .notApproved, .suspended, .hashMismatch:
+            self.init(.conflict, refusal.code, refusal.description)
+        case .notFound: self = .notFound(refusal.description)
+        case .state: self = .failedPrecondition(refusal.description)
+        case .notAllowed: self = .permissionDenied(refusal.description)
         }
     }
 
@@ -212,6 +226,11 @@ extension APIError {
 
 extension PublishError: APIErrorMapped {
     /// See ``APIError/init(_:)``: 400 for a template that is refused, the storage error's answer otherwise.
+    var apiError: APIError { APIError(self) }
+}
+
+extension ChangeRefusal: APIErrorMapped {
+    /// See ``APIError/init(_:)``.
     var apiError: APIError { APIError(self) }
 }
 

@@ -39,6 +39,15 @@ package struct Principal: Sendable {
         }
     }
 
+    /// Who this is as a change policy names them (``ChangeActor/matches(_:)``): the id, and a
+    /// person's email and role.
+    package var changeActor: ChangeActor {
+        switch identity {
+        case .key(let key): ChangeActor(actor: actor, id: key.id, email: nil, role: nil)
+        case .user(let user): ChangeActor(actor: actor, id: user.id, email: user.email, role: user.role.rawValue)
+        }
+    }
+
     /// Whether ``require(_:)`` would let this principal do something.
     package func permits(_ permission: Permission) -> Bool {
         (try? require(permission)) != nil

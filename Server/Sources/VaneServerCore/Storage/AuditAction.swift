@@ -13,4 +13,12 @@ package enum AuditAction: String, Sendable, Hashable, CaseIterable {
     case experimentCreate = "experiment.create"
     case experimentStart = "experiment.start"
     case experimentStop = "experiment.stop"
+    case changePolicyUpdate = "change_policy.update"
+    case changeRequestCreate = "change_request.create"
+    case changeRequestEdit = "change_request.edit"
+    case changeRequestReview = "change_request.review"
+    case changeRequestCancel = "change_request.cancel"
+    case changeRequestSuspend = "change_request.suspend"
+    case changeRequestApply = "change_request.apply"
+    case changeRequestBreakGlass = "change_request.break_glass"
 }

@@ -119,15 +119,19 @@ extension ConfigStore {
     /// - Parameters:
     ///   - expectedVersion: The version the publisher read (from its ETag); nil forces the publish.
     ///   - rollbackSource: For a rollback, the version copied.
+    ///   - authorization: What allows the change under the environment's change policy, checked
+    ///     in the transaction (``ChangeRequestStore/authorize(_:_:in:kind:actor:liveVersion:publishes:)``).
     /// - Throws: ``StorageError/versionConflict(expected:current:)`` when someone published since
-    ///   `expectedVersion`; ``StorageError/environmentNotFound(project:environment:)``.
+    ///   `expectedVersion`; ``StorageError/environmentNotFound(project:environment:)``;
+    ///   ``ChangeRefusal`` when the policy refuses it.
     package func publish(
         projectId: String,
         environmentId: String,
         template: ConfigTemplate,
         expectedVersion: Int64?,
         actor: Actor,
-        rollbackSource: Int64? = nil
+        rollbackSource: Int64? = nil,
+        authorization: ChangeAuthorization = .direct("the publish")
     ) async throws -> StoredVersion {
         try await publishQueue.withLock {
             // A forced publish retries when a publisher on another node takes the number it chose.
@@ -139,7 +143,8 @@ extension ConfigStore {
                         template: template,
                         expectedVersion: expectedVersion,
                         actor: actor,
-                        rollbackSource: rollbackSource
+                        rollbackSource: rollbackSource,
+                        authorization: authorization
                     )
                 } catch  where StoreErrors.isBusy(error) {
                     // SQLite already waited its busy timeout for the write lock: another process
@@ -165,7 +170,8 @@ extension ConfigStore {
         template: ConfigTemplate,
         expectedVersion: Int64?,
         actor: Actor,
-        rollbackSource: Int64?
+        rollbackSource: Int64?,
+        authorization: ChangeAuthorization
     ) async throws -> StoredVersion {
         let retained = retainedVersions
         let kind = engine.kind
@@ -193,6 +199,17 @@ extension ConfigStore {
             if let expectedVersion, expectedVersion != current {
                 throw StorageError.versionConflict(expected: expectedVersion, current: current)
             }
+            // The change policy, read after the environment's lock: a policy switched on before
+            // this transaction holds, one switched on after waits for it.
+            try await ChangeRequestStore.authorize(
+                database,
+                authorization,
+                in: EnvironmentKey(projectId: projectId, environmentId: environmentId),
+                kind: rollbackSource == nil ? "template" : "rollback",
+                actor: actor,
+                liveVersion: current,
+                publishes: true
+            )
             let number = current + 1
             let now = Clock.nowMilliseconds()
             let updateType: UpdateType =

@@ -164,9 +164,17 @@ package final class ExperimentStore: Sendable {
         _ environment: EnvironmentKey,
         key: String,
         liveVersion: Int64,
-        actor: Actor
+        actor: Actor,
+        authorization: ChangeAuthorization
     ) async throws -> Experiment {
-        try await change(environment, key: key, action: "start", from: .draft, actor: actor) { database, experiment in
+        try await change(
+            environment,
+            key: key,
+            action: "start",
+            from: .draft,
+            actor: actor,
+            authorization: authorization
+        ) { database, experiment in
             let running = try await database.raw(
                 """
                 SELECT * FROM experiments WHERE project_id = \(bind: environment.projectId) \
@@ -188,8 +196,20 @@ package final class ExperimentStore: Sendable {
 
     /// Stops a running experiment: its results stay, nothing more counts.
     /// - Throws: ``StorageError/experimentNotFound(_:)``, ``StorageError/experimentStatus(key:status:action:)``.
-    package func stop(_ environment: EnvironmentKey, key: String, actor: Actor) async throws -> Experiment {
-        try await change(environment, key: key, action: "stop", from: .running, actor: actor) { _, experiment in
+    package func stop(
+        _ environment: EnvironmentKey,
+        key: String,
+        actor: Actor,
+        authorization: ChangeAuthorization
+    ) async throws -> Experiment {
+        try await change(
+            environment,
+            key: key,
+            action: "stop",
+            from: .running,
+            actor: actor,
+            authorization: authorization
+        ) { _, experiment in
             var stopped = experiment
             stopped.status = .stopped
             stopped.stopTime = Clock.nowMilliseconds()
@@ -203,6 +223,7 @@ package final class ExperimentStore: Sendable {
         action: String,
         from status: ExperimentStatus,
         actor: Actor,
+        authorization: ChangeAuthorization,
         _ transform: @escaping @Sendable (any SQLDatabase, Experiment) async throws -> Experiment
     ) async throws -> Experiment {
         let kind = engine.kind
@@ -216,6 +237,16 @@ package final class ExperimentStore: Sendable {
             guard experiment.status == status else {
                 throw StorageError.experimentStatus(key: key, status: experiment.status.rawValue, action: action)
             }
+            // A start or stop changes what clients get: the change policy, in this transaction.
+            try await ChangeRequestStore.authorize(
+                database,
+                authorization,
+                in: environment,
+                kind: action == "start" ? "experiment_start" : "experiment_stop",
+                actor: actor,
+                liveVersion: try await ChangeRequestStore.currentVersion(database, environment),
+                publishes: false
+            )
             let changed = try await transform(database, experiment)
             try await database.raw(
                 """

@@ -309,6 +309,69 @@ package enum Migrations {
                 "ALTER TABLE experiment_tallies ADD COLUMN always_valid TEXT"
             ]
         ),
+        Migration(
+            version: 12,
+            description: "change policies, change requests and their reviews",
+            statements: [
+                // One row per environment with a policy; no row means off. `effective_version` is
+                // the version that was live when the row was written (the publish transactions
+                // after it see the policy).
+                """
+                CREATE TABLE change_policies (
+                    project_id TEXT NOT NULL,
+                    environment_id TEXT NOT NULL,
+                    policy TEXT NOT NULL,
+                    effective_version BIGINT NOT NULL,
+                    update_time BIGINT NOT NULL,
+                    update_user TEXT NOT NULL,
+                    PRIMARY KEY (project_id, environment_id),
+                    FOREIGN KEY (project_id, environment_id) REFERENCES environments(project_id, id)
+                )
+                """,
+                // `change` is the proposed change as JSON; `content_hash` its SHA-256 over the
+                // canonical encoding with the base version; `revision` counts edits (reviews of
+                // an earlier revision no longer count). `apply_time` is for scheduled changes.
+                """
+                CREATE TABLE change_requests (
+                    id TEXT PRIMARY KEY,
+                    project_id TEXT NOT NULL,
+                    environment_id TEXT NOT NULL,
+                    base_version BIGINT NOT NULL,
+                    kind TEXT NOT NULL,
+                    change TEXT NOT NULL,
+                    content_hash TEXT NOT NULL,
+                    revision BIGINT NOT NULL,
+                    title TEXT NOT NULL,
+                    description TEXT NOT NULL,
+                    author_id TEXT NOT NULL,
+                    author_name TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    state_reason TEXT,
+                    apply_time BIGINT,
+                    applied_version BIGINT,
+                    break_glass TEXT,
+                    create_time BIGINT NOT NULL,
+                    update_time BIGINT NOT NULL,
+                    FOREIGN KEY (project_id, environment_id) REFERENCES environments(project_id, id)
+                )
+                """,
+                "CREATE INDEX change_requests_scope ON change_requests (project_id, environment_id, state, create_time)",
+                """
+                CREATE TABLE change_reviews (
+                    request_id TEXT NOT NULL REFERENCES change_requests(id),
+                    sequence BIGINT NOT NULL,
+                    reviewer_id TEXT NOT NULL,
+                    reviewer_name TEXT NOT NULL,
+                    decision TEXT NOT NULL,
+                    comment TEXT NOT NULL,
+                    content_hash TEXT NOT NULL,
+                    revision BIGINT NOT NULL,
+                    time BIGINT NOT NULL,
+                    PRIMARY KEY (request_id, sequence)
+                )
+                """,
+            ]
+        ),
     ]
 
     package static var latestVersion: Int { all.last?.version ?? 0 }

@@ -18,7 +18,14 @@ package struct ExperimentLifecycle: Sendable {
     /// the experiment was created).
     /// - Throws: ``ExperimentStartRefusal`` naming the problems; ``StorageError`` as the store
     ///   throws it (no such experiment, not a draft, a parameter in another running experiment).
-    package func start(_ environment: EnvironmentKey, key: String, actor: Actor) async throws -> Experiment {
+    /// - Parameter authorization: What allows it under the change policy; the API and the console
+    ///   start directly, an approved change request through ``ChangeRequestApplying``.
+    package func start(
+        _ environment: EnvironmentKey,
+        key: String,
+        actor: Actor,
+        authorization: ChangeAuthorization = .direct("starting the experiment")
+    ) async throws -> Experiment {
         let live = try await store.liveTemplate(environment)
         if let experiment = try await experiments.experiment(environment, key: key), experiment.status == .draft {
             let issues = ExperimentTemplateCheck.issues(
@@ -28,16 +35,27 @@ package struct ExperimentLifecycle: Sendable {
             )
             guard issues.isEmpty else { throw ExperimentStartRefusal(key: key, issues: issues) }
         }
-        let started = try await experiments.start(environment, key: key, liveVersion: live.version, actor: actor)
+        let started = try await experiments.start(
+            environment,
+            key: key,
+            liveVersion: live.version,
+            actor: actor,
+            authorization: authorization
+        )
         try await serveRunning(in: environment)
         return started
     }
 
     /// Stops a running experiment.
     /// - Throws: ``StorageError`` as the store throws it.
-    package func stop(_ environment: EnvironmentKey, key: String, actor: Actor) async throws -> Experiment {
+    package func stop(
+        _ environment: EnvironmentKey,
+        key: String,
+        actor: Actor,
+        authorization: ChangeAuthorization = .direct("stopping the experiment")
+    ) async throws -> Experiment {
         try await store.requireEnvironment(environment)
-        let stopped = try await experiments.stop(environment, key: key, actor: actor)
+        let stopped = try await experiments.stop(environment, key: key, actor: actor, authorization: authorization)
         try await serveRunning(in: environment)
         return stopped
     }

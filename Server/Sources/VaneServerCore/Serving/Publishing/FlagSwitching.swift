@@ -123,7 +123,8 @@ package struct FlagSwitching: Sendable {
             try publisher.check(template),
             to: plan.environment,
             expectedVersion: plan.version,
-            actor: actor
+            actor: actor,
+            authorization: .killSwitch
         )
         return (served.versionNumber, true)
     }

@@ -23,6 +23,8 @@ package enum PublishError: Error, Sendable, Equatable {
     case storage(StorageError)
     /// A rollback to a version that is not before the current one.
     case invalidRollback(String)
+    /// The environment's change policy refused it (docs/GOVERNANCE.md).
+    case changeRefused(ChangeRefusal)
 }
 
 /// The one way a template version goes live on this node: parse once → validate → compile →
@@ -79,13 +81,15 @@ package final class TemplatePublisher: Sendable {
     /// - Parameters:
     ///   - number: The version to copy, before the current one.
     ///   - expectedVersion: The version the caller saw as current; nil rolls back whatever is live.
+    ///   - authorization: What allows it under the change policy.
     /// - Throws: ``PublishError``; database failures as they come.
     @discardableResult
     package func rollback(
         _ environment: EnvironmentKey,
         to number: Int64,
         expectedVersion: Int64?,
-        actor: Actor
+        actor: Actor,
+        authorization: ChangeAuthorization = .direct("the rollback")
     ) async throws -> ServedTemplate {
         let current = try await store.currentVersionNumber(
             projectId: environment.projectId,
@@ -109,7 +113,8 @@ package final class TemplatePublisher: Sendable {
             to: environment,
             expectedVersion: expectedVersion,
             actor: actor,
-            rollbackSource: number
+            rollbackSource: number,
+            authorization: authorization
         )
     }
 
@@ -118,6 +123,9 @@ package final class TemplatePublisher: Sendable {
     /// - Parameters:
     ///   - expectedVersion: The version the publisher read (from its ETag); nil forces the publish.
     ///   - rollbackSource: For a rollback, the version copied.
+    ///   - authorization: What allows it under the environment's change policy, checked in the
+    ///     publish transaction: every path publishes directly except an approved change request
+    ///     (``ChangeRequestApplying``) and the kill switch.
     /// - Throws: ``PublishError``; database failures as they come.
     @discardableResult
     package func publish(
@@ -125,7 +133,8 @@ package final class TemplatePublisher: Sendable {
         to environment: EnvironmentKey,
         expectedVersion: Int64?,
         actor: Actor,
-        rollbackSource: Int64? = nil
+        rollbackSource: Int64? = nil,
+        authorization: ChangeAuthorization = .direct("the publish")
     ) async throws -> ServedTemplate {
         let compiled: CompiledTemplate
         do {
@@ -141,10 +150,13 @@ package final class TemplatePublisher: Sendable {
                 template: checked.parsed.template,
                 expectedVersion: expectedVersion,
                 actor: actor,
-                rollbackSource: rollbackSource
+                rollbackSource: rollbackSource,
+                authorization: authorization
             )
         } catch let error as StorageError {
             throw PublishError.storage(error)
+        } catch let refusal as ChangeRefusal {
+            throw PublishError.changeRefused(refusal)
         }
         // The store stamped the version metadata; the compiled tables stay as they are.
         let served = ServedTemplate(
