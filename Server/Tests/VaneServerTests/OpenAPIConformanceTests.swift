@@ -89,6 +89,8 @@ import Yams
             .replacingOccurrences(of: "{key}", with: "banner_text")
             .replacingOccurrences(of: "{experiment}", with: "conformance")
             .replacingOccurrences(of: "{name}", with: "germany_austria")
+            .replacingOccurrences(of: "{webhook}", with: "ep_000000000000")
+            .replacingOccurrences(of: "{message}", with: "msg_000000000000")
         var headers: HTTPFields = [:]
         var body: JSONValue?
         switch operation.operationId {
@@ -101,6 +103,8 @@ import Yams
         case "diffVersions": path += "?from=1&to=2"
         case "createApiKey":
             body = ["name": "conformance", "role": "client", "project": "demo", "environment": "production"]
+        // Refused: the server does not call into its own network unless told to.
+        case "createWebhook": body = ["url": "http://127.0.0.1:9/hook"]
         case "fetchConfig": body = ["context": ["randomizationId": "user-1"]]
         case "sendEvents": body = ["events": []]
         case "createExperiment":

@@ -13,4 +13,9 @@ package enum AuditAction: String, Sendable, Hashable, CaseIterable {
     case experimentCreate = "experiment.create"
     case experimentStart = "experiment.start"
     case experimentStop = "experiment.stop"
+    case webhookCreate = "webhook.create"
+    case webhookUpdate = "webhook.update"
+    case webhookDelete = "webhook.delete"
+    case webhookRotateSecret = "webhook.rotate_secret"
+    case webhookRedeliver = "webhook.redeliver"
 }

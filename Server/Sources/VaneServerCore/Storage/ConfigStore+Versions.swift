@@ -119,6 +119,8 @@ extension ConfigStore {
     /// - Parameters:
     ///   - expectedVersion: The version the publisher read (from its ETag); nil forces the publish.
     ///   - rollbackSource: For a rollback, the version copied.
+    ///   - change: What webhooks are told, when it is more than a publish or a rollback (a kill
+    ///     switch); the message is written in the same transaction.
     /// - Throws: ``StorageError/versionConflict(expected:current:)`` when someone published since
     ///   `expectedVersion`; ``StorageError/environmentNotFound(project:environment:)``.
     package func publish(
@@ -127,7 +129,8 @@ extension ConfigStore {
         template: ConfigTemplate,
         expectedVersion: Int64?,
         actor: Actor,
-        rollbackSource: Int64? = nil
+        rollbackSource: Int64? = nil,
+        change: WebhookChange? = nil
     ) async throws -> StoredVersion {
         try await publishQueue.withLock {
             // A forced publish retries when a publisher on another node takes the number it chose.
@@ -139,7 +142,8 @@ extension ConfigStore {
                         template: template,
                         expectedVersion: expectedVersion,
                         actor: actor,
-                        rollbackSource: rollbackSource
+                        rollbackSource: rollbackSource,
+                        change: change
                     )
                 } catch  where StoreErrors.isBusy(error) {
                     // SQLite already waited its busy timeout for the write lock: another process
@@ -165,7 +169,8 @@ extension ConfigStore {
         template: ConfigTemplate,
         expectedVersion: Int64?,
         actor: Actor,
-        rollbackSource: Int64?
+        rollbackSource: Int64?,
+        change: WebhookChange?
     ) async throws -> StoredVersion {
         let retained = retainedVersions
         let kind = engine.kind
@@ -228,6 +233,15 @@ extension ConfigStore {
                 summary: rollbackSource.map { "rolled back to version \($0) as version \(number)" }
                     ?? "published version \(number) (\(updateType.rawValue))",
                 details: ["versionNumber": .string(String(number)), "changes": diff.json()]
+            )
+            try await WebhookStore.enqueue(
+                database,
+                kind: kind,
+                change: change ?? .published(rollbackSource: rollbackSource),
+                projectId: projectId,
+                environmentId: environmentId,
+                version: number,
+                actor: actor
             )
             if kind == .postgres {
                 // Delivered to every node's VersionListener when the transaction commits, never before.

@@ -123,7 +123,8 @@ package struct FlagSwitching: Sendable {
             try publisher.check(template),
             to: plan.environment,
             expectedVersion: plan.version,
-            actor: actor
+            actor: actor,
+            change: .killSwitch(flag: plan.flag, position: plan.position.rawValue)
         )
         return (served.versionNumber, true)
     }

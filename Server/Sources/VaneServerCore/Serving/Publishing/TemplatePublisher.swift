@@ -118,6 +118,7 @@ package final class TemplatePublisher: Sendable {
     /// - Parameters:
     ///   - expectedVersion: The version the publisher read (from its ETag); nil forces the publish.
     ///   - rollbackSource: For a rollback, the version copied.
+    ///   - change: What webhooks are told when it is more than a publish or rollback (a kill switch).
     /// - Throws: ``PublishError``; database failures as they come.
     @discardableResult
     package func publish(
@@ -125,7 +126,8 @@ package final class TemplatePublisher: Sendable {
         to environment: EnvironmentKey,
         expectedVersion: Int64?,
         actor: Actor,
-        rollbackSource: Int64? = nil
+        rollbackSource: Int64? = nil,
+        change: WebhookChange? = nil
     ) async throws -> ServedTemplate {
         let compiled: CompiledTemplate
         do {
@@ -141,7 +143,8 @@ package final class TemplatePublisher: Sendable {
                 template: checked.parsed.template,
                 expectedVersion: expectedVersion,
                 actor: actor,
-                rollbackSource: rollbackSource
+                rollbackSource: rollbackSource,
+                change: change
             )
         } catch let error as StorageError {
             throw PublishError.storage(error)
