@@ -385,7 +385,8 @@ enum ServeSettings {
             \.webhookRetrySeconds,
             name: "seconds",
             setting: .webhookRetrySeconds,
-            help: "Seconds before a failed webhook delivery is retried; doubles per failure up to 6 h, for 3 days (default 5)."
+            help:
+                "Seconds before a failed webhook delivery is retried; doubles per failure up to 6 h, for 3 days (default 5)."
         ),
         .field(
             "--webhook-lease",

@@ -15,7 +15,9 @@ import VaneCore
 
     @Test(.timeLimit(.minutes(3)), arguments: CrashTests.Engine.allCases)
     func aSenderKilledMidDeliveryLosesNothing(engine: CrashTests.Engine) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vane-webhook-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vane-webhook-\(UUID().uuidString)"
+        )
         // A short lease: on PostgreSQL the restarted node waits it out before sending the cut
         // delivery again (it cannot know the node that held it is dead).
         var arguments = [
@@ -79,7 +81,11 @@ import VaneCore
         #expect(idsByVersion.values.allSatisfy { $0.count == 1 }, "\(idsByVersion)")
 
         let delivered = await eventually(within: 20) {
-            let page = try? await server.send("GET", "/v1/projects/hooks/webhooks/\(endpoint)/deliveries", key: Self.adminKey)
+            let page = try? await server.send(
+                "GET",
+                "/v1/projects/hooks/webhooks/\(endpoint)/deliveries",
+                key: Self.adminKey
+            )
             let statuses = page?.json?.objectValue?["deliveries"]?.arrayValue?.compactMap {
                 $0.objectValue?["status"]?.stringValue
             }

@@ -90,7 +90,10 @@ final class WebhookReceiver: Sendable {
                 guard answer else { return }
                 var headers = HTTPHeaders()
                 headers.add(name: "content-length", value: "0")
-                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+                context.write(
+                    wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))),
+                    promise: nil
+                )
                 context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
             }
         }

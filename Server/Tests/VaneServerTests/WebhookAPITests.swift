@@ -61,7 +61,10 @@ import VaneCore
             let newSecret = try #require(rotated.object?["secret"]?.stringValue)
             #expect(newSecret != secret && newSecret.hasPrefix("whsec_"))
             #expect(rotated.object?["previousSecretExpiry"]?.stringValue != nil)
-            let stored = try await WebhookStore(engine: server.application.store.engine).endpoint(projectId: "demo", id: id)
+            let stored = try await WebhookStore(engine: server.application.store.engine).endpoint(
+                projectId: "demo",
+                id: id
+            )
             #expect(stored.signingSecrets(at: Clock.nowMilliseconds()) == [newSecret, secret])
             #expect(stored.signingSecrets(at: Clock.nowMilliseconds() + 3 * 3_600_000) == [newSecret])
 
@@ -92,13 +95,21 @@ import VaneCore
                 #expect(reply.status == .badRequest, "\(body)")
                 #expect(reply.errorMessage?.contains(message) == true, "\(reply.text)")
             }
-            let noProject = try await server.send(.post, "/v1/projects/nowhere/webhooks", json: ["url": .string(Self.deadURL)])
+            let noProject = try await server.send(
+                .post,
+                "/v1/projects/nowhere/webhooks",
+                json: ["url": .string(Self.deadURL)]
+            )
             #expect(noProject.status == .notFound)
             #expect(try await server.send(.get, Self.path).object?["webhooks"] == [], "nothing was stored")
 
             let created = try await server.send(.post, Self.path, json: ["url": .string(Self.deadURL)])
             let id = try #require(created.object?["id"]?.stringValue)
-            let grace = try await server.send(.post, Self.path + "/" + id + "/rotate-secret", json: ["graceHours": 1000])
+            let grace = try await server.send(
+                .post,
+                Self.path + "/" + id + "/rotate-secret",
+                json: ["graceHours": 1000]
+            )
             #expect(grace.status == .badRequest)
             #expect(grace.errorMessage?.contains("\"graceHours\" must be from 0 to 168") == true, "\(grace.text)")
             let status = try await server.send(.get, Self.path + "/" + id + "/deliveries?status=lost")
@@ -207,7 +218,8 @@ import VaneCore
     @Test func endpointsIntoPrivateNetworksAreRefused() async throws {
         try await TestServer.run(.sqlite) { server in
             let urls = [
-                "http://127.0.0.1/hook", "http://localhost:8080/hook", "http://[::1]/hook", "http://[::ffff:127.0.0.1]/",
+                "http://127.0.0.1/hook", "http://localhost:8080/hook", "http://[::1]/hook",
+                "http://[::ffff:127.0.0.1]/",
                 "http://[::ffff:a00:1]/", "http://10.0.0.5/", "http://172.16.3.4/", "http://192.168.1.1/",
                 "http://169.254.169.254/latest/meta-data/", "http://100.64.0.1/", "http://0.0.0.0/", "http://0/",
                 "http://2130706433/", "http://0x7f000001/", "http://127.1/", "http://[fe80::1]/", "http://[fd00::1]/",

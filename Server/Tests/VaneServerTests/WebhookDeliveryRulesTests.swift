@@ -46,16 +46,24 @@ import Testing
         let now: Int64 = 1_000_000
         let giveUp = now + WebhookStore.retryWindowMilliseconds
         #expect(schedule.outcome(afterFailures: 2, now: now, giveUpTime: giveUp, jitter: 0.8) == .retry(at: now + 8000))
-        #expect(schedule.outcome(afterFailures: 2, now: now, giveUpTime: giveUp, jitter: 1.2) == .retry(at: now + 12000))
         #expect(
-            schedule.outcome(afterFailures: 30, now: giveUp - 1000, giveUpTime: giveUp, jitter: 1) == .retry(at: giveUp),
+            schedule.outcome(afterFailures: 2, now: now, giveUpTime: giveUp, jitter: 1.2) == .retry(at: now + 12000)
+        )
+        #expect(
+            schedule.outcome(afterFailures: 30, now: giveUp - 1000, giveUpTime: giveUp, jitter: 1)
+                == .retry(at: giveUp),
             "the last attempt is made at the give-up time"
         )
         #expect(schedule.outcome(afterFailures: 31, now: giveUp, giveUpTime: giveUp, jitter: 1) == .gaveUp)
         // Over 3 days from a 5 s start: attempts keep coming, at most 6 hours apart.
         var time = now
         var failures: Int64 = 0
-        while case .retry(let next) = schedule.outcome(afterFailures: failures + 1, now: time, giveUpTime: giveUp, jitter: 1) {
+        while case .retry(let next) = schedule.outcome(
+            afterFailures: failures + 1,
+            now: time,
+            giveUpTime: giveUp,
+            jitter: 1
+        ) {
             #expect(next - time <= 6 * 3_600_000)
             time = next
             failures += 1

@@ -177,7 +177,9 @@ struct WebhookRoutes {
         } catch {
             throw APIError.invalidArgument(
                 error.description,
-                details: [ValidationIssue(.error, at: JSONPath.root.appending("url"), rule: "webhook-url", error.description)]
+                details: [
+                    ValidationIssue(.error, at: JSONPath.root.appending("url"), rule: "webhook-url", error.description)
+                ]
             )
         }
     }

@@ -88,7 +88,8 @@ package enum StorageError: Error, Sendable, CustomStringConvertible, Equatable {
         case .webhookEndpointNotFound(let id):
             return "no webhook endpoint \"\(id.prefix(64))\" in this project; list them with GET …/webhooks"
         case .webhookMessageNotFound(let id):
-            return "webhook endpoint never received a message \"\(id.prefix(64))\"; list its deliveries with GET …/webhooks/{id}/deliveries"
+            return
+                "this webhook endpoint never received a message \"\(id.prefix(64))\"; list its deliveries with GET …/webhooks/{id}/deliveries"
         case .busy:
             return "the database is busy (another process holds its write lock); nothing was written. "
                 + "Retry after \(Self.busyRetryAfterSeconds) s"

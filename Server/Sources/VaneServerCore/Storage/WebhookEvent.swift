@@ -26,7 +26,10 @@ package struct WebhookChange: Sendable, Hashable {
     /// A version published, or for a rollback republished from `rollbackSource`.
     package static func published(rollbackSource: Int64?) -> WebhookChange {
         guard let rollbackSource else { return WebhookChange(type: .versionPublished) }
-        return WebhookChange(type: .versionRolledBack, details: ["rollbackSource": .number(JSONNumber(Int(rollbackSource)))])
+        return WebhookChange(
+            type: .versionRolledBack,
+            details: ["rollbackSource": .number(JSONNumber(Int(rollbackSource)))]
+        )
     }
 
     /// A Boolean flag's kill switch thrown to `position` (`on` or `off`).

@@ -69,7 +69,13 @@ package final class WebhookStore: Sendable {
             """
         ).run()
         for target in targets {
-            try await insertDelivery(database, endpointId: target.id, sequence: target.sequence, messageId: messageId, now: now)
+            try await insertDelivery(
+                database,
+                endpointId: target.id,
+                sequence: target.sequence,
+                messageId: messageId,
+                now: now
+            )
         }
     }
 
@@ -166,8 +172,12 @@ package final class WebhookStore: Sendable {
         package var events: [WebhookEventType]?
         package var enabled: Bool?
 
-        package init(url: String? = nil, description: String? = nil, events: [WebhookEventType]? = nil, enabled: Bool? = nil)
-        {
+        package init(
+            url: String? = nil,
+            description: String? = nil,
+            events: [WebhookEventType]? = nil,
+            enabled: Bool? = nil
+        ) {
             self.url = url
             self.description = description
             self.events = events
@@ -238,7 +248,9 @@ package final class WebhookStore: Sendable {
                 projectId: projectId,
                 environmentId: nil,
                 summary: "rotated the secret of webhook endpoint \(id)",
-                details: ["endpoint": .string(id), "previousSecretExpiry": .string(Clock.rfc3339(milliseconds: graceUntil))]
+                details: [
+                    "endpoint": .string(id), "previousSecretExpiry": .string(Clock.rfc3339(milliseconds: graceUntil)),
+                ]
             )
             return endpoint
         }
@@ -465,7 +477,11 @@ package final class WebhookStore: Sendable {
 
     // MARK: Rows
 
-    private static func endpoint(_ database: any SQLDatabase, projectId: String, id: String) async throws
+    private static func endpoint(
+        _ database: any SQLDatabase,
+        projectId: String,
+        id: String
+    ) async throws
         -> WebhookEndpoint
     {
         guard
@@ -509,7 +525,10 @@ package final class WebhookStore: Sendable {
         )
     }
 
-    private static func lastAttempt(_ database: any SQLDatabase, _ delivery: WebhookDelivery) async throws
+    private static func lastAttempt(
+        _ database: any SQLDatabase,
+        _ delivery: WebhookDelivery
+    ) async throws
         -> WebhookAttempt?
     {
         try await database.raw(

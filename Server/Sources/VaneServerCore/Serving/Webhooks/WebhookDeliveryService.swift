@@ -134,7 +134,8 @@ package struct WebhookDeliveryService: Service {
             time: now,
             statusCode: statusCode,
             error: failure,
-            durationMilliseconds: elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+            durationMilliseconds: elapsed.components.seconds * 1000 + elapsed.components.attoseconds
+                / 1_000_000_000_000_000
         )
         let outcome: WebhookAttemptOutcome =
             failure == nil
@@ -156,7 +157,9 @@ package struct WebhookDeliveryService: Service {
             // The lease runs out and the delivery is sent again, with the same webhook-id.
             logger.warning(
                 "could not record a webhook attempt",
-                metadata: ["endpoint": "\(delivery.endpointId)", "message": "\(delivery.messageId)", "error": "\(error)"]
+                metadata: [
+                    "endpoint": "\(delivery.endpointId)", "message": "\(delivery.messageId)", "error": "\(error)",
+                ]
             )
         }
         if let failure {
