@@ -1,6 +1,6 @@
 import Foundation
 package import SQLKit
-package import VaneCore
+import VaneCore
 
 /// Webhook endpoints, the outbox of messages and their deliveries, over SQLite and PostgreSQL.
 ///
