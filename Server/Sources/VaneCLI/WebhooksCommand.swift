@@ -6,7 +6,8 @@ import VaneCore
 struct WebhooksCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "webhooks",
-        abstract: "Create, list, rotate and delete a project's webhook endpoints; see their deliveries (needs an admin key).",
+        abstract:
+            "Create, list, rotate and delete a project's webhook endpoints; see their deliveries (needs an admin key).",
         subcommands: [
             WebhooksCreateCommand.self, WebhooksListCommand.self, WebhooksDeliveriesCommand.self,
             WebhooksRotateSecretCommand.self, WebhooksRedeliverCommand.self, WebhooksDeleteCommand.self,
@@ -106,7 +107,10 @@ struct WebhooksDeliveriesCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (reply, json) = try await remote.call { client in
-            let reply = try await client.send("GET", WebhooksCommand.path(remote, "/\(EnvironmentAddress.pathSegment(id))/deliveries"))
+            let reply = try await client.send(
+                "GET",
+                WebhooksCommand.path(remote, "/\(EnvironmentAddress.pathSegment(id))/deliveries")
+            )
             return (reply, try reply.json(from: client.server))
         }
         if remote.json { return RemoteOutput.printJSON(reply) }

@@ -249,7 +249,10 @@ import FoundationNetworking
         #expect(created.status == 0, "\(created.stderr)")
         let lines = created.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 2)
-        #expect(lines[0].hasPrefix("Created webhook endpoint ep_") && lines[0].hasSuffix(" for demo: http://127.0.0.1:9/hook"))
+        #expect(
+            lines[0].hasPrefix("Created webhook endpoint ep_")
+                && lines[0].hasSuffix(" for demo: http://127.0.0.1:9/hook")
+        )
         let secret = lines[1]
         #expect(secret.hasPrefix("whsec_"))
         #expect(created.stderr.contains("only time the secret is shown"))
@@ -257,7 +260,9 @@ import FoundationNetworking
 
         let list = try await server.run(["webhooks", "list"])
         let row = try #require(list.stdout.split(separator: "\n").first { $0.hasPrefix(id) })
-        #expect(row.contains("enabled") && row.contains("version.published") && row.hasSuffix("http://127.0.0.1:9/hook"))
+        #expect(
+            row.contains("enabled") && row.contains("version.published") && row.hasSuffix("http://127.0.0.1:9/hook")
+        )
         #expect(!list.stdout.contains(secret))
 
         let published = try await server.run(["publish", try CLIRunner.temporaryFile(Self.flags), "--message", "hook"])
