@@ -78,6 +78,9 @@ let package = Package(
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "PostgresKit", package: "postgres-kit"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                // Webhook deliveries (Serving/Webhooks).
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: serverSettings
         ),
@@ -256,6 +259,8 @@ let package = Package(
                 .product(name: "VaneAuthoring", package: "vane"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             // A self-signed certificate for 127.0.0.1 and its key, for the HTTPS tests only.

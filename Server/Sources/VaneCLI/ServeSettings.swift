@@ -371,6 +371,31 @@ enum ServeSettings {
             help: "Do not create the demo project on the first start."
         ),
         .flag("--no-console", nil, \.consoleEnabled, to: false, help: "Do not serve the web console at /."),
+        .flag(
+            "--webhooks-allow-private-addresses",
+            "VANE_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES",
+            \.webhooksAllowPrivateAddresses,
+            to: true,
+            help:
+                "Let webhook endpoints resolve to loopback, private or link-local addresses (refused by default: no SSRF)."
+        ),
+        .field(
+            "--webhook-retry",
+            "VANE_WEBHOOK_RETRY",
+            \.webhookRetrySeconds,
+            name: "seconds",
+            setting: .webhookRetrySeconds,
+            help:
+                "Seconds before a failed webhook delivery is retried; doubles per failure up to 6 h, for 3 days (default 5)."
+        ),
+        .field(
+            "--webhook-lease",
+            "VANE_WEBHOOK_LEASE",
+            \.webhookLeaseSeconds,
+            name: "seconds",
+            setting: .webhookLeaseSeconds,
+            help: "Seconds a node holds a webhook delivery it sends before another node may take it over (default 60)."
+        ),
         .field(
             "--session-idle-minutes",
             "VANE_SESSION_IDLE_MINUTES",

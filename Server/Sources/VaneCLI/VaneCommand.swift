@@ -15,6 +15,7 @@ struct VaneCommand: AsyncParsableCommand {
             ServeCommand.self, EvalCommand.self, ExplainCommand.self, ValidateCommand.self, PercentileCommand.self,
             PublishCommand.self, GetCommand.self, VersionsCommand.self, RollbackCommand.self, DiffCommand.self,
             KeysCommand.self, UsersCommand.self, ExperimentsCommand.self, ChangeRequestsCommand.self,
+            WebhooksCommand.self,
             ImportCommand.self, ExportCommand.self, GenerateCommand.self, FlagsCommand.self,
         ]
     )

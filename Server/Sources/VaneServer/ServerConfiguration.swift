@@ -80,6 +80,19 @@ public struct ServerConfiguration: Sendable {
     /// until one closes.
     public var maximumConnections: Int = 4096
 
+    /// Whether webhook endpoints may resolve to loopback, private, link-local and other
+    /// non-public addresses (a receiver on this machine or network). Off: such endpoints are
+    /// refused when created and again before every delivery, so an endpoint cannot reach into the
+    /// server's own network (SSRF).
+    public var webhooksAllowPrivateAddresses = false
+    /// Seconds before a failed webhook delivery is tried again the first time; the delay doubles
+    /// with each failure (up to 6 hours, ±20 % jitter) for 3 days.
+    public var webhookRetrySeconds: Double = 5
+    /// Seconds a node holds a webhook delivery it is sending; a node that dies while sending
+    /// leaves it to another node (or to its own restart, with PostgreSQL) after this. Longer than
+    /// an endpoint's 15 s to answer.
+    public var webhookLeaseSeconds: Double = 60
+
     /// Whether `/` serves the web console (sign-in, flags, history, keys, people).
     public var consoleEnabled = true
     /// A console session ends after this many minutes without a request.
@@ -106,6 +119,7 @@ public struct ServerConfiguration: Sendable {
         case maximumStreamsPerAddress, secret, tlsCertificatePath, tlsKeyPath, healthPort
         case sessionIdleMinutes, sessionLifetimeHours, passwordHashCost, eventRetentionDays
         case eventAddressRateLimit, eventKeyRateLimit, eventQuotaPerDay, sqliteBusyTimeoutSeconds
+        case webhookRetrySeconds, webhookLeaseSeconds
     }
 
     /// The shortest admin key ``validate()`` accepts: generated keys are 40 or more characters.
@@ -198,6 +212,12 @@ public struct ServerConfiguration: Sendable {
                 .sqliteBusyTimeoutSeconds,
                 "must be from 0.01 to 600 seconds, found \(sqliteBusyTimeoutSeconds)"
             )
+        }
+        if !(0.1...3600).contains(webhookRetrySeconds) {
+            refuse(.webhookRetrySeconds, "must be from 0.1 to 3600 seconds, found \(webhookRetrySeconds)")
+        }
+        if !(1...3600).contains(webhookLeaseSeconds) {
+            refuse(.webhookLeaseSeconds, "must be from 1 to 3600 seconds, found \(webhookLeaseSeconds)")
         }
         if !(1...86_400).contains(idleTimeoutSeconds) {
             refuse(.idleTimeoutSeconds, "must be from 1 to 86400 seconds, found \(idleTimeoutSeconds)")

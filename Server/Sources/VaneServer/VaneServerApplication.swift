@@ -346,6 +346,8 @@ public final class VaneServerApplication: Sendable {
         ).register(on: environment)
         StreamRoutes(streams: streams).register(on: environment)
         let events = ExperimentEventStore(engine: store.engine)
+        WebhookRoutes(store: store, webhooks: WebhookStore(engine: store.engine), destination: webhookDestination)
+            .register(on: router)
         ExperimentRoutes(store: store, experiments: experiments, lifecycle: experimentLifecycle, events: events)
             .register(on: environment)
         ChangeRequestRoutes(
@@ -367,6 +369,12 @@ public final class VaneServerApplication: Sendable {
             clock: clock
         ).register(on: environment)
         return router
+    }
+
+    /// Where webhooks may be sent (the API checks new endpoints with it, the delivery service
+    /// every attempt).
+    var webhookDestination: WebhookDestination {
+        WebhookDestination(allowsPrivateAddresses: configuration.webhooksAllowPrivateAddresses)
     }
 
     private var healthRoutes: HealthRoutes {
@@ -405,6 +413,17 @@ public final class VaneServerApplication: Sendable {
                 logger: logger
             ),
         ]
+        services.append(
+            WebhookDeliveryService(
+                store: WebhookStore(engine: store.engine),
+                settings: WebhookDeliveryService.Settings(
+                    destination: webhookDestination,
+                    schedule: WebhookRetrySchedule(firstDelaySeconds: configuration.webhookRetrySeconds),
+                    leaseSeconds: configuration.webhookLeaseSeconds
+                ),
+                logger: logger
+            )
+        )
         if store.engine.kind == .postgres, case .postgres(let url) = configuration.databaseLocation {
             services.append(
                 VersionPoller(

@@ -240,6 +240,52 @@ import FoundationNetworking
         }
     }
 
+    @Test func webhooksAreCreatedListedRotatedAndDeleted() async throws {
+        let server = try await ServeProcess.start(arguments: ["--webhooks-allow-private-addresses"])
+        defer { _ = server.stop() }
+        let created = try await server.run([
+            "webhooks", "create", "http://127.0.0.1:9/hook", "--event", "version.published", "--description", "CI",
+        ])
+        #expect(created.status == 0, "\(created.stderr)")
+        let lines = created.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2)
+        #expect(
+            lines[0].hasPrefix("Created webhook endpoint ep_")
+                && lines[0].hasSuffix(" for demo: http://127.0.0.1:9/hook")
+        )
+        let secret = lines[1]
+        #expect(secret.hasPrefix("whsec_"))
+        #expect(created.stderr.contains("only time the secret is shown"))
+        let id = String(lines[0].split(separator: " ")[3])
+
+        let list = try await server.run(["webhooks", "list"])
+        let row = try #require(list.stdout.split(separator: "\n").first { $0.hasPrefix(id) })
+        #expect(
+            row.contains("enabled") && row.contains("version.published") && row.hasSuffix("http://127.0.0.1:9/hook")
+        )
+        #expect(!list.stdout.contains(secret))
+
+        let published = try await server.run(["publish", try CLIRunner.temporaryFile(Self.flags), "--message", "hook"])
+        #expect(published.status == 0, "\(published.stderr)")
+        let deliveries = try await server.run(["webhooks", "deliveries", id])
+        #expect(deliveries.stdout.hasPrefix("MESSAGE "), "\(deliveries.stdout)")
+        #expect(deliveries.stdout.contains("version.published") && deliveries.stdout.contains("production@2"))
+
+        let rotated = try await server.run(["webhooks", "rotate-secret", id, "--grace-hours", "1"])
+        #expect(rotated.status == 0, "\(rotated.stderr)")
+        let newSecret = rotated.stdout.split(separator: "\n").map(String.init).last ?? ""
+        #expect(newSecret.hasPrefix("whsec_") && newSecret != secret)
+
+        let refused = try await server.run(["webhooks", "rotate-secret", id, "--grace-hours", "500"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("\"graceHours\" must be from 0 to 168"), "\(refused.stderr)")
+
+        #expect(try await server.run(["webhooks", "delete", id]).stdout == "Deleted webhook endpoint \(id).\n")
+        let gone = try await server.run(["webhooks", "deliveries", id])
+        #expect(gone.status == 1)
+        #expect(gone.stderr.contains("no webhook endpoint"), "\(gone.stderr)")
+    }
+
     @Test func createListUpdateAndResetUsers() async throws {
         try await withServer { server in
             let created = try await server.run([

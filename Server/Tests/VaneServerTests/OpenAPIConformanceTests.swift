@@ -90,6 +90,8 @@ import Yams
             .replacingOccurrences(of: "{experiment}", with: "conformance")
             .replacingOccurrences(of: "{name}", with: "germany_austria")
             .replacingOccurrences(of: "{request}", with: "cr_000000000000")
+            .replacingOccurrences(of: "{webhook}", with: "ep_000000000000")
+            .replacingOccurrences(of: "{message}", with: "msg_000000000000")
         var headers: HTTPFields = [:]
         var body: JSONValue?
         switch operation.operationId {
@@ -102,6 +104,8 @@ import Yams
         case "diffVersions": path += "?from=1&to=2"
         case "createApiKey":
             body = ["name": "conformance", "role": "client", "project": "demo", "environment": "production"]
+        // Refused: the server does not call into its own network unless told to.
+        case "createWebhook": body = ["url": "http://127.0.0.1:9/hook"]
         case "fetchConfig": body = ["context": ["randomizationId": "user-1"]]
         case "sendEvents": body = ["events": []]
         case "createExperiment":

@@ -176,7 +176,8 @@ extension APIError {
         switch error {
         case .projectExists, .environmentExists, .userExists, .experimentExists:
             self = .alreadyExists(error.description)
-        case .projectNotFound, .environmentNotFound, .versionNotFound, .keyNotFound, .userNotFound, .experimentNotFound:
+        case .projectNotFound, .environmentNotFound, .versionNotFound, .keyNotFound, .userNotFound, .experimentNotFound,
+            .webhookEndpointNotFound, .webhookMessageNotFound:
             self = .notFound(error.description)
         case .versionConflict, .experimentStatus, .parameterInRunningExperiment:
             self = .failedPrecondition(error.description)

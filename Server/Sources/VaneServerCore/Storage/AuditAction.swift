@@ -21,4 +21,9 @@ package enum AuditAction: String, Sendable, Hashable, CaseIterable {
     case changeRequestSuspend = "change_request.suspend"
     case changeRequestApply = "change_request.apply"
     case changeRequestBreakGlass = "change_request.break_glass"
+    case webhookCreate = "webhook.create"
+    case webhookUpdate = "webhook.update"
+    case webhookDelete = "webhook.delete"
+    case webhookRotateSecret = "webhook.rotate_secret"
+    case webhookRedeliver = "webhook.redeliver"
 }

@@ -121,6 +121,8 @@ extension ConfigStore {
     ///   - rollbackSource: For a rollback, the version copied.
     ///   - authorization: What allows the change under the environment's change policy, checked
     ///     in the transaction (``ChangeRequestStore/authorize(_:_:in:kind:actor:liveVersion:publishes:)``).
+    ///   - change: What webhooks are told, when it is more than a publish or a rollback (a kill
+    ///     switch); the message is written in the same transaction.
     /// - Throws: ``StorageError/versionConflict(expected:current:)`` when someone published since
     ///   `expectedVersion`; ``StorageError/environmentNotFound(project:environment:)``;
     ///   ``ChangeRefusal`` when the policy refuses it.
@@ -131,7 +133,8 @@ extension ConfigStore {
         expectedVersion: Int64?,
         actor: Actor,
         rollbackSource: Int64? = nil,
-        authorization: ChangeAuthorization = .direct("the publish")
+        authorization: ChangeAuthorization = .direct("the publish"),
+        change: WebhookChange? = nil
     ) async throws -> StoredVersion {
         try await publishQueue.withLock {
             // A forced publish retries when a publisher on another node takes the number it chose.
@@ -144,7 +147,8 @@ extension ConfigStore {
                         expectedVersion: expectedVersion,
                         actor: actor,
                         rollbackSource: rollbackSource,
-                        authorization: authorization
+                        authorization: authorization,
+                        change: change
                     )
                 } catch  where StoreErrors.isBusy(error) {
                     // SQLite already waited its busy timeout for the write lock: another process
@@ -171,7 +175,8 @@ extension ConfigStore {
         expectedVersion: Int64?,
         actor: Actor,
         rollbackSource: Int64?,
-        authorization: ChangeAuthorization
+        authorization: ChangeAuthorization,
+        change: WebhookChange?
     ) async throws -> StoredVersion {
         let retained = retainedVersions
         let kind = engine.kind
@@ -245,6 +250,15 @@ extension ConfigStore {
                 summary: rollbackSource.map { "rolled back to version \($0) as version \(number)" }
                     ?? "published version \(number) (\(updateType.rawValue))",
                 details: ["versionNumber": .string(String(number)), "changes": diff.json()]
+            )
+            try await WebhookStore.enqueue(
+                database,
+                kind: kind,
+                change: change ?? .published(rollbackSource: rollbackSource),
+                projectId: projectId,
+                environmentId: environmentId,
+                version: number,
+                actor: actor
             )
             if kind == .postgres {
                 // Delivered to every node's VersionListener when the transaction commits, never before.

@@ -269,6 +269,18 @@ package final class ExperimentStore: Sendable {
                 summary: action == "start" ? "started experiment \(key)" : "stopped experiment \(key)",
                 details: .object(details)
             )
+            try await WebhookStore.enqueue(
+                database,
+                kind: kind,
+                change: WebhookChange(
+                    type: action == "start" ? .experimentStarted : .experimentStopped,
+                    details: ["experiment": .string(key)]
+                ),
+                projectId: environment.projectId,
+                environmentId: environment.environmentId,
+                version: try await Self.liveVersion(database, environment),
+                actor: actor
+            )
             return changed
         }
     }
@@ -293,6 +305,17 @@ package final class ExperimentStore: Sendable {
                 environment: environment.environmentId
             )
         }
+    }
+
+    /// The environment's current template version (0 before the first publish), read in the
+    /// change's transaction: the version a webhook says the change happened on.
+    private static func liveVersion(_ database: any SQLDatabase, _ environment: EnvironmentKey) async throws -> Int64 {
+        try await database.raw(
+            """
+            SELECT COALESCE(MAX(version_number), 0) AS newest FROM template_versions \
+            WHERE project_id = \(bind: environment.projectId) AND environment_id = \(bind: environment.environmentId)
+            """
+        ).first()?.decode(column: "newest", as: Int64.self) ?? 0
     }
 
     private static func row(

@@ -372,6 +372,76 @@ package enum Migrations {
                 """,
             ]
         ),
+        Migration(
+            version: 13,
+            description: "webhook endpoints and their outbox",
+            statements: [
+                // `events`: a JSON array of event types. `enabled` is 0 or 1. `next_sequence`
+                // numbers the endpoint's deliveries in the order their changes committed (the
+                // outbox write locks the row on PostgreSQL). `previous_secret` stays valid, and
+                // signs beside `secret`, until `previous_secret_expiry`.
+                """
+                CREATE TABLE webhook_endpoints (
+                    id TEXT PRIMARY KEY,
+                    project_id TEXT NOT NULL REFERENCES projects(id),
+                    url TEXT NOT NULL,
+                    description TEXT NOT NULL,
+                    events TEXT NOT NULL,
+                    secret TEXT NOT NULL,
+                    previous_secret TEXT,
+                    previous_secret_expiry BIGINT,
+                    enabled BIGINT NOT NULL,
+                    next_sequence BIGINT NOT NULL,
+                    create_time BIGINT NOT NULL,
+                    update_time BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX webhook_endpoints_project ON webhook_endpoints (project_id)",
+                // The outbox: one row per change, written in the change's own transaction. Its id
+                // is the `webhook-id` of every delivery of it.
+                """
+                CREATE TABLE webhook_messages (
+                    id TEXT PRIMARY KEY,
+                    project_id TEXT NOT NULL,
+                    environment_id TEXT NOT NULL,
+                    event_type TEXT NOT NULL,
+                    version_number BIGINT NOT NULL,
+                    payload TEXT NOT NULL,
+                    create_time BIGINT NOT NULL
+                )
+                """,
+                // One row per message per endpoint (a redelivery adds another), delivered in
+                // `sequence` order per endpoint. A node sends a row only while it holds its lease.
+                """
+                CREATE TABLE webhook_deliveries (
+                    endpoint_id TEXT NOT NULL,
+                    sequence BIGINT NOT NULL,
+                    message_id TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    attempt_count BIGINT NOT NULL,
+                    next_attempt_time BIGINT NOT NULL,
+                    give_up_time BIGINT NOT NULL,
+                    lease_owner TEXT,
+                    lease_expiry BIGINT,
+                    create_time BIGINT NOT NULL,
+                    PRIMARY KEY (endpoint_id, sequence)
+                )
+                """,
+                "CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_time)",
+                """
+                CREATE TABLE webhook_attempts (
+                    endpoint_id TEXT NOT NULL,
+                    sequence BIGINT NOT NULL,
+                    attempt_number BIGINT NOT NULL,
+                    attempt_time BIGINT NOT NULL,
+                    status_code BIGINT,
+                    error TEXT,
+                    duration_milliseconds BIGINT NOT NULL,
+                    PRIMARY KEY (endpoint_id, sequence, attempt_number)
+                )
+                """,
+            ]
+        ),
     ]
 
     package static var latestVersion: Int { all.last?.version ?? 0 }

@@ -33,6 +33,10 @@ package enum StorageError: Error, Sendable, CustomStringConvertible, Equatable {
     case experimentStatus(key: String, status: String, action: String)
     /// Another running experiment of the environment controls one of the parameters.
     case parameterInRunningExperiment(parameter: String, experiment: String)
+    /// No such webhook endpoint in the project.
+    case webhookEndpointNotFound(String)
+    /// The endpoint never received this message.
+    case webhookMessageNotFound(String)
     /// SQLite's write lock stayed taken by another process past the busy timeout; nothing was
     /// written, and the same request can be sent again.
     case busy
@@ -81,6 +85,11 @@ package enum StorageError: Error, Sendable, CustomStringConvertible, Equatable {
         case .parameterInRunningExperiment(let parameter, let experiment):
             return "parameter \"\(parameter)\" is already tested by running experiment \"\(experiment)\"; "
                 + "stop that experiment first, or test another parameter"
+        case .webhookEndpointNotFound(let id):
+            return "no webhook endpoint \"\(id.prefix(64))\" in this project; list them with GET …/webhooks"
+        case .webhookMessageNotFound(let id):
+            return
+                "this webhook endpoint never received a message \"\(id.prefix(64))\"; list its deliveries with GET …/webhooks/{id}/deliveries"
         case .busy:
             return "the database is busy (another process holds its write lock); nothing was written. "
                 + "Retry after \(Self.busyRetryAfterSeconds) s"

@@ -124,7 +124,8 @@ package struct FlagSwitching: Sendable {
             to: plan.environment,
             expectedVersion: plan.version,
             actor: actor,
-            authorization: .killSwitch
+            authorization: .killSwitch,
+            change: .killSwitch(flag: plan.flag, position: plan.position.rawValue)
         )
         return (served.versionNumber, true)
     }

@@ -126,6 +126,7 @@ package final class TemplatePublisher: Sendable {
     ///   - authorization: What allows it under the environment's change policy, checked in the
     ///     publish transaction: every path publishes directly except an approved change request
     ///     (``ChangeRequestApplying``) and the kill switch.
+    ///   - change: What webhooks are told when it is more than a publish or rollback (a kill switch).
     /// - Throws: ``PublishError``; database failures as they come.
     @discardableResult
     package func publish(
@@ -134,7 +135,8 @@ package final class TemplatePublisher: Sendable {
         expectedVersion: Int64?,
         actor: Actor,
         rollbackSource: Int64? = nil,
-        authorization: ChangeAuthorization = .direct("the publish")
+        authorization: ChangeAuthorization = .direct("the publish"),
+        change: WebhookChange? = nil
     ) async throws -> ServedTemplate {
         let compiled: CompiledTemplate
         do {
@@ -151,7 +153,8 @@ package final class TemplatePublisher: Sendable {
                 expectedVersion: expectedVersion,
                 actor: actor,
                 rollbackSource: rollbackSource,
-                authorization: authorization
+                authorization: authorization,
+                change: change
             )
         } catch let error as StorageError {
             throw PublishError.storage(error)

@@ -1,0 +1,61 @@
+package import VaneCore
+
+/// Every kind of change a webhook endpoint can subscribe to: the one list the outbox writes,
+/// the API accepts and docs/openapi.yaml documents. Change requests' events (opened, approved,
+/// rejected, applied, suspended) join it as `change_request.*`.
+package enum WebhookEventType: String, Sendable, Hashable, CaseIterable {
+    case versionPublished = "version.published"
+    case versionRolledBack = "version.rolled_back"
+    case killSwitch = "flag.kill_switch"
+    case experimentStarted = "experiment.started"
+    case experimentStopped = "experiment.stopped"
+}
+
+/// What one change tells webhook endpoints: its type and what it carries beyond the project,
+/// environment, version, actor and time every payload has.
+package struct WebhookChange: Sendable, Hashable {
+    package var type: WebhookEventType
+    /// Members added to the payload's `data` (`flag` and `position`, `experiment`, `rollbackSource`).
+    package var details: JSONObject
+
+    package init(type: WebhookEventType, details: JSONObject = [:]) {
+        self.type = type
+        self.details = details
+    }
+
+    /// A version published, or for a rollback republished from `rollbackSource`.
+    package static func published(rollbackSource: Int64?) -> WebhookChange {
+        guard let rollbackSource else { return WebhookChange(type: .versionPublished) }
+        return WebhookChange(
+            type: .versionRolledBack,
+            details: ["rollbackSource": .number(JSONNumber(Int(rollbackSource)))]
+        )
+    }
+
+    /// A Boolean flag's kill switch thrown to `position` (`on` or `off`).
+    package static func killSwitch(flag: String, position: String) -> WebhookChange {
+        WebhookChange(type: .killSwitch, details: ["flag": .string(flag), "position": .string(position)])
+    }
+
+    /// The body of a delivery (Standard Webhooks' `type`, `timestamp`, `data`): compact JSON.
+    /// - Parameter version: The environment's template version the change made or happened on.
+    package func payload(
+        projectId: String,
+        environmentId: String,
+        version: Int64,
+        actor: Actor,
+        time: Int64
+    ) -> String {
+        var data: JSONObject = [
+            "project": .string(projectId), "environment": .string(environmentId),
+            "version": .number(JSONNumber(Int(version))), "actor": .string(actor.name),
+            "time": .string(Clock.rfc3339(milliseconds: time)),
+        ]
+        for member in details { data[member.key] = member.value }
+        let payload: JSONObject = [
+            "type": .string(type.rawValue), "timestamp": .string(Clock.rfc3339(milliseconds: time)),
+            "data": .object(data),
+        ]
+        return JSONValue.object(payload).serialized(.compact)
+    }
+}
