@@ -106,17 +106,16 @@ package struct WebhookDestination: Sendable {
         while let entry = cursor {
             if let socketAddress = entry.pointee.ai_addr {
                 var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+                // The address inside the socket address, by its fixed offset: after family and port
+                // (4 bytes) in sockaddr_in, after those and the flow label (8) in sockaddr_in6, on
+                // Linux and Darwin alike. (Reading `sin_addr` by name is ambiguous here: NIO's
+                // CNIOLinux declares the same C structs as Glibc.)
+                let raw = UnsafeRawPointer(socketAddress)
                 switch Int32(entry.pointee.ai_family) {
                 case AF_INET:
-                    socketAddress.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { pointer in
-                        var address = pointer.pointee.sin_addr
-                        _ = inet_ntop(AF_INET, &address, &buffer, socklen_t(buffer.count))
-                    }
+                    _ = inet_ntop(AF_INET, raw + 4, &buffer, socklen_t(buffer.count))
                 case AF_INET6:
-                    socketAddress.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { pointer in
-                        var address = pointer.pointee.sin6_addr
-                        _ = inet_ntop(AF_INET6, &address, &buffer, socklen_t(buffer.count))
-                    }
+                    _ = inet_ntop(AF_INET6, raw + 8, &buffer, socklen_t(buffer.count))
                 default: break
                 }
                 let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
