@@ -121,6 +121,96 @@ import VaneCore
 
     /// Publish, rollback, kill switch, experiment start and stop each write their message in their
     /// own transaction; a refused publish writes none.
+    /// A change request's life reaches the endpoints that asked for it: opened, approved and
+    /// applied (with the version it published), then a second one opened, edited (opened again)
+    /// and rejected; its comments and a draft tell nobody.
+    @Test(arguments: TestDatabase.allCases)
+    func aChangeRequestsLifeIsAnnounced(database: TestDatabase) async throws {
+        try await TestServer.run(database, configure: Self.allowingLoopback) { server in
+            let events: JSONValue = [
+                "change_request.opened", "change_request.approved", "change_request.rejected",
+                "change_request.applied", "change_request.suspended", "version.published",
+            ]
+            let created = try await server.send(
+                .post,
+                Self.path,
+                json: ["url": .string(Self.deadURL), "events": events]
+            )
+            let endpoint = try #require(created.object?["id"]?.stringValue, "\(created.text)")
+            try await ChangeRequestTests.setPolicy(server, ["required": true, "approvals": 1])
+            let reviewer = try await ChangeRequestTests.reviewer(server)
+
+            let first = try await ChangeRequestTests.open(
+                server,
+                ["kind": "template", "template": try await ChangeRequestTests.template(server, banner: "Hello")],
+                title: "greeting"
+            )
+            let comment = try await server.send(
+                .post,
+                ChangeRequestTests.requests + "/" + first.id + "/comments",
+                key: reviewer.key,
+                json: ["comment": "reading it"]
+            )
+            #expect(comment.status == .ok, "\(comment.text)")
+            let approved = try await ChangeRequestTests.review(
+                server,
+                first.id,
+                "approve",
+                hash: first.hash,
+                key: reviewer.key
+            )
+            #expect(approved.status == .ok, "\(approved.text)")
+            let applied = try await ChangeRequestTests.apply(server, first.id)
+            #expect(applied.status == .ok, "\(applied.text)")
+
+            let second = try await ChangeRequestTests.open(
+                server,
+                ["kind": "template", "template": try await ChangeRequestTests.template(server, banner: "Bye")],
+                title: "farewell"
+            )
+            let edited = try await server.send(
+                .patch,
+                ChangeRequestTests.requests + "/" + second.id,
+                json: ["title": "farewell, kinder"]
+            )
+            #expect(edited.status == .ok, "\(edited.text)")
+            let newHash = try #require(edited.object?["contentHash"]?.stringValue)
+            let rejected = try await ChangeRequestTests.review(
+                server,
+                second.id,
+                "reject",
+                hash: newHash,
+                key: reviewer.key
+            )
+            #expect(rejected.status == .ok, "\(rejected.text)")
+
+            let page = try await server.send(.get, Self.path + "/" + endpoint + "/deliveries")
+            let deliveries = try #require(page.object?["deliveries"]?.arrayValue, "\(page.text)").compactMap(
+                \.objectValue
+            )
+            let summary = deliveries.reversed().map {
+                "\($0["type"]?.stringValue ?? "?") \($0["version"]?.numberValue?.intValue ?? -1)"
+            }
+            #expect(
+                summary == [
+                    "change_request.opened 1", "change_request.approved 1", "change_request.applied 2",
+                    "version.published 2", "change_request.opened 2", "change_request.opened 2",
+                    "change_request.rejected 2",
+                ]
+            )
+            let stored = try await server.application.store.engine.withSession { database in
+                try await database.raw(
+                    "SELECT payload FROM webhook_messages WHERE event_type = 'change_request.rejected'"
+                ).first()?.decode(column: "payload", as: String.self)
+            }
+            let data = try #require(stored.flatMap { try? JSONValue.parse($0) }?.objectValue?["data"]?.objectValue)
+            #expect(data["changeRequest"]?.stringValue == second.id)
+            #expect(data["title"] == "farewell, kinder" && data["kind"] == "template")
+            #expect(data["contentHash"]?.stringValue == newHash)
+            #expect(data["actor"]?.stringValue?.contains("reviewer") == true, "the reviewer who rejected it: \(data)")
+        }
+    }
+
     @Test(arguments: TestDatabase.allCases)
     func everyChangeWritesOneMessageInVersionOrder(database: TestDatabase) async throws {
         try await TestServer.run(database, configure: Self.allowingLoopback) { server in

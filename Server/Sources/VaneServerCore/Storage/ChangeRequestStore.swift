@@ -43,7 +43,8 @@ package struct ChangeRequestStore: Sendable {
                 kind: "policy",
                 actor: actor,
                 liveVersion: current,
-                publishes: false
+                publishes: false,
+                engine: kind
             )
             try await database.raw(
                 """
@@ -115,6 +116,14 @@ package struct ChangeRequestStore: Sendable {
                 \(bind: author.actor.name), \(bind: request.state.rawValue), \(bind: now), \(bind: now))
                 """
             ).run()
+            try await Self.enqueueWebhook(
+                database,
+                request,
+                enteredState: request.state,
+                version: base,
+                actor: author.actor,
+                engine: kind
+            )
             try await ConfigStore.insertAudit(
                 database,
                 actor: author.actor,
@@ -184,7 +193,7 @@ package struct ChangeRequestStore: Sendable {
     ) async throws
         -> ChangeRequest
     {
-        try await update(environment, id: id) { database, request in
+        try await update(environment, id: id, by: editor.actor) { database, request in
             guard request.authorId == editor.id else {
                 throw ChangeRefusal.notAllowed(
                     "only the author (\(request.authorName)) edits change request \(id); comment or open your own"
@@ -217,7 +226,7 @@ package struct ChangeRequestStore: Sendable {
 
     /// Cancels a request that has not applied.
     package func cancel(_ environment: EnvironmentKey, id: String, by actor: Actor) async throws -> ChangeRequest {
-        try await update(environment, id: id) { database, request in
+        try await update(environment, id: id, by: actor) { database, request in
             guard !request.state.isFinal else {
                 throw ChangeRefusal.state(id: id, state: request.state.rawValue, action: "be cancelled")
             }
@@ -248,7 +257,7 @@ package struct ChangeRequestStore: Sendable {
         seenHash: String?,
         by reviewer: ChangeActor
     ) async throws -> ChangeRequest {
-        try await update(environment, id: id) { database, request in
+        try await update(environment, id: id, by: reviewer.actor) { database, request in
             let policy = try await Self.policyRow(database, environment).policy
             var reviewed = request
             if decision != .comment {
@@ -313,7 +322,7 @@ package struct ChangeRequestStore: Sendable {
 
     /// Suspends a request whose live version moved under it and that does not rebase cleanly.
     package func suspend(_ environment: EnvironmentKey, id: String, reason: String, by actor: Actor) async throws {
-        _ = try await update(environment, id: id) { database, request in
+        _ = try await update(environment, id: id, by: actor) { database, request in
             guard !request.state.isFinal, request.state != .suspended else { return request }
             var suspended = request
             suspended.state = .suspended
@@ -347,7 +356,8 @@ package struct ChangeRequestStore: Sendable {
         kind: String,
         actor: Actor,
         liveVersion: Int64,
-        publishes: Bool
+        publishes: Bool,
+        engine engineKind: DatabaseEngine.Kind
     ) async throws {
         let appliedVersion = publishes ? liveVersion + 1 : liveVersion
         let policy = try await policyRow(database, environment).policy
@@ -418,6 +428,17 @@ package struct ChangeRequestStore: Sendable {
             update_time = \(bind: Clock.nowMilliseconds()) WHERE id = \(bind: id)
             """
         ).run()
+        var applied = request
+        applied.state = .applied
+        applied.stateReason = breakGlass.map { _ in "applied by break-glass; awaiting post-hoc review" }
+        try await enqueueWebhook(
+            database,
+            applied,
+            enteredState: .applied,
+            version: appliedVersion,
+            actor: actor,
+            engine: engineKind
+        )
         var details: JSONObject = [
             "changeRequest": .string(id), "contentHash": .string(hash), "version": .string(String(appliedVersion)),
         ]
@@ -434,11 +455,34 @@ package struct ChangeRequestStore: Sendable {
         )
     }
 
+    /// Tells webhook endpoints that a request entered a state they hear about (opened, approved,
+    /// rejected, applied, suspended), in the transaction that moved it.
+    static func enqueueWebhook(
+        _ database: any SQLDatabase,
+        _ request: ChangeRequest,
+        enteredState state: ChangeRequestState,
+        version: Int64,
+        actor: Actor,
+        engine kind: DatabaseEngine.Kind
+    ) async throws {
+        guard let change = WebhookChange.changeRequest(request, enteredState: state) else { return }
+        try await WebhookStore.enqueue(
+            database,
+            kind: kind,
+            change: change,
+            projectId: request.environment.projectId,
+            environmentId: request.environment.environmentId,
+            version: version,
+            actor: actor
+        )
+    }
+
     // MARK: - Rows
 
     private func update(
         _ environment: EnvironmentKey,
         id: String,
+        by actor: Actor,
         _ transform: @escaping @Sendable (any SQLDatabase, ChangeRequest) async throws -> ChangeRequest
     ) async throws -> ChangeRequest {
         let kind = engine.kind
@@ -447,6 +491,17 @@ package struct ChangeRequestStore: Sendable {
             let request = try await Self.load(database, environment, id: id)
             var changed = try await transform(database, request)
             changed.updateTime = Clock.nowMilliseconds()
+            // An edit of a request in review opens it again: its approvals no longer count.
+            if changed.state != request.state || (changed.state == .inReview && changed.revision != request.revision) {
+                try await Self.enqueueWebhook(
+                    database,
+                    changed,
+                    enteredState: changed.state,
+                    version: try await Self.currentVersion(database, environment),
+                    actor: actor,
+                    engine: kind
+                )
+            }
             try await database.raw(
                 """
                 UPDATE change_requests SET base_version = \(bind: changed.baseVersion), kind = \(bind: changed.change.kind), \

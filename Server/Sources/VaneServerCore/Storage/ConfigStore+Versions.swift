@@ -213,7 +213,8 @@ extension ConfigStore {
                 kind: rollbackSource == nil ? "template" : "rollback",
                 actor: actor,
                 liveVersion: current,
-                publishes: true
+                publishes: true,
+                engine: kind
             )
             let number = current + 1
             let now = Clock.nowMilliseconds()

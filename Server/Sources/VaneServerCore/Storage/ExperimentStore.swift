@@ -245,7 +245,8 @@ package final class ExperimentStore: Sendable {
                 kind: action == "start" ? "experiment_start" : "experiment_stop",
                 actor: actor,
                 liveVersion: try await ChangeRequestStore.currentVersion(database, environment),
-                publishes: false
+                publishes: false,
+                engine: kind
             )
             let changed = try await transform(database, experiment)
             try await database.raw(

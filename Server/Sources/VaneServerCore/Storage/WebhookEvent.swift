@@ -1,14 +1,18 @@
 package import VaneCore
 
 /// Every kind of change a webhook endpoint can subscribe to: the one list the outbox writes,
-/// the API accepts and docs/openapi.yaml documents. Change requests' events (opened, approved,
-/// rejected, applied, suspended) join it as `change_request.*`.
+/// the API accepts and docs/openapi.yaml documents.
 package enum WebhookEventType: String, Sendable, Hashable, CaseIterable {
     case versionPublished = "version.published"
     case versionRolledBack = "version.rolled_back"
     case killSwitch = "flag.kill_switch"
     case experimentStarted = "experiment.started"
     case experimentStopped = "experiment.stopped"
+    case changeRequestOpened = "change_request.opened"
+    case changeRequestApproved = "change_request.approved"
+    case changeRequestRejected = "change_request.rejected"
+    case changeRequestApplied = "change_request.applied"
+    case changeRequestSuspended = "change_request.suspended"
 }
 
 /// What one change tells webhook endpoints: its type and what it carries beyond the project,
@@ -35,6 +39,29 @@ package struct WebhookChange: Sendable, Hashable {
     /// A Boolean flag's kill switch thrown to `position` (`on` or `off`).
     package static func killSwitch(flag: String, position: String) -> WebhookChange {
         WebhookChange(type: .killSwitch, details: ["flag": .string(flag), "position": .string(position)])
+    }
+
+    /// A change request that entered `state`, when an endpoint is told about that state
+    /// (opened for review, approved, rejected, applied, suspended); nil for the others.
+    package static func changeRequest(
+        _ request: ChangeRequest,
+        enteredState state: ChangeRequestState
+    ) -> WebhookChange? {
+        let type: WebhookEventType
+        switch state {
+        case .inReview: type = .changeRequestOpened
+        case .approved: type = .changeRequestApproved
+        case .rejected: type = .changeRequestRejected
+        case .applied: type = .changeRequestApplied
+        case .suspended: type = .changeRequestSuspended
+        default: return nil
+        }
+        var details: JSONObject = [
+            "changeRequest": .string(request.id), "title": .string(request.title), "kind": .string(request.change.kind),
+            "contentHash": .string(request.contentHash), "author": .string(request.authorName),
+        ]
+        if let reason = request.stateReason { details["reason"] = .string(reason) }
+        return WebhookChange(type: type, details: details)
     }
 
     /// The body of a delivery (Standard Webhooks' `type`, `timestamp`, `data`): compact JSON.
