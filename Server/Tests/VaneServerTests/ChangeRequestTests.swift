@@ -458,10 +458,23 @@ import VaneCore
             for index in 0..<16 { bodies.append(try await Self.template(server, banner: "race \(index)")) }
             let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status?.self) { group in
                 for (index, body) in bodies.enumerated() {
-                    group.addTask { try await server.publish(body).status }
+                    // A connection each, so the requests really race.
+                    group.addTask {
+                        try await server.sendOnItsOwnConnection(
+                            .put,
+                            TestServer.demoPath + "/template",
+                            json: body,
+                            headers: [.ifMatch: "*"]
+                        ).status
+                    }
                     if index == 6 {
                         group.addTask {
-                            try await Self.setPolicy(server, ["required": true, "approvals": 1])
+                            let reply = try await server.sendOnItsOwnConnection(
+                                .put,
+                                Self.policyPath,
+                                json: ["required": true, "approvals": 1]
+                            )
+                            #expect(reply.status == .ok, "\(reply.text)")
                             return nil
                         }
                     }

@@ -121,29 +121,18 @@ import VaneCore
     func aBurstWithOneIfMatchPublishesOnceAndRefusesTheRest(database: TestDatabase) async throws {
         try await TestServer.run(database) { server in
             let auditBefore = try await Self.auditActions(server)
-            let port = try #require(server.client.port)
-            let body = ByteBuffer(string: JSONValue.object(["to": "off", "message": "burst"]).serialized())
             let burst = 8
             // A connection each: one connection would answer one request after another.
             let replies = try await withThrowingTaskGroup(of: (HTTPResponse.Status, String).self) { group in
                 for _ in 0..<burst {
                     group.addTask {
-                        try await TestClient.withClient(host: "127.0.0.1", port: port) { client in
-                            let response = try await client.execute(
-                                TestClient.Request(
-                                    Self.switchPath,
-                                    method: .post,
-                                    authority: "127.0.0.1",
-                                    headers: [
-                                        .authorization: "Bearer \(TestServer.adminKey)",
-                                        .contentType: "application/json",
-                                        .ifMatch: "etag-demo-production-1",
-                                    ],
-                                    body: body
-                                )
-                            )
-                            return (response.status, response.body.map { String(buffer: $0) } ?? "")
-                        }
+                        let reply = try await server.sendOnItsOwnConnection(
+                            .post,
+                            Self.switchPath,
+                            json: ["to": "off", "message": "burst"],
+                            headers: [.ifMatch: "etag-demo-production-1"]
+                        )
+                        return (reply.status, reply.text)
                     }
                 }
                 var all: [(HTTPResponse.Status, String)] = []

@@ -25,6 +25,9 @@ enum TestDatabase: String, CaseIterable, Sendable, CustomStringConvertible {
 
     var description: String { rawValue }
 
+    /// Serializes the creation of PostgreSQL test databases.
+    private static let creatingDatabases = AsyncLock()
+
     /// A fresh, empty database of this engine.
     ///
     /// PostgreSQL comes from `VANE_TEST_POSTGRES_URL`, which `scripts/with-postgres` sets; without
@@ -43,11 +46,21 @@ enum TestDatabase: String, CaseIterable, Sendable, CustomStringConvertible {
                 )
             }
             let name = "vane_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-            let engine = try await DatabaseEngine.open(.postgres(url: base), logger: Logger(label: "test"))
-            try await engine.withSession { database in
-                try await database.raw("CREATE DATABASE \(unsafeRaw: name)").run()
+            // One at a time: PostgreSQL runs CREATE DATABASE one at a time anyway, and a hundred
+            // suites opening connections for it at once, as the run starts, time the connects out.
+            try await Self.creatingDatabases.withLock {
+                let engine = try await DatabaseEngine.open(.postgres(url: base), logger: Logger(label: "test"))
+                do {
+                    try await engine.withSession { database in
+                        try await database.raw("CREATE DATABASE \(unsafeRaw: name)").run()
+                    }
+                } catch {
+                    // A pool must be shut down on every way out (AsyncKit asserts otherwise).
+                    try? await engine.shutdown()
+                    throw error
+                }
+                try await engine.shutdown()
             }
-            try await engine.shutdown()
             guard var components = URLComponents(string: base) else {
                 throw TestSetupError("bad VANE_TEST_POSTGRES_URL")
             }
@@ -193,6 +206,34 @@ struct TestServer: Sendable {
         if body != nil { fields[.contentType] = "application/json" }
         let response = try await client.executeRequest(uri: path, method: method, headers: fields, body: body)
         return Reply(status: response.status, headers: response.headers, text: String(buffer: response.body))
+    }
+
+    /// Sends a request on a connection of its own: concurrent requests through ``send(_:_:key:json:text:headers:)``
+    /// share the test client's one connection, which answers one after another (the last of a
+    /// burst waits for all the others and can time out).
+    func sendOnItsOwnConnection(
+        _ method: HTTPRequest.Method,
+        _ path: String,
+        key: String = TestServer.adminKey,
+        json: JSONValue,
+        headers: HTTPFields = [:]
+    ) async throws -> Reply {
+        let port = try #require(client.port)
+        var fields = headers
+        fields[.authorization] = "Bearer \(key)"
+        fields[.contentType] = "application/json"
+        let body = ByteBuffer(string: json.serialized())
+        let requestFields = fields
+        return try await TestClient.withClient(host: "127.0.0.1", port: port) { connection in
+            let response = try await connection.execute(
+                TestClient.Request(path, method: method, authority: "127.0.0.1", headers: requestFields, body: body)
+            )
+            return Reply(
+                status: response.status,
+                headers: response.headers,
+                text: response.body.map { String(buffer: $0) } ?? ""
+            )
+        }
     }
 
     /// Creates a key through the API and returns its secret.
