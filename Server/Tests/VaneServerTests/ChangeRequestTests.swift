@@ -455,7 +455,9 @@ import VaneCore
     func aPolicySwitchedOnDuringPublishesIsNeverSlippedPast(database: TestDatabase) async throws {
         try await TestServer.run(database) { server in
             var bodies: [JSONValue] = []
-            for index in 0..<16 { bodies.append(try await Self.template(server, banner: "race \(index)")) }
+            // Eight: publishes on one node take turns, so the last of a larger burst waits for all the
+            // others, and on a loaded machine past the test client's 20 s.
+            for index in 0..<8 { bodies.append(try await Self.template(server, banner: "race \(index)")) }
             let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status?.self) { group in
                 for (index, body) in bodies.enumerated() {
                     // A connection each, so the requests really race.
@@ -467,7 +469,7 @@ import VaneCore
                             headers: [.ifMatch: "*"]
                         ).status
                     }
-                    if index == 6 {
+                    if index == 3 {
                         group.addTask {
                             let reply = try await server.sendOnItsOwnConnection(
                                 .put,
