@@ -10,8 +10,8 @@ import VaneService
 
 /// swift-configuration's own conformance test, against a provider whose service started from a
 /// template file holding the values the test expects (under the default snake_case key mapping).
-@available(VaneServerSDK, *)
 @Suite(.timeLimit(.minutes(2))) struct ProviderCompatTests {
+    @available(VaneServerSDK, *)
     static let template = """
         {
           "parameters": {
@@ -41,6 +41,7 @@ import VaneService
         """
 
     /// A service that starts from `template` on disk and is never run (no server needed).
+    @available(VaneServerSDK, *)
     static func service(template: String = template) throws -> (VaneService, URL) {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent(
             "vane-compat-\(UUID().uuidString).json"
@@ -60,6 +61,7 @@ import VaneService
         return (service, file)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func swiftConfigurationsProviderCompatTestPasses() async throws {
         let (service, file) = try Self.service()
         defer { try? FileManager.default.removeItem(at: file) }
@@ -68,6 +70,7 @@ import VaneService
         try await ProviderCompatTest(provider: VaneConfigProvider(service: service)).runTest()
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func valuesThatDoNotReadAsTheTypeAreErrorsAndTheReaderFallsBack() throws {
         let (service, file) = try Self.service()
         defer { try? FileManager.default.removeItem(at: file) }
@@ -87,6 +90,7 @@ import VaneService
         #expect(try provider.value(forKey: AbsoluteConfigKey(["string"]), type: .string).value?.isSecret == false)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func keysMapToVaneKeysAsDocumented() {
         let snake = VaneKeyMapping.snakeCase
         #expect(snake.vaneKey(for: ["checkout", "new-flow"]) == "checkout_new_flow")
@@ -100,6 +104,7 @@ import VaneService
         #expect(custom.vaneKey(for: ["retries"]) == "shop_retries")
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func theContextMapsToAnEvaluationContext() {
         let mapping = VaneContextMapping(randomizationIdKey: "user")
         let context = mapping.evaluationContext(for: [

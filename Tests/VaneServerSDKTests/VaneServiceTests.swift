@@ -14,10 +14,11 @@ import VaneService
 /// The service and the provider over a scripted server (issue #28): downloads, publishes announced
 /// on the event stream, what watchers and snapshots see, metrics, and shutdown with the service
 /// group. The same against a real `vane serve` is in Server/Tests/ServerSDKTests.
-@available(VaneServerSDK, *)
 @Suite(.timeLimit(.minutes(2))) struct VaneServiceTests {
+    @available(VaneServerSDK, *)
     static let dimensions = [("project", "shop"), ("environment", "prod")]
 
+    @available(VaneServerSDK, *)
     static func service(_ server: ScriptedVaneServer, metrics: TestMetrics = TestMetrics()) throws -> VaneService {
         var client = LocalEvaluationClient.Configuration(
             serverURL: try #require(URL(string: "http://127.0.0.1:9")),
@@ -33,6 +34,7 @@ import VaneService
         )
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func theServiceDownloadsFollowsTheStreamAndStopsWithItsGroup() async throws {
         let server = ScriptedVaneServer()
         server.serve(["checkout_new_flow": "false", "retry_limit": "4"], version: 2)
@@ -81,6 +83,7 @@ import VaneService
         #expect(try metrics.expectGauge(VaneService.MetricLabel.streamConnected, Self.dimensions).lastValue == 0)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aWatcherSeesANewTemplateOnlyWhenItsValueChanges() async throws {
         let server = ScriptedVaneServer()
         server.serve(["banner_text": "Welcome!", "retry_limit": "4"], version: 2)
@@ -106,6 +109,7 @@ import VaneService
         #expect(seen == ["Welcome!", "Hello again"])
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aSnapshotReadsOneTemplateWhateverArrivesLater() async throws {
         let server = ScriptedVaneServer()
         server.serve(["banner_text": "first", "retry_limit": "1"], version: 2)
@@ -128,6 +132,7 @@ import VaneService
         )
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aKeyVaneDoesNotHaveIsLeftToTheNextProvider() async throws {
         let server = ScriptedVaneServer()
         server.serve(["retry_limit": "4"], version: 2)
@@ -141,6 +146,7 @@ import VaneService
         #expect(config.int(forKey: "http.timeout") == 30, "then the next provider")
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aFailedDownloadKeepsTheTemplateInUse() async throws {
         let server = ScriptedVaneServer()
         server.serve(["retry_limit": "4"], version: 2)
