@@ -34,8 +34,8 @@ package struct ChangeRequestStore: Sendable {
     ) async throws -> Int64 {
         let kind = engine.kind
         return try await engine.transaction { database in
-            try await Self.lockEnvironment(database, environment, kind: kind)
-            let current = try await Self.currentVersion(database, environment)
+            try await ConfigStore.lockEnvironment(database, environment, kind: kind)
+            let current = try await ConfigStore.currentVersion(database, environment)
             try await Self.authorize(
                 database,
                 authorization,
@@ -86,8 +86,8 @@ package struct ChangeRequestStore: Sendable {
     ) async throws -> ChangeRequest {
         let kind = engine.kind
         return try await engine.transaction { database in
-            try await Self.lockEnvironment(database, environment, kind: kind)
-            let base = try await Self.currentVersion(database, environment)
+            try await ConfigStore.lockEnvironment(database, environment, kind: kind)
+            let base = try await ConfigStore.currentVersion(database, environment)
             let now = Clock.nowMilliseconds()
             var request = ChangeRequest(
                 id: RandomBytes.identifier(prefix: "cr_"),
@@ -206,7 +206,7 @@ package struct ChangeRequestStore: Sendable {
             if let change = edit.change { edited.change = change }
             if let title = edit.title { edited.title = title }
             if let description = edit.description { edited.description = description }
-            if edit.rebase { edited.baseVersion = try await Self.currentVersion(database, environment) }
+            if edit.rebase { edited.baseVersion = try await ConfigStore.currentVersion(database, environment) }
             edited.revision += 1
             edited.contentHash = edited.computedHash
             edited.state = request.state == .draft && !edit.submit ? .draft : .inReview
@@ -487,7 +487,7 @@ package struct ChangeRequestStore: Sendable {
     ) async throws -> ChangeRequest {
         let kind = engine.kind
         return try await engine.transaction { database in
-            try await Self.lockEnvironment(database, environment, kind: kind)
+            try await ConfigStore.lockEnvironment(database, environment, kind: kind)
             let request = try await Self.load(database, environment, id: id)
             var changed = try await transform(database, request)
             changed.updateTime = Clock.nowMilliseconds()
@@ -497,7 +497,7 @@ package struct ChangeRequestStore: Sendable {
                     database,
                     changed,
                     enteredState: changed.state,
-                    version: try await Self.currentVersion(database, environment),
+                    version: try await ConfigStore.currentVersion(database, environment),
                     actor: actor,
                     engine: kind
                 )
@@ -513,38 +513,6 @@ package struct ChangeRequestStore: Sendable {
             ).run()
             return changed
         }
-    }
-
-    static func lockEnvironment(
-        _ database: any SQLDatabase,
-        _ environment: EnvironmentKey,
-        kind: DatabaseEngine.Kind
-    )
-        async throws
-    {
-        let lock = kind == .postgres ? " FOR UPDATE" : ""
-        guard
-            try await database.raw(
-                """
-                SELECT id FROM environments WHERE project_id = \(bind: environment.projectId) \
-                AND id = \(bind: environment.environmentId)\(unsafeRaw: lock)
-                """
-            ).first() != nil
-        else {
-            throw StorageError.environmentNotFound(
-                project: environment.projectId,
-                environment: environment.environmentId
-            )
-        }
-    }
-
-    static func currentVersion(_ database: any SQLDatabase, _ environment: EnvironmentKey) async throws -> Int64 {
-        try await database.raw(
-            """
-            SELECT COALESCE(MAX(version_number), 0) AS newest FROM template_versions \
-            WHERE project_id = \(bind: environment.projectId) AND environment_id = \(bind: environment.environmentId)
-            """
-        ).first()?.decode(column: "newest", as: Int64.self) ?? 0
     }
 
     static func policyRow(

@@ -184,14 +184,11 @@ extension ConfigStore {
             // The environment must exist. On PostgreSQL the row is also locked: publishers of one
             // environment queue here, on every node, so none has to retry; the primary key still
             // guards the number. SQLite's BEGIN IMMEDIATE already queues.
-            let lock = kind == .postgres ? " FOR UPDATE" : ""
-            guard
-                try await database.raw(
-                    "SELECT id FROM environments WHERE project_id = \(bind: projectId) AND id = \(bind: environmentId)\(unsafeRaw: lock)"
-                ).first() != nil
-            else {
-                throw StorageError.environmentNotFound(project: projectId, environment: environmentId)
-            }
+            try await Self.lockEnvironment(
+                database,
+                EnvironmentKey(projectId: projectId, environmentId: environmentId),
+                kind: kind
+            )
             let previousRow = try await database.raw(
                 """
                 SELECT project_id, environment_id, version_number, update_time, template FROM template_versions \
@@ -284,5 +281,44 @@ extension ConfigStore {
                 templateJSON: text
             )
         }
+    }
+
+    // MARK: - Inside a transaction, for every store that writes to an environment
+
+    /// Checks that the environment exists and, on PostgreSQL, locks its row until the
+    /// transaction ends: every write that changes what an environment's clients get (publish,
+    /// experiment start and stop, change requests and their policy) queues here, on every node.
+    /// SQLite's `BEGIN IMMEDIATE` already queues writers.
+    /// - Throws: ``StorageError/environmentNotFound(project:environment:)``.
+    static func lockEnvironment(
+        _ database: any SQLDatabase,
+        _ environment: EnvironmentKey,
+        kind: DatabaseEngine.Kind
+    ) async throws {
+        let lock = kind == .postgres ? " FOR UPDATE" : ""
+        guard
+            try await database.raw(
+                """
+                SELECT id FROM environments WHERE project_id = \(bind: environment.projectId) \
+                AND id = \(bind: environment.environmentId)\(unsafeRaw: lock)
+                """
+            ).first() != nil
+        else {
+            throw StorageError.environmentNotFound(
+                project: environment.projectId,
+                environment: environment.environmentId
+            )
+        }
+    }
+
+    /// The environment's newest template version (0 before the first publish), read inside the
+    /// caller's transaction.
+    static func currentVersion(_ database: any SQLDatabase, _ environment: EnvironmentKey) async throws -> Int64 {
+        try await database.raw(
+            """
+            SELECT COALESCE(MAX(version_number), 0) AS newest FROM template_versions \
+            WHERE project_id = \(bind: environment.projectId) AND environment_id = \(bind: environment.environmentId)
+            """
+        ).first()?.decode(column: "newest", as: Int64.self) ?? 0
     }
 }

@@ -89,7 +89,7 @@ package final class ExperimentStore: Sendable {
         let kind = engine.kind
         do {
             try await engine.transaction { database in
-                try await Self.lockEnvironment(database, environment, kind: kind)
+                try await ConfigStore.lockEnvironment(database, environment, kind: kind)
                 try await database.raw(
                     """
                     INSERT INTO experiments (project_id, environment_id, experiment_key, definition, status, create_time, creator) \
@@ -229,7 +229,7 @@ package final class ExperimentStore: Sendable {
         let kind = engine.kind
         defer { running.withLockedValue { $0[environment] = nil } }
         return try await engine.transaction { database in
-            try await Self.lockEnvironment(database, environment, kind: kind)
+            try await ConfigStore.lockEnvironment(database, environment, kind: kind)
             guard let row = try await Self.row(database, environment, key: key) else {
                 throw StorageError.experimentNotFound(key)
             }
@@ -237,6 +237,9 @@ package final class ExperimentStore: Sendable {
             guard experiment.status == status else {
                 throw StorageError.experimentStatus(key: key, status: experiment.status.rawValue, action: action)
             }
+            // The live version cannot move while the environment's row is locked: read it once, for
+            // the change policy and for the webhook.
+            let liveVersion = try await ConfigStore.currentVersion(database, environment)
             // A start or stop changes what clients get: the change policy, in this transaction.
             try await ChangeRequestStore.authorize(
                 database,
@@ -244,7 +247,7 @@ package final class ExperimentStore: Sendable {
                 in: environment,
                 kind: action == "start" ? "experiment_start" : "experiment_stop",
                 actor: actor,
-                liveVersion: try await ChangeRequestStore.currentVersion(database, environment),
+                liveVersion: liveVersion,
                 publishes: false,
                 engine: kind
             )
@@ -279,44 +282,11 @@ package final class ExperimentStore: Sendable {
                 ),
                 projectId: environment.projectId,
                 environmentId: environment.environmentId,
-                version: try await Self.liveVersion(database, environment),
+                version: liveVersion,
                 actor: actor
             )
             return changed
         }
-    }
-
-    /// The environment must exist; on PostgreSQL its row is locked until the transaction ends.
-    private static func lockEnvironment(
-        _ database: any SQLDatabase,
-        _ environment: EnvironmentKey,
-        kind: DatabaseEngine.Kind
-    ) async throws {
-        let lock = kind == .postgres ? " FOR UPDATE" : ""
-        guard
-            try await database.raw(
-                """
-                SELECT id FROM environments WHERE project_id = \(bind: environment.projectId) \
-                AND id = \(bind: environment.environmentId)\(unsafeRaw: lock)
-                """
-            ).first() != nil
-        else {
-            throw StorageError.environmentNotFound(
-                project: environment.projectId,
-                environment: environment.environmentId
-            )
-        }
-    }
-
-    /// The environment's current template version (0 before the first publish), read in the
-    /// change's transaction: the version a webhook says the change happened on.
-    private static func liveVersion(_ database: any SQLDatabase, _ environment: EnvironmentKey) async throws -> Int64 {
-        try await database.raw(
-            """
-            SELECT COALESCE(MAX(version_number), 0) AS newest FROM template_versions \
-            WHERE project_id = \(bind: environment.projectId) AND environment_id = \(bind: environment.environmentId)
-            """
-        ).first()?.decode(column: "newest", as: Int64.self) ?? 0
     }
 
     private static func row(
