@@ -21,10 +21,8 @@ import VaneServerCore
         "POST /projects/{project}/environments/{environment}/conditions/build",
     ]
 
-    /// Every route the console registers, as `METHOD /path` with `{parameter}` captures.
-    static func consoleRoutes(_ server: TestServer) -> [(method: HTTPRequest.Method, path: String)] {
-        let application = server.application
-        let router = Router(context: VaneRequestContext.self)
+    /// The console over a running server's services, with a renderer of the test's own.
+    static func console(of application: VaneServerApplication, renderer: ConsolePageRenderer) -> ConsoleRoutes {
         ConsoleRoutes(
             store: application.store,
             accounts: application.accounts,
@@ -34,9 +32,16 @@ import VaneServerCore
             publisher: application.publisher,
             experiments: application.experiments,
             experimentLifecycle: application.experimentLifecycle,
-            renderer: ConsolePageRenderer(assets: application.consoleAssets),
+            renderer: renderer,
             secureCookies: false
-        ).register(on: router)
+        )
+    }
+
+    /// Every route the console registers, as `METHOD /path` with `{parameter}` captures.
+    static func consoleRoutes(_ server: TestServer) -> [(method: HTTPRequest.Method, path: String)] {
+        let router = Router(context: VaneRequestContext.self)
+        console(of: server.application, renderer: ConsolePageRenderer(assets: server.application.consoleAssets))
+            .register(on: router)
         return router.routes.map { (method: $0.method, path: $0.path.description) }
     }
 

@@ -45,19 +45,11 @@ import VaneServerCore
         let pages = Pages()
         let application = server.application
         let router = Router(context: VaneRequestContext.self)
-        ConsoleRoutes(
-            store: application.store,
-            accounts: application.accounts,
-            drafts: DraftStore(engine: application.store.engine),
-            keys: application.keys,
-            streamHub: application.streamHub,
-            publisher: application.publisher,
-            experiments: application.experiments,
-            experimentLifecycle: application.experimentLifecycle,
+        ConsoleAccessTests.console(
+            of: application,
             renderer: ConsolePageRenderer(assets: application.consoleAssets) { template, data in
                 pages.rendered.withLock { $0.append((template, data)) }
-            },
-            secureCookies: false
+            }
         ).register(on: router)
         try await Application(router: router).test(.live) { client in
             let console = TestServer(client: client, application: application)
