@@ -88,7 +88,10 @@ import VaneCore
             #expect(ConsoleDraftTests.defaultValue(try #require(proposed), "banner_text") == "Summer")
             // Nothing went live, and the draft now lives in the request.
             #expect(try await ChangeRequestTests.liveVersion(server) == before)
-            #expect(ConsoleDraftTests.defaultValue(try await ConsoleDraftTests.liveTemplate(server), "banner_text") != "Summer")
+            #expect(
+                ConsoleDraftTests.defaultValue(try await ConsoleDraftTests.liveTemplate(server), "banner_text")
+                    != "Summer"
+            )
             let after = try await ConsoleTests.request(server, .get, Self.production + "/review", cookie: ana.cookie)
             #expect(after.text.contains("You have no draft"))
             // Its review page shows the diff that will apply and the sample of users it changes.
@@ -235,7 +238,10 @@ import VaneCore
             #expect(applied.status == .ok, "\(applied.text)")
             #expect(applied.text.contains("Applied: version \(before + 1) is live."))
             #expect(try await ChangeRequestTests.liveVersion(server) == String(before + 1))
-            #expect(ConsoleDraftTests.defaultValue(try await ConsoleDraftTests.liveTemplate(server), "banner_text") == "Winter")
+            #expect(
+                ConsoleDraftTests.defaultValue(try await ConsoleDraftTests.liveTemplate(server), "banner_text")
+                    == "Winter"
+            )
             let done = try await Self.changeRequest(server, id)
             #expect(done["state"] == "applied")
             #expect(done["appliedVersion"] == .string(String(before + 1)))
@@ -365,7 +371,9 @@ import VaneCore
             )
             #expect(published.status == .ok, "\(published.text)")
             let deliveries = try await ConsoleTests.request(server, .get, page, cookie: admin.cookie)
-            #expect(deliveries.text.contains("<th scope=\"row\" data-label=\"Event\" class=\"mono\">version.published</th>"))
+            #expect(
+                deliveries.text.contains("<th scope=\"row\" data-label=\"Event\" class=\"mono\">version.published</th>")
+            )
 
             let rotated = try await ConsoleTests.request(
                 server,
@@ -392,7 +400,9 @@ import VaneCore
                 cookie: admin.cookie
             )
             #expect(deleted.status == .seeOther)
-            #expect(try await WebhookStore(engine: server.application.store.engine).endpoints(projectId: "demo").isEmpty)
+            #expect(
+                try await WebhookStore(engine: server.application.store.engine).endpoints(projectId: "demo").isEmpty
+            )
         }
     }
 }

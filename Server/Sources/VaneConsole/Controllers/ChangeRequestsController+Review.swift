@@ -76,7 +76,10 @@ extension ChangeRequestsController {
         if query["opened"] != nil {
             flash = .ok("Change request opened. It goes live when it is approved and applied.")
         } else if let decision = query["reviewed"] {
-            flash = .ok(decision == "comment" ? "Comment added." : "Your \(decision == "reject" ? "rejection" : "approval") is recorded.")
+            flash = .ok(
+                decision == "comment"
+                    ? "Comment added." : "Your \(decision == "reject" ? "rejection" : "approval") is recorded."
+            )
         } else if query["cancelled"] != nil {
             flash = .ok("Change request cancelled.")
         }
@@ -145,7 +148,8 @@ extension ChangeRequestsController {
             )
         }
         let appliedHref = changeRequest.appliedVersion.flatMap { version in
-            changeRequest.change.publishesVersion && version > 1 ? "\(base)/diff?from=\(version - 1)&to=\(version)" : nil
+            changeRequest.change.publishesVersion && version > 1
+                ? "\(base)/diff?from=\(version - 1)&to=\(version)" : nil
         }
         let page = DetailPage(
             id: changeRequest.id,
@@ -276,7 +280,11 @@ extension ChangeRequestsController {
         switch refusal {
         case .notFound: throw refusal
         case .notAllowed:
-            return try await renderDetail(context, flash: .error(Self.sentence(refusal.description)), status: .forbidden)
+            return try await renderDetail(
+                context,
+                flash: .error(Self.sentence(refusal.description)),
+                status: .forbidden
+            )
         default:
             return try await renderDetail(context, flash: .error(Self.sentence(refusal.description)), status: .conflict)
         }

@@ -126,7 +126,10 @@ struct WebhooksController: StoredPages {
             url: entered.url,
             description: entered.description,
             events: WebhookEventType.allCases.map {
-                WebhooksPage.Event(value: $0.rawValue, id: "event-" + $0.rawValue.replacingOccurrences(of: ".", with: "-"))
+                WebhooksPage.Event(
+                    value: $0.rawValue,
+                    id: "event-" + $0.rawValue.replacingOccurrences(of: ".", with: "-")
+                )
             },
             endpoints: endpoints,
             hasEndpoints: !endpoints.isEmpty,
