@@ -267,6 +267,47 @@ import VaneCore
     }
 
     @Test(arguments: TestDatabase.allCases)
+    func applyingARequestThatNoLongerMergesSuspendsItAndSaysWhy(database: TestDatabase) async throws {
+        try await TestServer.run(database) { server in
+            try await Self.requireApproval(server)
+            let reviewer = try await ChangeRequestTests.reviewer(server)
+            let ana = try await ConsoleTests.signIn(server, role: "editor", environments: ["demo/*"])
+            let id = try await Self.requestReview(server, ana, banner: "Ana's banner")
+            let hash = try #require(try await Self.changeRequest(server, id)["contentHash"]?.stringValue)
+            try await ChangeRequestTests.review(server, id, "approve", hash: hash, key: reviewer.key)
+            // Meanwhile another request changes the same flag and applies first.
+            let other = try await ChangeRequestTests.open(
+                server,
+                ["kind": "template", "template": try await ChangeRequestTests.template(server, banner: "Other banner")]
+            )
+            try await ChangeRequestTests.review(server, other.id, "approve", hash: other.hash, key: reviewer.key)
+            #expect(try await ChangeRequestTests.apply(server, other.id).status == .ok)
+            let live = try await ChangeRequestTests.liveVersion(server)
+
+            let path = Self.production + "/change-requests/\(id)"
+            let page = try await ConsoleTests.request(server, .get, path, cookie: ana.cookie)
+            #expect(page.text.contains("It no longer applies cleanly"))
+            let applied = try await ConsoleTests.request(
+                server,
+                .post,
+                path + "/apply",
+                form: ["_csrf": ana.csrf],
+                cookie: ana.cookie
+            )
+            #expect(applied.status == .conflict)
+            #expect(applied.text.contains("is suspended"))
+            #expect(applied.text.contains("banner_text"))
+            let suspended = try await Self.changeRequest(server, id)
+            #expect(suspended["state"] == "suspended")
+            #expect(try await ChangeRequestTests.liveVersion(server) == live)
+            #expect(
+                ConsoleDraftTests.defaultValue(try await ConsoleDraftTests.liveTemplate(server), "banner_text")
+                    == "Other banner"
+            )
+        }
+    }
+
+    @Test(arguments: TestDatabase.allCases)
     func theAuthorCancelsAndACommentNeedsText(database: TestDatabase) async throws {
         try await TestServer.run(database) { server in
             try await Self.requireApproval(server)
