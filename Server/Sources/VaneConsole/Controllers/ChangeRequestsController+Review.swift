@@ -110,7 +110,14 @@ extension ChangeRequestsController {
         var diff: DiffView?
         var sample = ReviewSample(rows: [], note: nil)
         if !changeRequest.state.isFinal {
-            switch try await applying.outcome(changeRequest) {
+            let outcome: ChangeRequestApplying.Outcome
+            do {
+                outcome = try await applying.outcome(changeRequest)
+            } catch let error as PublishError {
+                // The version it was proposed on was pruned: nothing to merge from.
+                outcome = .stale(ConsolePublishing.message(error))
+            }
+            switch outcome {
             case .noTemplate:
                 appliesNote = "This change publishes no template version; it applies as described above."
             case .stale(let reason):
@@ -267,6 +274,18 @@ extension ChangeRequestsController {
             return try await renderDetail(
                 context,
                 flash: .error("Nothing was applied: \(ConsolePublishing.message(error))."),
+                status: .conflict
+            )
+        } catch let refusal as ExperimentStartRefusal {
+            return try await renderDetail(
+                context,
+                flash: .error("Nothing was applied: \(refusal.description)."),
+                status: .conflict
+            )
+        } catch let error as StorageError where error != .busy {
+            return try await renderDetail(
+                context,
+                flash: .error("Nothing was applied: \(error.description)."),
                 status: .conflict
             )
         }
