@@ -20,7 +20,8 @@ NEW_ADMIN_PASSWORD = "correct horse battery staple 42"
 
 @pytest.fixture(scope="session")
 def server():
-    running = start_server()
+    # Loopback webhook endpoints are allowed: test_governance.py's receiver runs on 127.0.0.1.
+    running = start_server(["--webhooks-allow-private-addresses"])
     yield running
     stop_server(running)
 

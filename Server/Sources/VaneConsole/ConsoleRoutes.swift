@@ -18,6 +18,8 @@ package struct ConsoleRoutes {
     let publisher: TemplatePublisher
     let experiments: ExperimentStore
     let experimentLifecycle: ExperimentLifecycle
+    /// Where webhook endpoints may point (the API's and the delivery service's check).
+    let webhookDestination: WebhookDestination
     let renderer: ConsolePageRenderer
     /// Whether session cookies get `Secure` (the server terminates TLS itself).
     let secureCookies: Bool
@@ -31,6 +33,7 @@ package struct ConsoleRoutes {
         publisher: TemplatePublisher,
         experiments: ExperimentStore,
         experimentLifecycle: ExperimentLifecycle,
+        webhookDestination: WebhookDestination,
         renderer: ConsolePageRenderer,
         secureCookies: Bool
     ) {
@@ -42,6 +45,7 @@ package struct ConsoleRoutes {
         self.publisher = publisher
         self.experiments = experiments
         self.experimentLifecycle = experimentLifecycle
+        self.webhookDestination = webhookDestination
         self.renderer = renderer
         self.secureCookies = secureCookies
     }
@@ -55,6 +59,8 @@ package struct ConsoleRoutes {
         )
         // What drafts change, worked out once per draft and live version, for every page of drafts.
         let analyses = DraftAnalysisCache()
+        // Change requests apply through the same publisher and lifecycle as every other path.
+        let applying = ChangeRequestApplying(publisher: publisher, lifecycle: experimentLifecycle)
         AccountController(accounts: accounts, store: store, renderer: renderer, secureCookies: secureCookies)
             .register(on: routes)
         ProjectsController(store: store, renderer: renderer).register(on: routes)
@@ -64,7 +70,15 @@ package struct ConsoleRoutes {
             .register(on: routes)
         EvaluateController(store: store, drafts: drafts, publisher: publisher, analyses: analyses, renderer: renderer)
             .register(on: routes)
-        ReviewController(store: store, drafts: drafts, publisher: publisher, analyses: analyses, renderer: renderer)
+        ReviewController(
+            store: store,
+            drafts: drafts,
+            publisher: publisher,
+            requests: applying.requests,
+            analyses: analyses,
+            renderer: renderer
+        ).register(on: routes)
+        ChangeRequestsController(store: store, drafts: drafts, applying: applying, renderer: renderer)
             .register(on: routes)
         HistoryController(store: store, drafts: drafts, publisher: publisher, renderer: renderer).register(on: routes)
         ExperimentsController(
@@ -76,6 +90,12 @@ package struct ConsoleRoutes {
         ).register(on: routes)
         KeysController(store: store, keys: keys, streamHub: streamHub, renderer: renderer).register(on: routes)
         PeopleController(store: store, accounts: accounts, renderer: renderer).register(on: routes)
+        WebhooksController(
+            store: store,
+            webhooks: WebhookStore(engine: store.engine),
+            destination: webhookDestination,
+            renderer: renderer
+        ).register(on: routes)
     }
 
     @Sendable func asset(_ request: Request, context: VaneRequestContext) async throws -> Response {

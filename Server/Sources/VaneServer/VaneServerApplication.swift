@@ -326,6 +326,7 @@ public final class VaneServerApplication: Sendable {
                 publisher: publisher,
                 experiments: experiments,
                 experimentLifecycle: experimentLifecycle,
+                webhookDestination: webhookDestination,
                 renderer: ConsolePageRenderer(assets: consoleAssets),
                 secureCookies: configuration.tlsCertificatePath != nil
             ).register(on: router)

@@ -463,7 +463,7 @@ import VaneCore
             let total = ValueChangeSample.syntheticCount
             let germanShare = Double(german) / Double(total)
             #expect(germanShare > 0.55 && germanShare < 0.78, "about two thirds of the sample is in DE or AT")
-            let share = ReviewController.percentText(Double(german) * 100 / Double(total))
+            let share = ReviewSample.percentText(Double(german) * 100 / Double(total))
             #expect(review.text.contains("Who would see a different value"))
             #expect(review.text.contains("\(german) of \(total) (\(share))"), "\(review.text)")
             #expect(review.text.contains("\(total) of \(total) (100 %)"))

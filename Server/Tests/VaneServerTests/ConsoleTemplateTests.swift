@@ -102,6 +102,53 @@ import VaneServerCore
             try await get(environment + "/evaluate?country=DE&compare=draft")
             try await get(environment + "/experiments")
             try await get(environment + "/experiments/checkout-button")
+            // Webhooks: an endpoint (stored directly: this server refuses loopback URLs, which the
+            // form's refusal shows), its deliveries, and a rotated secret shown once.
+            let endpoint = try await WebhookStore(engine: application.store.engine).createEndpoint(
+                projectId: "demo",
+                url: "https://hooks.example.com/vane",
+                description: "CI",
+                events: WebhookEventType.allCases,
+                enabled: true,
+                secret: WebhookSignature.generateSecret(),
+                actor: Actor(keyId: "k_test", name: "test")
+            )
+            try await post(
+                "/projects/demo/webhooks",
+                ["url": "http://127.0.0.1:9/hook", "event.version.published": "on"],
+                status: .badRequest
+            )
+            try await post("/projects/demo/webhooks/\(endpoint.id)/rotate-secret", [:], status: .ok)
+            // A change request from the draft under a policy, refused self-approval, another's
+            // approval and the apply.
+            try await ChangeRequestTests.setPolicy(server, ["required": true, "approvals": 1])
+            try await post(
+                environment + "/flags/banner_text/edit",
+                ["type": "STRING", "default_mode": "value", "default_value": "Request me", "description": ""],
+                status: .seeOther
+            )
+            try await get(environment + "/review")
+            let live = try #require(try await ChangeRequestTests.liveVersion(server))
+            try await post(environment + "/review/request", ["title": "New banner", "live": live], status: .seeOther)
+            try await get("/projects/demo/webhooks")
+            try await get(environment + "/change-requests")
+            try await get(environment + "/change-requests?view=mine")
+            let opened = try #require(
+                try await server.send(.get, ChangeRequestTests.requests).object?["changeRequests"]?.arrayValue?.first?
+                    .objectValue
+            )
+            let id = try #require(opened["id"]?.stringValue)
+            let hash = try #require(opened["contentHash"]?.stringValue)
+            try await get(environment + "/change-requests/" + id)
+            try await post(
+                environment + "/change-requests/\(id)/review",
+                ["decision": "approve", "contentHash": hash],
+                status: .forbidden
+            )
+            let reviewer = try await ChangeRequestTests.reviewer(server)
+            try await ChangeRequestTests.review(server, id, "approve", hash: hash, key: reviewer.key)
+            try await post(environment + "/change-requests/\(id)/apply", [:], status: .ok)
+            try await get(environment + "/change-requests?view=history")
             try await get("/projects/demo/environments/nowhere/flags", status: .notFound)
         }
         return pages

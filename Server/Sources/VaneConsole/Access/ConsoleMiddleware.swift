@@ -67,6 +67,12 @@ struct ConsoleMiddleware: RouterMiddleware {
         case let error as ConsolePageError: page = error
         case let error as AccessDenied: page = .forbidden(error.message)
         case let error as AccountError: page = .badRequest(error.message)
+        case let refusal as ChangeRefusal:
+            switch refusal {
+            case .notFound: page = .notFound(refusal.description)
+            case .notAllowed: page = .forbidden(refusal.description)
+            default: page = ConsolePageError(status: .conflict, heading: "Not applied", message: refusal.description)
+            }
         case let error as StorageError where error == .busy:
             page = ConsolePageError(
                 status: .serviceUnavailable,

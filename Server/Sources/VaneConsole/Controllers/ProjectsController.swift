@@ -28,6 +28,8 @@ struct ProjectsController: StoredPages {
             var id: String
             var name: String
             var environments: [Row]
+            /// The project's webhooks page, for admins.
+            var webhooksHref: String?
         }
 
         var projects: [Project]
@@ -60,7 +62,14 @@ struct ProjectsController: StoredPages {
                     )
                 )
             }
-            projects.append(ProjectsPage.Project(id: project.id, name: project.name, environments: rows))
+            projects.append(
+                ProjectsPage.Project(
+                    id: project.id,
+                    name: project.name,
+                    environments: rows,
+                    webhooksHref: user.role == .admin ? "/projects/\(ConsolePaths.encode(project.id))/webhooks" : nil
+                )
+            )
         }
         return renderer.render(
             .projects,

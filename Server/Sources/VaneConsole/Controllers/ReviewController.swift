@@ -6,11 +6,13 @@ import VaneServerCore
 
 /// Reviewing and publishing a draft: the structured diff against what is live, every validation
 /// problem, and — when someone published since the draft was started — their change, with the
-/// draft re-applied on top of it or the conflicts shown field by field.
+/// draft re-applied on top of it or the conflicts shown field by field. Where the environment's
+/// change policy is in force, the draft is not published but sent for review as a change request.
 struct ReviewController: DraftPages {
     let store: ConfigStore
     let drafts: DraftStore
     let publisher: TemplatePublisher
+    let requests: ChangeRequestStore
     let analyses: DraftAnalysisCache
     let renderer: ConsolePageRenderer
 
@@ -18,6 +20,7 @@ struct ReviewController: DraftPages {
     func register(on routes: ConsoleRouteGroups) {
         routes.environment.get("review", use: review)
         routes.environmentEditor.post("review/publish", use: publishDraft)
+        routes.environmentEditor.post("review/request", use: requestReview)
         routes.environmentEditor.post("review/discard", use: discardDraft)
         routes.environmentEditor.post("review/resolve", use: resolveConflicts)
     }
@@ -78,6 +81,9 @@ struct ReviewController: DraftPages {
         var mayPublish: Bool
         var blockedReason: String?
         var publishAction: String
+        /// The policy: in force, the draft goes to review as a change request instead.
+        var policy: ChangePolicyView
+        var requestAction: String
         var discardAction: String
         var resolveAction: String
         var csrf: String
@@ -114,49 +120,6 @@ struct ReviewController: DraftPages {
             .template ?? ConfigTemplate()
         let merge = TemplateMerge(base: base, theirs: copy.live, ours: copy.template)
         return Rebase(result: merge.merged, merge: merge, base: base)
-    }
-
-    /// ``ValueChangeSample/estimate(from:to:diff:savedContexts:at:)`` (the API's rule) in words.
-    func sampleChanges(
-        live: ConfigTemplate,
-        draft: ConfigTemplate,
-        diff: TemplateDiff,
-        savedContexts saved: [SavedContext],
-        at now: Date,
-        flagsBase: String
-    ) -> ReviewSample {
-        switch ValueChangeSample.estimate(from: live, to: draft, diff: diff, savedContexts: saved, at: now) {
-        case .noValueChanges:
-            return ReviewSample(
-                rows: [],
-                note: "No user's value changes: the draft changes only descriptions, titles or unused conditions."
-            )
-        case .doesNotCompile:
-            return ReviewSample(rows: [], note: "Fix the errors below to see how many users' values change.")
-        case .counts(let counts, let savedCount):
-            let rows = counts.map { count in
-                let share = count.of == 0 ? 0 : Double(count.changed) * 100 / Double(count.of)
-                return ReviewPage.SampleRow(
-                    key: count.key,
-                    href: draft.parameter(forKey: count.key) == nil
-                        ? nil : "\(flagsBase)/\(ConsolePaths.encode(count.key))/edit",
-                    changed: "\(count.changed) of \(count.of) (\(Self.percentText(share)))",
-                    noneChange: count.changed == 0
-                )
-            }
-            let synthetic = ValueChangeSample.syntheticCount
-            let note =
-                "Sampled: \(savedCount) saved context\(savedCount == 1 ? "" : "s") and \(synthetic) synthetic users made from the values the conditions test, with random ids for percent splits. A key added or removed changes for everyone."
-            return ReviewSample(rows: rows, note: note)
-        }
-    }
-
-    /// `21.2 %`, `0 %`, `< 0.1 %`.
-    static func percentText(_ share: Double) -> String {
-        if share == 0 { return "0 %" }
-        if share < 0.1 { return "< 0.1 %" }
-        let tenths = (share * 10).rounded() / 10
-        return tenths == tenths.rounded() ? "\(Int(tenths)) %" : "\(tenths) %"
     }
 
     @Sendable func review(_ request: Request, context: VaneRequestContext) async throws -> Response {
@@ -228,6 +191,7 @@ struct ReviewController: DraftPages {
         let templateDiff = known?.diff ?? TemplateDiff(from: copy.live, to: result)
         let diff = DiffView(from: copy.live, to: result, diff: templateDiff)
         let mayPublish = principal.permits(.publish(key))
+        let policy = try await requests.policy(key).policy
         var blocked: String?
         if !conflicts.isEmpty {
             blocked = "Settle the conflicts above first."
@@ -247,9 +211,9 @@ struct ReviewController: DraftPages {
                 sample = previous.value
                 keptSample = previous
             } else {
-                sample = sampleChanges(
+                sample = ReviewSample.estimate(
                     live: copy.live,
-                    draft: result,
+                    proposed: result,
                     diff: templateDiff,
                     savedContexts: saved,
                     at: now,
@@ -289,6 +253,8 @@ struct ReviewController: DraftPages {
             mayPublish: mayPublish,
             blockedReason: blocked,
             publishAction: "\(base)/review/publish",
+            policy: ChangePolicyView(policy),
+            requestAction: "\(base)/review/request",
             discardAction: "\(base)/review/discard",
             resolveAction: "\(base)/review/resolve",
             csrf: session.csrfToken,
@@ -347,6 +313,48 @@ struct ReviewController: DraftPages {
         }
         try await drafts.discard(key, userId: user.id)
         throw ConsoleRedirect(location: ConsolePaths.environment(key) + "/flags?published=\(published.versionNumber)")
+    }
+
+    /// Opens a change request from the draft, as reviewed, and takes the person to its review.
+    /// The request now holds the change, so the draft is discarded as a publish discards it.
+    @Sendable func requestReview(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let (user, _, principal) = try context.signedIn()
+        let form = try await ConsoleForm.read(request, context: context)
+        let (key, _, _) = try await self.environment(context)
+        let title = try form.required("title", label: "A title saying what the change does")
+        guard title.count <= ChangeRequestsController.maximumTitleLength else {
+            throw ConsolePageError.badRequest(
+                "the title has at most \(ChangeRequestsController.maximumTitleLength) characters; put the rest in the description"
+            )
+        }
+        guard let reviewed = form.text("live").flatMap(Int64.init) else {
+            throw ConsolePageError.badRequest("the form does not say which live version was reviewed")
+        }
+        let reviewPath = ConsolePaths.environment(key) + "/review"
+        let copy = try await workingCopy(key, user: user)
+        guard copy.draft != nil else { throw ConsoleRedirect(location: reviewPath) }
+        // Ask for review of exactly what was reviewed here: if the live version moved, look again.
+        guard copy.liveVersion == reviewed else { throw ConsoleRedirect(location: reviewPath + "?moved=1") }
+        guard let template = try await rebase(copy, key: key).result else {
+            throw ConsoleRedirect(location: reviewPath)
+        }
+        do {
+            _ = try publisher.check(template)
+        } catch {
+            throw ConsolePageError.badRequest(ConsolePublishing.message(error))
+        }
+        let opened = try await requests.create(
+            .template(template),
+            in: key,
+            title: title,
+            description: form.text("description") ?? "",
+            draft: false,
+            author: principal.changeActor
+        )
+        try await drafts.discard(key, userId: user.id)
+        throw ConsoleRedirect(
+            location: ConsolePaths.environment(key) + "/change-requests/\(ConsolePaths.encode(opened.id))?opened=1"
+        )
     }
 
     @Sendable func discardDraft(_ request: Request, context: VaneRequestContext) async throws -> Response {

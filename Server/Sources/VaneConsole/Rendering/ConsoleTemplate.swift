@@ -4,6 +4,8 @@
 enum ConsoleTemplate: String, CaseIterable, Sendable {
     case account
     case audit
+    case changeRequest = "change-request"
+    case changeRequests = "change-requests"
     case conditionEdit = "condition-edit"
     case conditions
     case diff
@@ -18,11 +20,14 @@ enum ConsoleTemplate: String, CaseIterable, Sendable {
     case history
     case keys
     case layout
+    case policyPartial = "policy-partial"
     case projects
     case review
     case rollback
+    case samplePartial = "sample-partial"
     case signIn = "sign-in"
     case user
     case users
     case valueFieldPartial = "value-field-partial"
+    case webhooks
 }
