@@ -1,6 +1,7 @@
 import HTTPTypes
 package import Hummingbird
 import NIOCore
+package import VaneOIDC
 package import VaneServerCore
 
 /// The web console, served at `/` beside the API: server-rendered pages and plain forms, with a
@@ -21,6 +22,8 @@ package struct ConsoleRoutes {
     let renderer: ConsolePageRenderer
     /// Whether session cookies get `Secure` (the server terminates TLS itself).
     let secureCookies: Bool
+    /// Sign-in through the company's identity provider, when configured.
+    let singleSignOn: SingleSignOn?
 
     package init(
         store: ConfigStore,
@@ -32,7 +35,8 @@ package struct ConsoleRoutes {
         experiments: ExperimentStore,
         experimentLifecycle: ExperimentLifecycle,
         renderer: ConsolePageRenderer,
-        secureCookies: Bool
+        secureCookies: Bool,
+        singleSignOn: SingleSignOn? = nil
     ) {
         self.store = store
         self.accounts = accounts
@@ -44,6 +48,7 @@ package struct ConsoleRoutes {
         self.experimentLifecycle = experimentLifecycle
         self.renderer = renderer
         self.secureCookies = secureCookies
+        self.singleSignOn = singleSignOn
     }
 
     package func register(on router: Router<VaneRequestContext>) {
@@ -55,8 +60,17 @@ package struct ConsoleRoutes {
         )
         // What drafts change, worked out once per draft and live version, for every page of drafts.
         let analyses = DraftAnalysisCache()
-        AccountController(accounts: accounts, store: store, renderer: renderer, secureCookies: secureCookies)
-            .register(on: routes)
+        let account = AccountController(
+            accounts: accounts,
+            store: store,
+            renderer: renderer,
+            secureCookies: secureCookies,
+            singleSignOnName: singleSignOn?.providerName
+        )
+        account.register(on: routes)
+        if let singleSignOn {
+            SingleSignOnController(singleSignOn: singleSignOn, account: account).register(on: routes)
+        }
         ProjectsController(store: store, renderer: renderer).register(on: routes)
         FlagsController(store: store, drafts: drafts, publisher: publisher, analyses: analyses, renderer: renderer)
             .register(on: routes)
