@@ -113,7 +113,7 @@ class FakeIssuer:
         self.mode = "good"
         self.codes = {}
         self.last_good_token = None
-        self.earlier_code = None
+        self.earlier_challenge = None
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -151,11 +151,13 @@ class FakeIssuer:
                 elif url.path == "/authorize":
                     query = dict(urllib.parse.parse_qsl(url.query))
                     code = secrets.token_urlsafe(16)
-                    fake.codes[code] = (query.get("code_challenge"), query.get("nonce"))
-                    if fake.mode == "injected_code" and fake.earlier_code:
-                        # A code issued for another sign-in, sent into this one's way back.
-                        code = fake.earlier_code
-                    fake.earlier_code = code
+                    challenge = query.get("code_challenge")
+                    if fake.mode == "injected_code":
+                        # A code issued for an earlier sign-in (bound to its PKCE challenge),
+                        # sent into this one's way back, as an attacker who stole it would.
+                        challenge = fake.earlier_challenge
+                    fake.earlier_challenge = query.get("code_challenge")
+                    fake.codes[code] = (challenge, query.get("nonce"))
                     back = query["redirect_uri"] + "?" + urllib.parse.urlencode({"code": code, "state": query["state"]})
                     self.send_response(302)
                     self.send_header("Location", back)
@@ -276,10 +278,14 @@ def test_a_good_sign_in_through_the_provider_lands_in_the_console_with_its_role(
     expect(other.locator("main")).to_contain_text("not started in this browser")
     assert session_cookies(other) == []
     other.context.close()
-    # And again in this browser, after signing out: the state is spent.
+    # And again with this browser's state cookie put back: the state is spent.
     page.context.clear_cookies()
+    state = urllib.parse.parse_qs(urllib.parse.urlparse(callback).query)["state"][0]
+    page.context.add_cookies(
+        [{"name": "vane_oidc_state", "value": state, "domain": "127.0.0.1", "path": "/sign-in/oidc"}]
+    )
     page.goto(callback)
-    expect(page.locator("main")).to_contain_text("start again from the sign-in page")
+    expect(page.locator("main")).to_contain_text("finished already")
     assert session_cookies(page) == []
     check_page(page, "sign-in-refused")
 

@@ -84,9 +84,13 @@ struct ServeSetting: Sendable {
         _ variable: String?,
         _ field: any WritableKeyPath<ServerConfiguration, Bool> & Sendable,
         to value: Bool,
+        setting: ServerConfiguration.Setting? = nil,
         help: String
     ) -> ServeSetting {
-        ServeSetting(option: option, variable: variable, arity: .flag, help: help, setting: nil) { values, texts, _ in
+        ServeSetting(option: option, variable: variable, arity: .flag, help: help, setting: setting) {
+            values,
+            texts,
+            _ in
             // A variable that is neither 1 nor true leaves the default, as it always has.
             if texts.allSatisfy({ ["1", "true"].contains($0.lowercased()) }) {
                 values.configuration[keyPath: field] = value
@@ -504,6 +508,7 @@ enum ServeSettings {
             "VANE_NO_PASSWORD_SIGN_IN",
             \.passwordSignInDisabled,
             to: true,
+            setting: .passwordSignInDisabled,
             help: "Console sign-in through the identity provider only (but for --break-glass-email)."
         ),
         .field(

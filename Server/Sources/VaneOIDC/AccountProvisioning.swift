@@ -92,7 +92,9 @@ struct AccountProvisioning: Sendable {
 
     /// The role and environments the person's groups grant, when mappings are configured; nil
     /// when admins assign them.
-    func grantedAccess(_ claims: JSONObject) throws(SignInRefusal) -> (role: UserRole, environments: [EnvironmentGrant])? {
+    func grantedAccess(
+        _ claims: JSONObject
+    ) throws(SignInRefusal) -> (role: UserRole, environments: [EnvironmentGrant])? {
         guard let claim = settings.groupsClaim, !mappings.isEmpty else { return nil }
         let groups: [String]
         switch claims[claim] {
@@ -113,7 +115,10 @@ struct AccountProvisioning: Sendable {
 
     private func usable(_ user: UserAccount) throws(SignInRefusal) -> UserAccount {
         guard user.disableTime == nil else {
-            throw SignInRefusal(.accountUnusable, "your Vane account (\(user.email)) is disabled; ask an admin to enable it")
+            throw SignInRefusal(
+                .accountUnusable,
+                "your Vane account (\(user.email)) is disabled; ask an admin to enable it"
+            )
         }
         return user
     }

@@ -45,16 +45,14 @@ package struct IDTokenVerifier: Sendable {
                 "the ID token is signed with \"\(algorithm.prefix(20))\"; Vane accepts only public-key signatures (RS256, ES256, …): set the client's signing algorithm at the provider"
             )
         }
-        guard let keyId = header["kid"]?.stringValue else {
-            throw SignInRefusal(.malformedToken, "the ID token names no signing key (kid)")
-        }
+        let keyId = header["kid"]?.stringValue
         let collection = try await keys.keys(for: keyId)
         do {
             _ = try await collection.verify(token, as: SignatureOnly.self)
         } catch {
             throw SignInRefusal(
                 .badSignature,
-                "the ID token's signature does not match the identity provider's key \"\(keyId.prefix(80))\"; the token was altered or is not from this provider"
+                "the ID token's signature does not match the identity provider's key \"\((keyId ?? "").prefix(80))\"; the token was altered or is not from this provider"
             )
         }
         try check(claims, nonce: nonce, now: now)
@@ -100,7 +98,8 @@ package struct IDTokenVerifier: Sendable {
                 "the ID token expired \(Int(now - expiry)) seconds ago; sign in again (if it keeps happening, check this server's clock)"
             )
         }
-        if issued > now + leewaySeconds || (claims["nbf"]?.numberValue?.value).map({ $0 > now + leewaySeconds }) == true {
+        if issued > now + leewaySeconds || (claims["nbf"]?.numberValue?.value).map({ $0 > now + leewaySeconds }) == true
+        {
             throw SignInRefusal(
                 .expired,
                 "the ID token is not valid yet (issued \(Int(issued - now)) seconds in the future); check the clocks of this server and the provider"

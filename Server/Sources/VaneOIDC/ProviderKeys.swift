@@ -30,28 +30,40 @@ package actor ProviderKeys {
     }
 
     /// The keys, holding the key `keyId` names: fetched anew when it is not among them and the
-    /// last fetch is old enough.
+    /// last fetch is old enough. A token without a key id may use the provider's only key
+    /// (OpenID Connect Core 10.1: `kid` is required only while there are several).
     /// - Throws: ``SignInRefusal`` (provider unreachable, or no such key).
-    package func keys(for keyId: String) async throws(SignInRefusal) -> JWTKeyCollection {
-        if keyIds.contains(keyId) { return collection }
+    package func keys(for keyId: String?) async throws(SignInRefusal) -> JWTKeyCollection {
+        if let keyId, keyIds.contains(keyId) { return collection }
+        if keyId == nil, lastFetch != nil { return try onlyKey() }
         let time = now()
-        if let lastFetch, time - lastFetch < minimumRefreshSeconds {
-            throw SignInRefusal(
-                .badSignature,
-                "the ID token is signed with a key (kid \"\(keyId.prefix(80))\") the identity provider does not publish; sign in again, and if it keeps happening, check the issuer setting"
-            )
-        }
+        if let lastFetch, time - lastFetch < minimumRefreshSeconds { throw Self.unpublished(keyId) }
         lastFetch = time
         fetchCount += 1
         let document = try await fetch()
         try await install(document)
-        guard keyIds.contains(keyId) else {
+        guard let keyId else { return try onlyKey() }
+        guard keyIds.contains(keyId) else { throw Self.unpublished(keyId) }
+        return collection
+    }
+
+    /// The keys, for a token without a key id: only while the provider publishes one key, which
+    /// is then the collection's default.
+    private func onlyKey() throws(SignInRefusal) -> JWTKeyCollection {
+        guard keyIds.count == 1 else {
             throw SignInRefusal(
-                .badSignature,
-                "the ID token is signed with a key (kid \"\(keyId.prefix(80))\") the identity provider does not publish; sign in again, and if it keeps happening, check the issuer setting"
+                .malformedToken,
+                "the ID token names no signing key (kid) while the identity provider publishes \(keyIds.count); check the provider's signing settings"
             )
         }
         return collection
+    }
+
+    private static func unpublished(_ keyId: String?) -> SignInRefusal {
+        SignInRefusal(
+            .badSignature,
+            "the ID token is signed with a key (kid \"\((keyId ?? "").prefix(80))\") the identity provider does not publish; sign in again, and if it keeps happening, check the issuer setting"
+        )
     }
 
     /// Replaces the keys with a JWKS document's signing keys (each with a `kid`; keys jwt-kit

@@ -38,7 +38,9 @@ package struct ProviderMetadata: Sendable, Equatable {
         authorizationEndpoint = try url("authorization_endpoint")
         tokenEndpoint = try url("token_endpoint")
         jwksURI = try url("jwks_uri")
-        tokenEndpointAuthMethods = object["token_endpoint_auth_methods_supported"]?.arrayValue?.compactMap(\.stringValue)
+        tokenEndpointAuthMethods = object["token_endpoint_auth_methods_supported"]?.arrayValue?.compactMap(
+            \.stringValue
+        )
         if let methods = object["code_challenge_methods_supported"]?.arrayValue?.compactMap(\.stringValue),
             !methods.contains("S256")
         {

@@ -1,5 +1,5 @@
-package import VaneServerCore
 import SQLKit
+package import VaneServerCore
 
 /// A sign-in sent to the provider and not back yet: what its way back must match.
 package struct SignInFlow: Sendable, Equatable {

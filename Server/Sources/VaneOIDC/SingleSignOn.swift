@@ -38,7 +38,8 @@ package final class SingleSignOn: Sendable {
         self.http = http
         let directory = ProviderDirectory(issuer: issuer, http: http)
         self.directory = directory
-        self.keys = ProviderKeys(minimumRefreshSeconds: keyRefreshSeconds) { () async throws(SignInRefusal) -> [UInt8] in
+        self.keys = ProviderKeys(minimumRefreshSeconds: keyRefreshSeconds) {
+            () async throws(SignInRefusal) -> [UInt8] in
             let metadata = try await directory.metadata()
             return try await http.get(metadata.jwksURI, what: "signing keys (jwks_uri)")
         }
@@ -75,7 +76,10 @@ package final class SingleSignOn: Sendable {
         ]
         let separator = metadata.authorizationEndpoint.contains("?") ? "&" : "?"
         let encoded = query.map { ProviderHTTP.formEncode($0.0) + "=" + ProviderHTTP.formEncode($0.1) }
-        return Start(authorizationURL: metadata.authorizationEndpoint + separator + encoded.joined(separator: "&"), state: state)
+        return Start(
+            authorizationURL: metadata.authorizationEndpoint + separator + encoded.joined(separator: "&"),
+            state: state
+        )
     }
 
     /// What the provider sent the browser back with.
@@ -101,14 +105,25 @@ package final class SingleSignOn: Sendable {
     /// - Returns: The account to start a session for, and where to go.
     /// - Throws: ``SignInRefusal`` for every refusal; storage errors as they are.
     package func finish(_ callback: Callback, logger: Logger) async throws -> (user: UserAccount, next: String) {
-        guard let state = callback.state, !state.isEmpty, state.utf8.count <= 100 else {
+        let state = callback.state.flatMap { $0.isEmpty || $0.utf8.count > 100 ? nil : $0 }
+        // The flow is used up whatever follows: a state works once.
+        var flow: SignInFlow?
+        if let state { flow = try await flows.take(state: state, now: Clock.nowMilliseconds()) }
+        // The provider's own refusal comes first: it says more than anything Vane could (and
+        // some providers leave out the state when they refuse).
+        if let error = callback.error {
+            let detail = callback.errorDescription.map { ": \($0.prefix(300))" } ?? ""
+            throw SignInRefusal(
+                .providerRefused,
+                "the identity provider refused the sign-in (\(error.prefix(100))\(detail)); ask its admin to give you access to Vane"
+            )
+        }
+        guard let state else {
             throw SignInRefusal(
                 .unknownState,
                 "the identity provider sent the browser back without this sign-in's state; start again from the sign-in page"
             )
         }
-        // The flow is used up whatever follows: a state works once.
-        let flow = try await flows.take(state: state, now: Clock.nowMilliseconds())
         guard let browserState = callback.browserState, SessionToken.equal(browserState, state) else {
             throw SignInRefusal(
                 .unknownState,
@@ -119,13 +134,6 @@ package final class SingleSignOn: Sendable {
             throw SignInRefusal(
                 .unknownState,
                 "this sign-in was finished already or is older than 10 minutes; start again from the sign-in page"
-            )
-        }
-        if let error = callback.error {
-            let detail = callback.errorDescription.map { ": \($0.prefix(300))" } ?? ""
-            throw SignInRefusal(
-                .providerRefused,
-                "the identity provider refused the sign-in (\(error.prefix(100))\(detail)); ask its admin to give you access to Vane"
             )
         }
         guard let code = callback.code, !code.isEmpty else {

@@ -30,6 +30,7 @@ public struct SingleSignOnSettings: Sendable, Hashable {
     /// ``groupsClaim``, each sign-in sets the account's role and environments from its groups.
     public var groupRoles: [String] = []
 
+    /// Single sign-on off: no issuer.
     public init() {}
 
     /// Whether any single sign-on setting is given (then the required ones must all be).
@@ -53,10 +54,14 @@ public struct SingleSignOnSettings: Sendable, Hashable {
         if let issuer {
             if let problem = ProviderURL.problem(issuer) { problems.append((.issuer, problem)) }
         } else {
-            problems.append((.issuer, "must be given with the other single sign-on settings (the provider's issuer URL)"))
+            problems.append(
+                (.issuer, "must be given with the other single sign-on settings (the provider's issuer URL)")
+            )
         }
         if clientId?.isEmpty ?? true {
-            problems.append((.clientId, "must be given with the other single sign-on settings (the client id at the provider)"))
+            problems.append(
+                (.clientId, "must be given with the other single sign-on settings (the client id at the provider)")
+            )
         }
         if let clientSecret, clientSecret.isEmpty {
             problems.append((.clientSecret, "must not be empty; leave it out for a public client"))
@@ -65,20 +70,31 @@ public struct SingleSignOnSettings: Sendable, Hashable {
             if let problem = ProviderURL.problem(redirectURL) {
                 problems.append((.redirectURL, problem))
             } else if URLComponents(string: redirectURL)?.path != Self.callbackPath {
-                problems.append((.redirectURL, "must end in \(Self.callbackPath), found \"\(redirectURL.prefix(200))\""))
+                problems.append(
+                    (.redirectURL, "must end in \(Self.callbackPath), found \"\(redirectURL.prefix(200))\"")
+                )
             }
         } else {
-            problems.append((.redirectURL, "must be given with the other single sign-on settings (https://<this server>\(Self.callbackPath))"))
+            problems.append(
+                (
+                    .redirectURL,
+                    "must be given with the other single sign-on settings (https://<this server>\(Self.callbackPath))"
+                )
+            )
         }
         if !scopes.split(separator: " ").contains("openid") {
             problems.append((.scopes, "must include openid, found \"\(scopes.prefix(200))\""))
         }
         for domain in allowedDomains where Self.normalizedDomain(domain) == nil {
-            problems.append((.allowedDomains, "must list email domains such as example.com, found \"\(domain.prefix(100))\""))
+            problems.append(
+                (.allowedDomains, "must list email domains such as example.com, found \"\(domain.prefix(100))\"")
+            )
         }
         if let groupsClaim, groupsClaim.isEmpty { problems.append((.groupsClaim, "must not be empty")) }
         for text in groupRoles {
-            if case .failure(let problem) = GroupRoleMapping.parse(text) { problems.append((.groupRoles, problem.message)) }
+            if case .failure(let problem) = GroupRoleMapping.parse(text) {
+                problems.append((.groupRoles, problem.message))
+            }
         }
         if !groupRoles.isEmpty, groupsClaim == nil {
             problems.append((.groupRoles, "needs the groups claim that lists a person's groups (e.g. groups)"))
@@ -142,7 +158,9 @@ package struct GroupRoleMapping: Sendable, Hashable {
         }
         guard target.count == 2 else { return .success(GroupRoleMapping(group: group, role: role, grant: nil)) }
         guard role == .editor, let grant = EnvironmentGrant(String(target[1])) else {
-            return .failure(Problem(message: "\"\(text.prefix(100))\": only an editor takes an environment; \(expected)"))
+            return .failure(
+                Problem(message: "\"\(text.prefix(100))\": only an editor takes an environment; \(expected)")
+            )
         }
         return .success(GroupRoleMapping(group: group, role: role, grant: grant))
     }

@@ -271,7 +271,9 @@ public struct ServerConfiguration: Sendable {
             refuse(.passwordSignInDisabled, "needs single sign-on (an OIDC issuer), or nobody could sign in")
         }
         if let breakGlassEmail {
-            if let problem = Accounts.problem(withEmail: breakGlassEmail.trimmingCharacters(in: .whitespaces).lowercased()) {
+            if let problem = Accounts.problem(
+                withEmail: breakGlassEmail.trimmingCharacters(in: .whitespaces).lowercased()
+            ) {
                 refuse(.breakGlassEmail, problem)
             } else if !passwordSignInDisabled {
                 refuse(.breakGlassEmail, "only applies with password sign-in turned off")

@@ -112,6 +112,17 @@ import VaneCore
         #expect(await reason("a.b.c") == .malformedToken)
     }
 
+    @Test func aTokenWithoutKeyIdUsesTheProvidersOnlyKey() async throws {
+        let token = try await key.signWithoutKeyId(good())
+        #expect(
+            !String(decoding: Base64URL.decode(token.split(separator: ".")[0]) ?? [], as: UTF8.self).contains("kid")
+        )
+        #expect(await reason(token) == nil)
+        #expect(await reason(try await TestSigningKey(kid: "other").signWithoutKeyId(good())) == .badSignature)
+        // With two published keys, a token must say which.
+        #expect(await reason(token, source: TestKeySource([key, TestSigningKey(kid: "key-2")])) == .malformedToken)
+    }
+
     @Test func rotatedKeysAreFetchedWhenAnUnknownKeyIdArrives() async throws {
         let source = TestKeySource([key])
         let verifier = verifier(source)

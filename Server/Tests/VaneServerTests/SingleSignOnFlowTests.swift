@@ -144,7 +144,12 @@ import VaneCore
         return SingleSignOn.Callback(state: state, code: code, error: nil, errorDescription: nil, browserState: state)
     }
 
-    static func claims(_ issuer: String, _ nonce: String, email: String = "ada@example.com", groups: [String]? = nil)
+    static func claims(
+        _ issuer: String,
+        _ nonce: String,
+        email: String = "ada@example.com",
+        groups: [String]? = nil
+    )
         -> IDTokenFixture
     {
         var claims = IDTokenFixture.good(
@@ -174,9 +179,13 @@ import VaneCore
     func aFirstSignInCreatesTheAccountWithItsGroupsRoleAndTheStateWorksOnce(database: TestDatabase) async throws {
         try await Self.withProvider(database) { settings in
             settings.groupsClaim = "groups"
-            settings.groupRoles = ["vane-admins=admin", "vane-editors=editor:demo/staging", "vane-editors=editor:shop/*"]
+            settings.groupRoles = [
+                "vane-admins=admin", "vane-editors=editor:demo/staging", "vane-editors=editor:shop/*",
+            ]
         } _: { sso, provider, accounts, store in
-            let callback = try await Self.signIn(sso, provider) { Self.claims($0, $1, groups: ["staff", "vane-editors"]) }
+            let callback = try await Self.signIn(sso, provider) {
+                Self.claims($0, $1, groups: ["staff", "vane-editors"])
+            }
             let (user, next) = try await sso.finish(callback, logger: Self.logger)
             #expect(next == "/projects")
             #expect(user.email == "ada@example.com")
@@ -188,7 +197,9 @@ import VaneCore
             // The confidential client authenticated with HTTP Basic.
             #expect(provider.basicAuthorization.withLock { $0 }?.hasPrefix("Basic ") == true)
             // The audit log names the person the provider named, as the creator of their account.
-            let entry = try #require(try await store.audit(projectId: nil, environmentId: nil, pageSize: 5, pageToken: nil).items.first)
+            let entry = try #require(
+                try await store.audit(projectId: nil, environmentId: nil, pageSize: 5, pageToken: nil).items.first
+            )
             #expect(entry.actor == user.actor)
             #expect(entry.summary.contains("through single sign-on"))
 
@@ -216,10 +227,12 @@ import VaneCore
             #expect(await Self.refusal { _ = try await sso.finish(callback, logger: Self.logger) } == .emailNotAllowed)
             let unverified = try await Self.signIn(sso, provider) {
                 var claims = Self.claims($0, $1)
-                claims.email_verified = false
+                claims.emailVerified = false
                 return claims
             }
-            #expect(await Self.refusal { _ = try await sso.finish(unverified, logger: Self.logger) } == .emailNotAllowed)
+            #expect(
+                await Self.refusal { _ = try await sso.finish(unverified, logger: Self.logger) } == .emailNotAllowed
+            )
             #expect(try await accounts.store.users().isEmpty)
             // Without groups mappings, a new account is a viewer.
             let good = try await Self.signIn(sso, provider) { Self.claims($0, $1) }
@@ -230,7 +243,8 @@ import VaneCore
     @Test(arguments: TestDatabase.allCases)
     func anAccountAnAdminCreatedIsTiedToThePersonButNeverTheBreakGlassOne(database: TestDatabase) async throws {
         try await Self.withProvider(database, passwordSignIn: .breakGlassOnly(email: "root@example.com")) {
-            settings in settings.allowedDomains = []
+            settings in
+            settings.allowedDomains = []
         } _: { sso, provider, accounts, _ in
             let (created, _) = try await accounts.create(
                 email: "grace@partner.example",
@@ -258,7 +272,9 @@ import VaneCore
                 claims.sub = "someone-else"
                 return claims
             }
-            #expect(await Self.refusal { _ = try await sso.finish(breakGlass, logger: Self.logger) } == .accountUnusable)
+            #expect(
+                await Self.refusal { _ = try await sso.finish(breakGlass, logger: Self.logger) } == .accountUnusable
+            )
             #expect(try await accounts.store.user(email: "root@example.com")?.user.identity == nil)
         }
     }

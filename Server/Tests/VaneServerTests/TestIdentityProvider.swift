@@ -17,14 +17,25 @@ struct IDTokenFixture: JWTPayload, Equatable {
     var nbf: Double?
     var nonce: String?
     var email: String?
-    var email_verified: Bool?
+    var emailVerified: Bool?
     var name: String?
     var groups: [String]?
+
+    enum CodingKeys: String, CodingKey {
+        case iss, sub, aud, azp, exp, iat, nbf, nonce, email, name, groups
+        case emailVerified = "email_verified"
+    }
 
     func verify(using algorithm: some JWTAlgorithm) async throws {}
 
     /// A token that passes every check for `issuer`, `client` and `nonce` at `now`.
-    static func good(issuer: String, client: String, nonce: String, now: Double, email: String = "ada@example.com")
+    static func good(
+        issuer: String,
+        client: String,
+        nonce: String,
+        now: Double,
+        email: String = "ada@example.com"
+    )
         -> IDTokenFixture
     {
         IDTokenFixture(
@@ -35,7 +46,7 @@ struct IDTokenFixture: JWTPayload, Equatable {
             iat: now - 5,
             nonce: nonce,
             email: email,
-            email_verified: true,
+            emailVerified: true,
             name: "Ada Lovelace"
         )
     }
@@ -67,6 +78,13 @@ struct TestSigningKey: Sendable {
         return try await keys.sign(claims, kid: JWKIdentifier(string: kid))
     }
 
+    /// The claims signed with this key, with no `kid` in the header.
+    func signWithoutKeyId(_ claims: IDTokenFixture) async throws -> String {
+        let keys = JWTKeyCollection()
+        await keys.add(ecdsa: key)
+        return try await keys.sign(claims)
+    }
+
     /// A JWKS document of `keys`.
     static func jwks(_ keys: [TestSigningKey]) -> [UInt8] {
         Array(JSONValue.object(["keys": .array(keys.map(\.jwk))]).serialized(.compact).utf8)
@@ -87,9 +105,10 @@ final class TestKeySource: Sendable {
     var time: Double { state.withLock { $0.time } }
 
     func providerKeys(minimumRefreshSeconds: Double = 60) -> ProviderKeys {
-        ProviderKeys(minimumRefreshSeconds: minimumRefreshSeconds, now: { self.time }) {
-            () async throws(SignInRefusal) -> [UInt8] in
-            TestSigningKey.jwks(self.state.withLock { $0.keys })
-        }
+        ProviderKeys(
+            minimumRefreshSeconds: minimumRefreshSeconds,
+            now: { self.time },
+            fetch: { () async throws(SignInRefusal) -> [UInt8] in TestSigningKey.jwks(self.state.withLock { $0.keys }) }
+        )
     }
 }
