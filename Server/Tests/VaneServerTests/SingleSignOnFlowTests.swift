@@ -314,6 +314,51 @@ import VaneCore
         }
     }
 
+    @Test(arguments: TestDatabase.allCases)
+    func passwordSignInOffAdmitsOnlyTheBreakGlassAdmin(database: TestDatabase) async throws {
+        for policy in [PasswordSignIn.nobody, .breakGlassOnly(email: "root@example.com")] {
+            try await Self.withProvider(database, passwordSignIn: policy) { _, _, accounts, _ in
+                var passwords: [String: String] = [:]
+                for (email, role) in [("root@example.com", UserRole.admin), ("pat@example.com", .admin)] {
+                    let (user, oneTime) = try await accounts.create(
+                        email: email,
+                        name: nil,
+                        role: role,
+                        environments: [],
+                        actor: AccountStoreTests.admin
+                    )
+                    passwords[user.email] = oneTime
+                }
+                func signIn(_ email: String) async -> String? {
+                    await Self.passwordRefusal(accounts, email: email, password: passwords[email] ?? "")
+                }
+                #expect(await signIn("pat@example.com")?.contains("password sign-in is turned off") == true)
+                if policy == .nobody {
+                    #expect(await signIn("root@example.com")?.contains("password sign-in is turned off") == true)
+                } else {
+                    #expect(await signIn("root@example.com") == nil)
+                    // The break-glass email of an account that is no admin is refused all the same.
+                    _ = try await accounts.store.updateUser(
+                        id: try #require(try await accounts.store.user(email: "root@example.com")).user.id,
+                        role: .viewer,
+                        actor: AccountStoreTests.admin
+                    )
+                    #expect(await signIn("root@example.com")?.contains("only for the break-glass admin") == true)
+                }
+            }
+        }
+    }
+
+    /// Why a password sign-in was refused; nil when it succeeded.
+    static func passwordRefusal(_ accounts: Accounts, email: String, password: String) async -> String? {
+        do {
+            _ = try await accounts.signIn(email: email, password: password, address: "127.0.0.1", userAgent: "test")
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
     @Test func anUnreachableProviderIsARefusalNotACrash() async throws {
         try await ConfigStoreTests.withStore(.sqlite) { store, _ in
             var settings = SingleSignOnSettings()
