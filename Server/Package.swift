@@ -55,6 +55,9 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        // ID tokens of the console's single sign-on (VaneOIDC): JWKS, signatures.
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
     ],
     targets: [
         // The server is three targets, so the compiler keeps its layers apart (docs/ARCHITECTURE.md,
@@ -84,10 +87,28 @@ let package = Package(
             ],
             swiftSettings: serverSettings
         ),
+        // OpenID Connect sign-in for the console: discovery, the authorization-code flow with
+        // PKCE, ID-token verification (jwt-kit starts here), accounts from the provider's claims.
+        .target(
+            name: "VaneOIDC",
+            dependencies: [
+                "VaneServerCore",
+                .product(name: "VaneCore", package: "vane"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SQLKit", package: "sql-kit"),
+            ],
+            swiftSettings: serverSettings
+        ),
         .target(
             name: "VaneConsole",
             dependencies: [
                 "VaneServerCore",
+                "VaneOIDC",
                 "ExperimentStatistics",
                 .product(name: "VaneCore", package: "vane"),
                 .product(name: "VaneAuthoring", package: "vane"),
@@ -109,6 +130,7 @@ let package = Package(
             dependencies: [
                 "VaneServerCore",
                 "VaneConsole",
+                "VaneOIDC",
                 .product(name: "VaneCore", package: "vane"),
                 .product(name: "VaneAuthoring", package: "vane"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -139,6 +161,8 @@ let package = Package(
             dependencies: [
                 "VaneServer",
                 "VaneServerCore",
+                // `vane serve`'s single sign-on settings are VaneOIDC's SingleSignOnSettings.
+                "VaneOIDC",
                 .product(name: "VaneCore", package: "vane"),
                 .product(name: "VaneAuthoring", package: "vane"),
                 .product(name: "Vane", package: "vane"),
@@ -232,9 +256,12 @@ let package = Package(
                 "VaneServer",
                 "VaneServerCore",
                 "VaneConsole",
+                "VaneOIDC",
                 .product(name: "VaneCore", package: "vane"),
                 .product(name: "VaneAuthoring", package: "vane"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                // The single sign-on tests sign ID tokens with keys they make.
+                .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Yams", package: "Yams"),
                 // The test process bootstraps metrics as an embedding app would (TestServer.swift).
                 .product(name: "Metrics", package: "swift-metrics"),

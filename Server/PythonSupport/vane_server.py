@@ -77,10 +77,11 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_server(extra=()) -> Server:
+def start_server(extra=(), port=None) -> Server:
+    """Starts `vane serve` with `extra` arguments, on `port` (default: a free one)."""
     binary = os.environ.get("VANE_BIN", "vane")
     data = Path(tempfile.mkdtemp(prefix="vane-pytest-")) / "data"
-    port = free_port()
+    port = port or free_port()
     log = open(data.parent / "stdout", "w")
     process = subprocess.Popen(
         [binary, "serve", "--port", str(port), "--data-dir", str(data), *extra],

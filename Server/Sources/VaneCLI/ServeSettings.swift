@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import VaneOIDC
 import VaneServer
 
 /// What `vane serve`'s settings produce: the server's configuration and the log level.
@@ -83,9 +84,13 @@ struct ServeSetting: Sendable {
         _ variable: String?,
         _ field: any WritableKeyPath<ServerConfiguration, Bool> & Sendable,
         to value: Bool,
+        setting: ServerConfiguration.Setting? = nil,
         help: String
     ) -> ServeSetting {
-        ServeSetting(option: option, variable: variable, arity: .flag, help: help, setting: nil) { values, texts, _ in
+        ServeSetting(option: option, variable: variable, arity: .flag, help: help, setting: setting) {
+            values,
+            texts,
+            _ in
             // A variable that is neither 1 nor true leaves the default, as it always has.
             if texts.allSatisfy({ ["1", "true"].contains($0.lowercased()) }) {
                 values.configuration[keyPath: field] = value
@@ -419,6 +424,100 @@ enum ServeSettings {
             name: "cost",
             setting: .passwordHashCost,
             help: "bcrypt cost for console passwords, 4 to 16 (default 12)."
+        ),
+        .field(
+            "--oidc-issuer",
+            "VANE_OIDC_ISSUER",
+            \.singleSignOn.issuer,
+            name: "url",
+            setting: .oidcIssuer,
+            help: "Console single sign-on: the OpenID Connect provider's issuer URL (turns single sign-on on)."
+        ),
+        .field(
+            "--oidc-client-id",
+            "VANE_OIDC_CLIENT_ID",
+            \.singleSignOn.clientId,
+            name: "id",
+            setting: .oidcClientId,
+            help: "The client id Vane is registered with at the provider."
+        ),
+        .field(
+            nil,
+            "VANE_OIDC_CLIENT_SECRET",
+            \.singleSignOn.clientSecret,
+            name: "secret",
+            setting: .oidcClientSecret,
+            help: "The client secret, for a confidential client (none: a public client with PKCE)."
+        ),
+        .secretFile(
+            "--oidc-client-secret-file",
+            "VANE_OIDC_CLIENT_SECRET_FILE",
+            \.singleSignOn.clientSecret,
+            setting: .oidcClientSecret,
+            help: "The client secret, in a file."
+        ),
+        .field(
+            "--oidc-redirect-url",
+            "VANE_OIDC_REDIRECT_URL",
+            \.singleSignOn.redirectURL,
+            name: "url",
+            setting: .oidcRedirectURL,
+            help: "Where the provider sends people back: https://<this server>/sign-in/oidc/callback."
+        ),
+        .field(
+            "--oidc-provider-name",
+            "VANE_OIDC_PROVIDER_NAME",
+            \.singleSignOn.providerName,
+            name: "name",
+            setting: nil,
+            help: "The name on the sign-in button, \"Sign in with <name>\" (default: the issuer's host)."
+        ),
+        .field(
+            "--oidc-scopes",
+            "VANE_OIDC_SCOPES",
+            \.singleSignOn.scopes,
+            name: "scopes",
+            setting: .oidcScopes,
+            help: "The scopes asked for, space-separated (default \"openid email profile\")."
+        ),
+        ServeSetting(
+            option: "--oidc-allowed-domain",
+            variable: "VANE_OIDC_ALLOWED_DOMAINS",
+            arity: .repeated("domain"),
+            help: "An email domain whose people get a viewer account at their first sign-in (default: none).",
+            setting: .oidcAllowedDomains
+        ) { values, texts, _ in values.configuration.singleSignOn.allowedDomains = texts },
+        .field(
+            "--oidc-groups-claim",
+            "VANE_OIDC_GROUPS_CLAIM",
+            \.singleSignOn.groupsClaim,
+            name: "claim",
+            setting: .oidcGroupsClaim,
+            help: "The ID-token claim listing a person's groups (groups, roles), read with --oidc-group-role."
+        ),
+        ServeSetting(
+            option: "--oidc-group-role",
+            variable: "VANE_OIDC_GROUP_ROLES",
+            arity: .repeated("group=role"),
+            help:
+                "GROUP=viewer, GROUP=admin or GROUP=editor:project/environment: each sign-in sets roles from the groups.",
+            setting: .oidcGroupRoles
+        ) { values, texts, _ in values.configuration.singleSignOn.groupRoles = texts },
+        .flag(
+            "--no-password-sign-in",
+            "VANE_NO_PASSWORD_SIGN_IN",
+            \.passwordSignInDisabled,
+            to: true,
+            setting: .passwordSignInDisabled,
+            help: "Console sign-in through the identity provider only (but for --break-glass-email)."
+        ),
+        .field(
+            "--break-glass-email",
+            "VANE_BREAK_GLASS_EMAIL",
+            \.breakGlassEmail,
+            name: "email",
+            setting: .breakGlassEmail,
+            help: "With --no-password-sign-in, the one admin account that still signs in with its password."
         ),
         ServeSetting(
             option: nil,

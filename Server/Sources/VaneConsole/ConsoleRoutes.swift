@@ -1,6 +1,7 @@
 import HTTPTypes
 package import Hummingbird
 import NIOCore
+package import VaneOIDC
 package import VaneServerCore
 
 /// The web console, served at `/` beside the API: server-rendered pages and plain forms, with a
@@ -23,6 +24,8 @@ package struct ConsoleRoutes {
     let renderer: ConsolePageRenderer
     /// Whether session cookies get `Secure` (the server terminates TLS itself).
     let secureCookies: Bool
+    /// Sign-in through the company's identity provider, when configured.
+    let singleSignOn: SingleSignOn?
 
     package init(
         store: ConfigStore,
@@ -35,7 +38,8 @@ package struct ConsoleRoutes {
         experimentLifecycle: ExperimentLifecycle,
         webhookDestination: WebhookDestination,
         renderer: ConsolePageRenderer,
-        secureCookies: Bool
+        secureCookies: Bool,
+        singleSignOn: SingleSignOn? = nil
     ) {
         self.store = store
         self.accounts = accounts
@@ -48,6 +52,7 @@ package struct ConsoleRoutes {
         self.webhookDestination = webhookDestination
         self.renderer = renderer
         self.secureCookies = secureCookies
+        self.singleSignOn = singleSignOn
     }
 
     package func register(on router: Router<VaneRequestContext>) {
@@ -61,8 +66,17 @@ package struct ConsoleRoutes {
         let analyses = DraftAnalysisCache()
         // Change requests apply through the same publisher and lifecycle as every other path.
         let applying = ChangeRequestApplying(publisher: publisher, lifecycle: experimentLifecycle)
-        AccountController(accounts: accounts, store: store, renderer: renderer, secureCookies: secureCookies)
-            .register(on: routes)
+        let account = AccountController(
+            accounts: accounts,
+            store: store,
+            renderer: renderer,
+            secureCookies: secureCookies,
+            singleSignOnName: singleSignOn?.providerName
+        )
+        account.register(on: routes)
+        if let singleSignOn {
+            SingleSignOnController(singleSignOn: singleSignOn, account: account).register(on: routes)
+        }
         ProjectsController(store: store, renderer: renderer).register(on: routes)
         FlagsController(store: store, drafts: drafts, publisher: publisher, analyses: analyses, renderer: renderer)
             .register(on: routes)

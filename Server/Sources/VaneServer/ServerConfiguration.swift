@@ -1,3 +1,5 @@
+import Foundation
+public import VaneOIDC
 public import VaneServerCore
 
 /// How `vane serve` runs.
@@ -101,6 +103,21 @@ public struct ServerConfiguration: Sendable {
     public var sessionLifetimeHours = 168
     /// bcrypt's cost for console passwords (2^cost rounds; 12 takes about a quarter of a second).
     public var passwordHashCost = 12
+    /// The console's single sign-on through an OpenID Connect provider; off until its issuer is set.
+    public var singleSignOn = SingleSignOnSettings()
+    /// Whether password sign-in is turned off (single sign-on only), except for
+    /// ``breakGlassEmail``. Needs ``singleSignOn``.
+    public var passwordSignInDisabled = false
+    /// The one admin account that still signs in with its password when
+    /// ``passwordSignInDisabled`` is set (for when the identity provider is down).
+    public var breakGlassEmail: String?
+
+    /// Who may sign in with a password, as these settings say.
+    package var passwordSignIn: PasswordSignIn {
+        guard passwordSignInDisabled else { return .everyone }
+        return breakGlassEmail.map { .breakGlassOnly(email: $0.trimmingCharacters(in: .whitespaces).lowercased()) }
+            ?? .nobody
+    }
 
     /// The default configuration: 127.0.0.1:8080, SQLite under `./.vane/`.
     public init() {}
@@ -120,6 +137,8 @@ public struct ServerConfiguration: Sendable {
         case sessionIdleMinutes, sessionLifetimeHours, passwordHashCost, eventRetentionDays
         case eventAddressRateLimit, eventKeyRateLimit, eventQuotaPerDay, sqliteBusyTimeoutSeconds
         case webhookRetrySeconds, webhookLeaseSeconds
+        case oidcIssuer, oidcClientId, oidcClientSecret, oidcRedirectURL, oidcScopes, oidcAllowedDomains
+        case oidcGroupsClaim, oidcGroupRoles, passwordSignInDisabled, breakGlassEmail
     }
 
     /// The shortest admin key ``validate()`` accepts: generated keys are 40 or more characters.
@@ -233,6 +252,32 @@ public struct ServerConfiguration: Sendable {
         }
         if !(4...16).contains(passwordHashCost) {
             refuse(.passwordHashCost, "must be from 4 to 16, found \(passwordHashCost)")
+        }
+        for (field, message) in singleSignOn.problems() {
+            let setting: Setting =
+                switch field {
+                case .issuer: .oidcIssuer
+                case .clientId: .oidcClientId
+                case .clientSecret: .oidcClientSecret
+                case .redirectURL: .oidcRedirectURL
+                case .scopes: .oidcScopes
+                case .allowedDomains: .oidcAllowedDomains
+                case .groupsClaim: .oidcGroupsClaim
+                case .groupRoles: .oidcGroupRoles
+                }
+            refuse(setting, message)
+        }
+        if passwordSignInDisabled, singleSignOn.issuer == nil {
+            refuse(.passwordSignInDisabled, "needs single sign-on (an OIDC issuer), or nobody could sign in")
+        }
+        if let breakGlassEmail {
+            if let problem = Accounts.problem(
+                withEmail: breakGlassEmail.trimmingCharacters(in: .whitespaces).lowercased()
+            ) {
+                refuse(.breakGlassEmail, problem)
+            } else if !passwordSignInDisabled {
+                refuse(.breakGlassEmail, "only applies with password sign-in turned off")
+            }
         }
         if !problems.isEmpty { throw ServerConfigurationError(problems: problems) }
     }

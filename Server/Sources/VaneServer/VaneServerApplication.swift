@@ -6,6 +6,7 @@ public import Prometheus
 import ServiceLifecycle
 import VaneConsole
 import VaneCore
+import VaneOIDC
 import VaneServerCore
 
 /// Vane's server: storage, the serving cache, and the HTTP API, run by swift-service-lifecycle.
@@ -195,7 +196,8 @@ public final class VaneServerApplication: Sendable {
             hasher: PasswordHasher(cost: UInt8(configuration.passwordHashCost)),
             secret: secret,
             idleTimeoutMinutes: configuration.sessionIdleMinutes,
-            lifetimeHours: configuration.sessionLifetimeHours
+            lifetimeHours: configuration.sessionLifetimeHours,
+            passwordSignIn: configuration.passwordSignIn
         )
         var report = try await firstStartSetup(
             store: store,
@@ -328,7 +330,9 @@ public final class VaneServerApplication: Sendable {
                 experimentLifecycle: experimentLifecycle,
                 webhookDestination: webhookDestination,
                 renderer: ConsolePageRenderer(assets: consoleAssets),
-                secureCookies: configuration.tlsCertificatePath != nil
+                secureCookies: configuration.tlsCertificatePath != nil,
+                singleSignOn: configuration.singleSignOn.issuer == nil
+                    ? nil : SingleSignOn(settings: configuration.singleSignOn, accounts: accounts)
             ).register(on: router)
         }
         router.add(middleware: AuthenticationMiddleware(keys: keys))

@@ -44,6 +44,52 @@ import Testing
         #expect(overridden.configuration.port == 0, "a variable an option overrides is not read")
     }
 
+    @Test func singleSignOnSettingsComeFromOptionsVariablesAndASecretFile() throws {
+        let secretFile = FileManager.default.temporaryDirectory.appendingPathComponent("oidc-\(UUID().uuidString)")
+        try "a-client-secret\nsecond line\n".write(to: secretFile, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: secretFile) }
+        let values = try ServeSettings.values(
+            arguments: [
+                "--oidc-issuer", "https://id.example.com/realms/acme", "--oidc-client-id", "vane",
+                "--oidc-client-secret-file", secretFile.path, "--oidc-group-role", "vane-admins=admin",
+                "--oidc-group-role=vane-editors=editor:demo/*", "--no-password-sign-in",
+            ],
+            environment: [
+                "VANE_OIDC_REDIRECT_URL": "https://vane.example.com/sign-in/oidc/callback",
+                "VANE_OIDC_ALLOWED_DOMAINS": "example.com, example.org", "VANE_OIDC_GROUPS_CLAIM": "groups",
+                "VANE_BREAK_GLASS_EMAIL": "Root@Example.com", "VANE_OIDC_CLIENT_SECRET": "overridden by the file",
+            ]
+        )
+        let sso = values.configuration.singleSignOn
+        #expect(sso.clientSecret == "a-client-secret", "the file's first line, over the variable")
+        #expect(sso.allowedDomains == ["example.com", "example.org"])
+        #expect(sso.groupRoles == ["vane-admins=admin", "vane-editors=editor:demo/*"])
+        #expect(values.configuration.passwordSignIn == .breakGlassOnly(email: "root@example.com"))
+    }
+
+    @Test(arguments: [
+        (["--no-password-sign-in"], "--no-password-sign-in needs single sign-on"),
+        (["--oidc-client-id", "vane"], "--oidc-issuer must be given"),
+        (
+            ["--oidc-issuer", "http://id.example.com", "--oidc-client-id", "v", "--oidc-redirect-url", "https://v/x"],
+            "--oidc-issuer must use https"
+        ),
+        (
+            [
+                "--oidc-issuer", "https://id.example.com", "--oidc-client-id", "v", "--oidc-redirect-url",
+                "https://v.example.com/sign-in/oidc/callback", "--oidc-groups-claim", "groups", "--oidc-group-role",
+                "admins=owner",
+            ],
+            #"--oidc-group-role "admins=owner" names no role"#
+        ),
+    ])
+    func singleSignOnSettingsAreCheckedAndNamed(arguments: [String], message: String) {
+        let error = #expect(throws: InputError.self) {
+            try ServeSettings.values(arguments: arguments, environment: [:])
+        }
+        #expect(error?.message.contains(message) == true, "\(String(describing: error))")
+    }
+
     @Test(arguments: [
         (["--prot", "1"], #"unknown option or argument "--prot""#),
         (["8080"], #"unknown option or argument "8080""#),

@@ -11,6 +11,8 @@ struct AccountController: ConsolePages {
     let renderer: ConsolePageRenderer
     /// Whether session cookies get `Secure` (the server terminates TLS itself).
     let secureCookies: Bool
+    /// The identity provider's name on the sign-in page's button; nil without single sign-on.
+    var singleSignOnName: String? = nil
 
     /// Registers the routes, each in the group of the role it needs.
     func register(on routes: ConsoleRouteGroups) {
@@ -26,6 +28,32 @@ struct AccountController: ConsolePages {
         var next: String
         var email: String
         var error: String?
+        /// "Sign in with <provider>" and its link, with single sign-on.
+        var singleSignOn: SingleSignOnButton?
+        /// Whether the password form is shown (not when password sign-in is off for everyone).
+        var passwordForm = true
+        /// Whether only the break-glass admin may use the password form.
+        var breakGlassOnly = false
+    }
+
+    struct SingleSignOnButton: Sendable {
+        var name: String
+        var href: String
+    }
+
+    func signInPage(next: String, email: String, error: String?) -> SignInPage {
+        var breakGlassOnly = false
+        if case .breakGlassOnly = accounts.passwordSignIn { breakGlassOnly = true }
+        return SignInPage(
+            next: next,
+            email: email,
+            error: error,
+            singleSignOn: singleSignOnName.map {
+                SingleSignOnButton(name: $0, href: "/sign-in/oidc?next=" + ConsolePaths.encodeQueryValue(next))
+            },
+            passwordForm: accounts.passwordSignIn.isOffered,
+            breakGlassOnly: breakGlassOnly
+        )
     }
 
     @Sendable func signInPage(_ request: Request, context: VaneRequestContext) async throws -> Response {
@@ -34,7 +62,7 @@ struct AccountController: ConsolePages {
         return renderer.render(
             .signIn,
             chrome: ConsoleChrome(title: "Sign in"),
-            page: SignInPage(next: next, email: "", error: nil),
+            page: signInPage(next: next, email: "", error: nil),
             context: context
         )
     }
@@ -56,7 +84,7 @@ struct AccountController: ConsolePages {
             var response = renderer.render(
                 .signIn,
                 chrome: ConsoleChrome(title: "Sign in"),
-                page: SignInPage(next: next, email: String(email.prefix(254)), error: error.message),
+                page: signInPage(next: next, email: String(email.prefix(254)), error: error.message),
                 context: context,
                 status: {
                     if case .throttled = error.kind { return .tooManyRequests }

@@ -31,6 +31,8 @@ package final class Accounts: Sendable {
     package let idleTimeoutMilliseconds: Int64
     /// A session ends this long after sign-in, however active.
     package let lifetimeMilliseconds: Int64
+    /// Who may sign in with a password.
+    package let passwordSignIn: PasswordSignIn
 
     package init(
         store: AccountStore,
@@ -38,12 +40,14 @@ package final class Accounts: Sendable {
         throttle: SignInThrottle = SignInThrottle(),
         secret: ServerSecret,
         idleTimeoutMinutes: Int,
-        lifetimeHours: Int
+        lifetimeHours: Int,
+        passwordSignIn: PasswordSignIn = .everyone
     ) {
         self.store = store
         self.hasher = hasher
         self.throttle = throttle
         self.secret = secret
+        self.passwordSignIn = passwordSignIn
         self.idleTimeoutMilliseconds = Int64(idleTimeoutMinutes) * 60_000
         self.lifetimeMilliseconds = Int64(lifetimeHours) * 3_600_000
     }
@@ -157,6 +161,12 @@ package final class Accounts: Sendable {
         deviceCookie: String? = nil
     ) async throws -> SignIn {
         let email = email.trimmingCharacters(in: .whitespaces).lowercased()
+        guard passwordSignIn.admits(email: email) else {
+            throw AccountError(
+                kind: .wrongCredentials,
+                message: "password sign-in is turned off on this server; sign in with single sign-on instead"
+            )
+        }
         let device = deviceCookie.flatMap { DeviceCookie.device(in: $0, email: email, secret: secret) }
         let reservation: SignInThrottle.Reservation
         switch throttle.reserve(SignInThrottle.budgets(email: email, address: address, device: device)) {
@@ -187,12 +197,36 @@ package final class Accounts: Sendable {
                 message: "this account is disabled; ask an admin to enable it"
             )
         }
+        if case .breakGlassOnly = passwordSignIn, found.user.role != .admin {
+            throttle.settle(reservation, .withdrawn)
+            throw AccountError(
+                kind: .wrongCredentials,
+                message: "password sign-in is only for the break-glass admin account, and this account is not an admin"
+            )
+        }
         throttle.settle(reservation, .succeeded)
+        let (token, session) = try await startSession(user: found.user, address: address, userAgent: userAgent)
+        return SignIn(
+            token: token,
+            session: session,
+            user: found.user,
+            deviceCookie: DeviceCookie.make(email: found.user.email, secret: secret)
+        )
+    }
+
+    /// Starts a session for a person whose identity is checked (a password here, an identity
+    /// provider's ID token in VaneOIDC).
+    /// - Returns: The cookie's token (shown to the browser only) and the stored session.
+    package func startSession(
+        user: UserAccount,
+        address: String,
+        userAgent: String
+    ) async throws -> (token: String, session: UserSession) {
         let token = SessionToken.generate()
         let now = Clock.nowMilliseconds()
         let session = UserSession(
             tokenHash: SessionToken.hash(token),
-            userId: found.user.id,
+            userId: user.id,
             csrfToken: SessionToken.generate(),
             createTime: now,
             lastSeenTime: now,
@@ -202,12 +236,7 @@ package final class Accounts: Sendable {
         try await store.createSession(session)
         // Browsers that never come back leave rows behind; a sign-in is rare enough to sweep.
         try await sweepExpiredSessions(now: now)
-        return SignIn(
-            token: token,
-            session: session,
-            user: found.user,
-            deviceCookie: DeviceCookie.make(email: found.user.email, secret: secret)
-        )
+        return (token, session)
     }
 
     /// The live session a cookie's token belongs to, with its account; nil when the token is

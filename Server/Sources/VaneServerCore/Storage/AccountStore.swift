@@ -17,14 +17,14 @@ package final class AccountStore: Sendable {
     }
 
     private static let userColumns =
-        "id, email, name, role, environments, password_hash, must_change_password, create_time, password_time, disable_time"
+        "id, email, name, role, environments, password_hash, must_change_password, create_time, password_time, disable_time, oidc_issuer, oidc_subject"
     /// The same columns of `users u`, for joins.
     private static let joinedUserColumns = userColumns.split(separator: ",")
         .map { "u." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")
 
     // MARK: Users
 
-    /// Creates an account.
+    /// Creates an account; `actor` nil names the new account's person as its creator.
     /// - Throws: ``StorageError/userExists(_:)`` when the email has one.
     @discardableResult
     package func createUser(
@@ -34,11 +34,13 @@ package final class AccountStore: Sendable {
         environments: [EnvironmentGrant],
         passwordHash: String,
         mustChangePassword: Bool,
-        actor: Actor
+        identity: ExternalIdentity? = nil,
+        actor: Actor?
     ) async throws -> UserAccount {
         let now = Clock.nowMilliseconds()
+        let id = Self.newIdentifier()
         let user = UserAccount(
-            id: Self.newIdentifier(),
+            id: id,
             email: email.lowercased(),
             name: name,
             role: role,
@@ -46,24 +48,29 @@ package final class AccountStore: Sendable {
             mustChangePassword: mustChangePassword,
             createTime: now,
             passwordTime: now,
-            disableTime: nil
+            disableTime: nil,
+            identity: identity
         )
+        // No actor: the person creates their own account at their first single sign-on.
+        let actor = actor ?? user.actor
         do {
             try await engine.transaction { database in
                 try await database.raw(
                     """
                     INSERT INTO users (\(unsafeRaw: Self.userColumns)) VALUES (\(bind: user.id), \(bind: user.email), \
                     \(bind: name), \(bind: role.rawValue), \(bind: Self.grantsText(environments)), \(bind: passwordHash), \
-                    \(bind: mustChangePassword ? 1 : 0), \(bind: now), \(bind: now), \(bind: Int64?.none))
+                    \(bind: mustChangePassword ? 1 : 0), \(bind: now), \(bind: now), \(bind: Int64?.none), \
+                    \(bind: identity?.issuer), \(bind: identity?.subject))
                     """
                 ).run()
+                let through = identity.map { " through single sign-on (\($0.issuer))" } ?? ""
                 try await ConfigStore.insertAudit(
                     database,
                     actor: actor,
                     action: .userCreate,
                     projectId: nil,
                     environmentId: nil,
-                    summary: "created \(role.rawValue) account \(user.email) (\(user.id))",
+                    summary: "created \(role.rawValue) account \(user.email) (\(user.id))\(through)",
                     details: Self.auditDetails(user)
                 )
             }
@@ -71,6 +78,52 @@ package final class AccountStore: Sendable {
             throw StorageError.userExists(user.email)
         }
         return user
+    }
+
+    /// The account a provider's person signed in to before, by issuer and subject.
+    package func user(identity: ExternalIdentity) async throws -> UserAccount? {
+        try await engine.withSession { database in
+            try await database.raw(
+                """
+                SELECT \(unsafeRaw: Self.userColumns) FROM users \
+                WHERE oidc_issuer = \(bind: identity.issuer) AND oidc_subject = \(bind: identity.subject)
+                """
+            ).first().map(Self.user)
+        }
+    }
+
+    /// Ties an account to a provider's person (their first single sign-on to an account an
+    /// admin created for their email), audited as the person's own change.
+    /// - Throws: ``StorageError/userNotFound(_:)``; ``StorageError/userExists(_:)`` when the
+    ///   account is tied to another person already.
+    package func link(userId: String, to identity: ExternalIdentity) async throws -> UserAccount {
+        try await engine.transaction { database in
+            guard
+                var user = try await database.raw(
+                    "SELECT \(unsafeRaw: Self.userColumns) FROM users WHERE id = \(bind: userId)"
+                ).first().map(Self.user)
+            else { throw StorageError.userNotFound(userId) }
+            guard user.identity == nil else { throw StorageError.userExists(user.email) }
+            try await database.raw(
+                """
+                UPDATE users SET oidc_issuer = \(bind: identity.issuer), oidc_subject = \(bind: identity.subject), \
+                must_change_password = 0 WHERE id = \(bind: userId)
+                """
+            ).run()
+            // The provider checked who this is: a one-time password an admin handed out is moot.
+            user.identity = identity
+            user.mustChangePassword = false
+            try await ConfigStore.insertAudit(
+                database,
+                actor: user.actor,
+                action: .userUpdate,
+                projectId: nil,
+                environmentId: nil,
+                summary: "\(user.email) signed in through single sign-on (\(identity.issuer)) for the first time",
+                details: Self.auditDetails(user)
+            )
+            return user
+        }
     }
 
     /// Every account, by email.
@@ -298,8 +351,16 @@ package final class AccountStore: Sendable {
             mustChangePassword: try row.decode(column: "must_change_password", as: Int64.self) != 0,
             createTime: try row.decode(column: "create_time", as: Int64.self),
             passwordTime: try row.decode(column: "password_time", as: Int64.self),
-            disableTime: try row.decode(column: "disable_time", as: Int64?.self)
+            disableTime: try row.decode(column: "disable_time", as: Int64?.self),
+            identity: try Self.identity(row)
         )
+    }
+
+    private static func identity(_ row: any SQLRow) throws -> ExternalIdentity? {
+        guard let issuer = try row.decode(column: "oidc_issuer", as: String?.self),
+            let subject = try row.decode(column: "oidc_subject", as: String?.self)
+        else { return nil }
+        return ExternalIdentity(issuer: issuer, subject: subject)
     }
 
     /// Grants as stored: a JSON array of strings.
@@ -320,6 +381,8 @@ package final class AccountStore: Sendable {
             "userId": .string(user.id), "email": .string(user.email), "role": .string(user.role.rawValue),
             "environments": .array(user.environments.map { .string($0.description) }),
             "disabled": .bool(user.disableTime != nil),
+            "issuer": user.identity.map { .string($0.issuer) } ?? .null,
+            "subject": user.identity.map { .string($0.subject) } ?? .null,
         ]
     }
 

@@ -442,6 +442,29 @@ package enum Migrations {
                 """,
             ]
         ),
+        Migration(
+            version: 14,
+            description: "single sign-on: accounts' identity at the provider, sign-ins under way",
+            statements: [
+                // Issuer + subject name a person at an OpenID Connect provider; NULL for accounts
+                // that never signed in through one (a unique index allows many NULL pairs).
+                "ALTER TABLE users ADD COLUMN oidc_issuer TEXT",
+                "ALTER TABLE users ADD COLUMN oidc_subject TEXT",
+                "CREATE UNIQUE INDEX users_oidc_identity ON users (oidc_issuer, oidc_subject)",
+                // One row per sign-in sent to the provider and not yet back: the SHA-256 of its
+                // `state`, the nonce and PKCE verifier it must come back with, where to go after.
+                // Deleted when the browser returns, so a state works once.
+                """
+                CREATE TABLE oidc_sign_ins (
+                    state_hash TEXT PRIMARY KEY,
+                    nonce TEXT NOT NULL,
+                    code_verifier TEXT NOT NULL,
+                    next_path TEXT NOT NULL,
+                    create_time BIGINT NOT NULL
+                )
+                """,
+            ]
+        ),
     ]
 
     package static var latestVersion: Int { all.last?.version ?? 0 }

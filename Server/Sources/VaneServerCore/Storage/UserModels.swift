@@ -72,9 +72,24 @@ package struct UserAccount: Sendable, Hashable {
     package var passwordTime: Int64
     /// When an admin disabled the account; a disabled account cannot sign in.
     package var disableTime: Int64?
+    /// The identity provider's person this account is (single sign-on), once they signed in
+    /// through it; nil for an account that has only ever used its password.
+    package var identity: ExternalIdentity? = nil
 
     /// Who this is, for the audit log.
     package var actor: Actor { Actor(keyId: nil, userId: id, name: email) }
+}
+
+/// A person as an OpenID Connect provider names them: its issuer and their subject, together
+/// unique and never reassigned (an email can change hands; a subject cannot).
+package struct ExternalIdentity: Sendable, Hashable {
+    package var issuer: String
+    package var subject: String
+
+    package init(issuer: String, subject: String) {
+        self.issuer = issuer
+        self.subject = subject
+    }
 }
 
 /// A signed-in browser.
