@@ -6,7 +6,7 @@ public import VaneCore
 /// ``current(bundle:)`` fills in the app version and build from the bundle, and the OS, language
 /// and country from the device. Add a user id once someone signs in (it replaces the installation
 /// id for percent rollouts, so a user keeps their variant across devices) and custom signals for
-/// targeting (`app.customSignal['plan'] == 'pro'`).
+/// targeting (`app.customSignal['plan'].exactlyMatches(['pro'])`).
 ///
 /// Changing the context makes the next fetch go to the server even inside the minimum fetch
 /// interval: values evaluated for the old context may not fit the new one.
