@@ -168,10 +168,14 @@ let package = Package(
             dependencies: ["Vane", "VaneTesting"],
             plugins: [.plugin(name: "VaneFlagsPlugin")]
         ),
-        // The DocC articles' snippets, compiled and run.
+        // The DocC articles' snippets, compiled and run (the server SDK's with the trait), and
+        // the check that every public function documents its parameters, result and errors.
         .testTarget(
             name: "DocumentationTests",
-            dependencies: ["Vane", "VaneCore", "VaneTesting"]
+            dependencies: [
+                "Vane", "VaneCore", "VaneTesting", "VaneService", "VaneConfiguration",
+                .product(name: "Configuration", package: "swift-configuration", condition: serverSDKOnly),
+            ]
         ),
         // The server SDK's unit tests over a scripted transport (no server): `swift test --traits
         // ServerSDK`. Those that need a real `vane serve` live in Server/Tests/ServerSDKTests.

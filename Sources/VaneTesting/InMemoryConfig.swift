@@ -67,6 +67,9 @@ public final class InMemoryConfig: RemoteConfigReader, EventTracker, Sendable {
 
     /// The value for a key and its source; every call is recorded in ``readKeys``, and the first
     /// read of a key in an experiment (not overridden) in ``exposures``.
+    /// - Parameter key: The key's name.
+    /// - Returns: The override, else the remote value, else the default, with its source; nil
+    ///   when none is set.
     public func value(forKey key: String) -> ResolvedValue? {
         state.withLockedValue { state in
             state.reads.append(key)
@@ -90,12 +93,17 @@ public final class InMemoryConfig: RemoteConfigReader, EventTracker, Sendable {
     }
 
     /// Records the event in ``trackedEvents``.
+    /// - Parameters:
+    ///   - name: The event's name.
+    ///   - value: Its value; nil counts as 1.
+    ///   - properties: Details kept with the event.
     public func track(_ name: String, value: Double?, properties: [String: String]) {
         let event = TrackedEvent(name: name, value: value, properties: properties, unit: unit, time: Date())
         state.withLockedValue { $0.tracked.append(event) }
     }
 
     /// Records the mismatch in ``typeMismatches``.
+    /// - Parameter mismatch: The key, the type asked for, the value found and its source.
     public func reportTypeMismatch(_ mismatch: TypeMismatch) {
         state.withLockedValue { $0.mismatches.append(mismatch) }
     }
@@ -177,6 +185,7 @@ public final class InMemoryConfig: RemoteConfigReader, EventTracker, Sendable {
 
     /// Whether the key was read at least once.
     /// - Parameter key: The key's name.
+    /// - Returns: True when code read it, whatever it found.
     public func wasRead(forKey key: String) -> Bool { state.withLockedValue { $0.reads.contains(key) } }
 
     /// Whether the declared key was read at least once.
@@ -186,6 +195,7 @@ public final class InMemoryConfig: RemoteConfigReader, EventTracker, Sendable {
     /// ```
     ///
     /// - Parameter key: A key declared as a static property of `RemoteKeys`.
+    /// - Returns: True when code read it, whatever it found.
     public func wasRead<Value>(forKey key: RemoteKey<Value>) -> Bool { wasRead(forKey: key.name) }
 
     /// Every typed read that found a value of another type.

@@ -15,6 +15,10 @@ public struct BackoffPolicy: Sendable, Hashable {
     public var jitter: Double
 
     /// Creates a policy; the defaults pause 30 s, then 1, 2, 4 … minutes up to an hour.
+    /// - Parameters:
+    ///   - initial: Seconds of the first pause.
+    ///   - maximum: Seconds of the longest pause.
+    ///   - jitter: The fraction of each pause that is randomized, clamped to 0 … 1.
     public init(initial: TimeInterval = 30, maximum: TimeInterval = 3600, jitter: Double = 0.5) {
         self.initial = initial
         self.maximum = maximum
@@ -23,6 +27,10 @@ public struct BackoffPolicy: Sendable, Hashable {
 
     /// The pause after `failures` failures in a row (at least 1), before `Retry-After`.
     /// Never more than a day, whatever ``initial`` and ``maximum`` say.
+    /// - Parameters:
+    ///   - failures: The failures in a row so far; less than 1 counts as 1.
+    ///   - random: A number in `0 ..< 1` that picks the jitter (tests pass a fixed one).
+    /// - Returns: The pause in seconds.
     public func delay(afterFailures failures: Int, random: Double = Double.random(in: 0..<1)) -> TimeInterval {
         let exponent = Double(min(max(failures, 1) - 1, 30))
         let base = min(initial * pow(2, exponent), maximum)
@@ -32,6 +40,10 @@ public struct BackoffPolicy: Sendable, Hashable {
     /// Reads a `Retry-After` header: seconds, or an HTTP date; nil when it is neither, or not a
     /// finite number (`inf`, `nan`). At most a day: a proxy's `Retry-After: 1e11` must not stop
     /// fetching for ever.
+    /// - Parameters:
+    ///   - header: The header's value, if the response had one.
+    ///   - now: The time an HTTP date is measured from.
+    /// - Returns: The seconds to wait, or nil when the header is absent or unreadable.
     public static func retryAfter(_ header: String?, now: Date) -> TimeInterval? {
         guard let header = header?.trimmingCharacters(in: .whitespaces), !header.isEmpty else { return nil }
         if let seconds = TimeInterval(header) {

@@ -6,7 +6,7 @@ public import VaneCore
 /// ``current(bundle:)`` fills in the app version and build from the bundle, and the OS, language
 /// and country from the device. Add a user id once someone signs in (it replaces the installation
 /// id for percent rollouts, so a user keeps their variant across devices) and custom signals for
-/// targeting (`app.customSignal['plan'] == 'pro'`).
+/// targeting (`app.customSignal['plan'].exactlyMatches(['pro'])`).
 ///
 /// Changing the context makes the next fetch go to the server even inside the minimum fetch
 /// interval: values evaluated for the old context may not fit the new one.
@@ -29,6 +29,25 @@ public struct ClientContext: Sendable, Hashable {
     public var signals: [String: AttributeValue]
 
     /// Creates a context with exactly the given attributes.
+    ///
+    /// ```swift
+    /// var configuration = VaneClient.Configuration(
+    ///     serverURL: serverURL, project: "shop", environment: "production", clientKey: clientKey)
+    /// configuration.context.signals["plan"] = .string("pro")     // current() is the default
+    ///
+    /// client.updateContext { $0.userId = account.id }           // later, after sign-in
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - userId: The signed-in user's id; percent rollouts bucket by it instead of the
+    ///     installation id.
+    ///   - appVersion: `app.version`, the marketing version.
+    ///   - appBuild: `app.build`, the build number.
+    ///   - appId: `app.id`, the bundle identifier.
+    ///   - os: `device.os`: `ios`, `macos`, `tvos`, `watchos`, `visionos` or `linux`.
+    ///   - language: `device.language`, a BCP 47 tag.
+    ///   - country: `device.country`, an ISO 3166-1 alpha-2 code.
+    ///   - signals: Custom signals, `app.customSignal['name']` in conditions.
     public init(
         userId: String? = nil,
         appVersion: String? = nil,
@@ -51,6 +70,8 @@ public struct ClientContext: Sendable, Hashable {
 
     /// The context of the running app: version, build and id from the bundle; OS, language and
     /// country from the device.
+    /// - Parameter bundle: The bundle whose `Info.plist` gives the version, build and identifier.
+    /// - Returns: A context without a user id or custom signals.
     public static func current(bundle: Bundle = .main) -> ClientContext {
         let info = bundle.infoDictionary ?? [:]
         let locale = Locale.current
@@ -74,6 +95,8 @@ public struct ClientContext: Sendable, Hashable {
 
     /// The engine's context: the user id (or else `installationId`) as randomization id, and
     /// every attribute that is set.
+    /// - Parameter installationId: The randomization id when no user id is set.
+    /// - Returns: The context the engine evaluates conditions for.
     public func evaluationContext(installationId: String) -> EvaluationContext {
         var context = EvaluationContext(randomizationId: userId ?? installationId, attributes: signals)
         let builtIn: [(ConditionElement, String?)] = [

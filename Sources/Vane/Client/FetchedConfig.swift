@@ -23,7 +23,13 @@ public struct FetchedConfig: Sendable, Hashable {
         return context.objectValue?["randomizationId"]?.stringValue
     }
 
-    /// Creates a config.
+    /// Creates a config (fetches create them; tests and previews make their own).
+    /// - Parameters:
+    ///   - entries: The values by key, as the server sends them.
+    ///   - metadata: Debug-menu details for some keys.
+    ///   - templateVersion: The template version the values came from.
+    ///   - etag: The response's ETag, if any.
+    ///   - fetchedAt: When the server last confirmed these values.
     public init(
         entries: [String: String],
         metadata: [String: KeyMetadata] = [:],

@@ -161,6 +161,13 @@ public final class VaneClient: RemoteConfigReader, Sendable {
     ///
     /// The first read of a key a running experiment controls after an activation records an
     /// ``Exposure``.
+    ///
+    /// ```swift
+    /// if client.value(forKey: "checkout_variant")?.source == .override { showOverrideBadge() }
+    /// ```
+    ///
+    /// - Parameter key: The key's name on the server.
+    /// - Returns: The first value found, with where it came from; nil when no source has the key.
     public func value(forKey key: String) -> ResolvedValue? {
         let (value, exposure) = state.withLockedValue { state -> (ResolvedValue?, Exposure?) in
             // Without experiments this is the whole cost: one emptiness check.
@@ -176,6 +183,7 @@ public final class VaneClient: RemoteConfigReader, Sendable {
 
     /// Logs a typed read that found a value of another type and sends it to ``typeMismatches``,
     /// once per key, type and value.
+    /// - Parameter mismatch: The key, the type asked for, the value found and its source.
     public func reportTypeMismatch(_ mismatch: TypeMismatch) {
         let isNew = state.withLockedValue { state in
             guard state.reportedMismatches.count < 1000 else { return false }
@@ -187,6 +195,13 @@ public final class VaneClient: RemoteConfigReader, Sendable {
     }
 
     /// An immutable copy of every value as it resolves now.
+    ///
+    /// ```swift
+    /// let values = client.snapshot()      // the layout and its flag from the same activation
+    /// if values[.newLayout] { render(values.decode(Layout.self, forKey: "layout")) }
+    /// ```
+    ///
+    /// - Returns: A snapshot that later activations and overrides leave unchanged.
     public func snapshot() -> RemoteConfigSnapshot {
         let (values, exposures) = state.withLockedValue { ($0.resolved, $0.unexposed) }
         return RemoteConfigSnapshot(values: values, reporter: self, exposures: exposures)
@@ -198,6 +213,8 @@ public final class VaneClient: RemoteConfigReader, Sendable {
     }
 
     /// The server's debug-menu details for a key, from the active config.
+    /// - Parameter key: The key's name on the server.
+    /// - Returns: Its title, description and category; nil when the active config has none.
     public func metadata(forKey key: String) -> KeyMetadata? {
         state.withLockedValue { $0.active?.metadata[key] }
     }
@@ -303,6 +320,13 @@ public final class VaneClient: RemoteConfigReader, Sendable {
     }
 
     /// Makes fetched values the active ones, at once, and tells ``updates`` which keys changed.
+    ///
+    /// Call it where a change cannot surprise the user: at launch, or when a screen opens.
+    ///
+    /// ```swift
+    /// try await client.fetch()                // in the background…
+    /// if client.activate() { reloadHome() }   // …applied when the home screen appears
+    /// ```
     ///
     /// - Returns: Whether there were fetched values to activate.
     @discardableResult

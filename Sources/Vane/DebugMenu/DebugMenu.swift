@@ -51,6 +51,7 @@ public struct DebugMenu: Sendable, Hashable {
 
     /// The item for a key.
     /// - Parameter key: The key's name.
+    /// - Returns: The key's item, or nil when the menu has none for it.
     public func item(forKey key: String) -> Item? {
         for section in sections {
             if let item = section.items.first(where: { $0.key == key }) { return item }
@@ -127,6 +128,8 @@ public struct DebugMenuError: Error, Sendable, Hashable, CustomStringConvertible
 extension DebugMenu.Item {
     /// Checks that `value` fits the item: a Boolean, a number or JSON as its kind requires, one of
     /// its allowed values when it has them.
+    /// - Parameter value: The value as text, as a tester typed it.
+    /// - Throws: ``DebugMenuError`` saying what the item accepts.
     public func validate(_ value: String) throws(DebugMenuError) {
         if !allowedValues.isEmpty, !allowedValues.contains(value) {
             throw DebugMenuError(key: key, message: "expected one of \(allowedValues.joined(separator: ", "))")
@@ -151,6 +154,12 @@ extension DebugMenu.Item {
 
 extension VaneClient {
     /// The debug menu as things stand now.
+    ///
+    /// ```swift
+    /// for section in client.debugMenu().sections { print(section.title, section.items.map(\.key)) }
+    /// ```
+    ///
+    /// - Returns: Every key in sections by category, with its value, source and override.
     public func debugMenu() -> DebugMenu {
         let (metadata, values) = stateForDebugMenu()
         return DebugMenu.build(declared: configuration.keys, metadata: metadata, values: values)

@@ -21,6 +21,12 @@ public struct EventOptions: Sendable {
     public var onExposure: (@Sendable (Exposure) -> Void)?
 
     /// Creates options with the defaults described on each property.
+    /// - Parameters:
+    ///   - maximumQueuedEvents: The most events kept (at least 1); the oldest is dropped beyond it.
+    ///   - batchSize: Events per request, from 1 to 1,000.
+    ///   - flushInterval: Seconds between automatic sends; 0 sends only on ``VaneClient/flush()``
+    ///     and when a batch is full.
+    ///   - onExposure: Called with each exposure as it is recorded, on the reading thread.
     public init(
         maximumQueuedEvents: Int = 10_000,
         batchSize: Int = 100,

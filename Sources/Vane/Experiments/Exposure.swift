@@ -21,7 +21,14 @@ public struct Exposure: Sendable, Hashable {
     /// When the app read the key.
     public var time: Date
 
-    /// Creates an exposure.
+    /// Creates an exposure (the client records them; tests and analytics adapters create their own).
+    /// - Parameters:
+    ///   - flagKey: The key that was read.
+    ///   - experiment: The experiment's key.
+    ///   - variant: The variant's name.
+    ///   - unit: The randomization id the value was evaluated for.
+    ///   - templateVersion: The template version of the active config.
+    ///   - time: When the app read the key.
     public init(
         flagKey: String,
         experiment: String,
@@ -72,7 +79,13 @@ public struct TrackedEvent: Sendable, Hashable {
     /// When it happened.
     public var time: Date
 
-    /// Creates an event.
+    /// Creates an event (``VaneClient/track(_:value:properties:)`` records them for the app).
+    /// - Parameters:
+    ///   - name: The event's name, as experiments' metrics name it.
+    ///   - value: Its value; nil counts as 1.
+    ///   - properties: Details kept with the raw event.
+    ///   - unit: The randomization id of the user or installation that did it.
+    ///   - time: When it happened.
     public init(name: String, value: Double?, properties: [String: String], unit: String, time: Date) {
         self.name = name
         self.value = value

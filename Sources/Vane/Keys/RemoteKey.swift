@@ -64,9 +64,13 @@ public final class RemoteKey<Value: Sendable>: RemoteKeys, @unchecked Sendable {
     }
 
     /// The value a config value reads as, or nil when it is not one.
+    /// - Parameter configValue: A value as any source holds it.
+    /// - Returns: The value read as `Value`, or nil when it does not read so.
     public func value(from configValue: CoercedValue) -> Value? { read(configValue) }
 
     /// The text a value is stored as.
+    /// - Parameter value: A value of the key's type.
+    /// - Returns: Its text, as an override or a defaults file holds it.
     public func text(for value: Value) -> String { write(value) }
 }
 
@@ -100,6 +104,21 @@ extension KeyDescriptor {
 
 extension RemoteKey where Value == Bool {
     /// Declares a feature flag.
+    ///
+    /// ```swift
+    /// extension RemoteKeys {
+    ///     static let newCheckout = FeatureFlag("new_checkout", default: false)
+    ///     static let paymentsEnabled = FeatureFlag("payments_enabled", default: true, realtime: true)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: The key's name on the server.
+    ///   - defaultValue: What reads return when no source has a Boolean for the key.
+    ///   - title: A short human name for the debug menu.
+    ///   - description: What the key does, for the debug menu.
+    ///   - category: The debug menu's section for the key.
+    ///   - realtime: Whether live updates may apply a new value at once (a kill switch).
     public convenience init(
         _ name: String,
         default defaultValue: Bool,
@@ -127,6 +146,20 @@ extension RemoteKey where Value == Bool {
 
 extension RemoteKey where Value == Int {
     /// Declares an integer key.
+    ///
+    /// ```swift
+    /// extension RemoteKeys {
+    ///     static let maxItems = RemoteKey("max_items", default: 20)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: The key's name on the server.
+    ///   - defaultValue: What reads return when no source has an integer for the key.
+    ///   - title: A short human name for the debug menu.
+    ///   - description: What the key does, for the debug menu.
+    ///   - category: The debug menu's section for the key.
+    ///   - realtime: Whether live updates may apply a new value at once (a kill switch).
     public convenience init(
         _ name: String,
         default defaultValue: Int,
@@ -154,6 +187,20 @@ extension RemoteKey where Value == Int {
 
 extension RemoteKey where Value == Double {
     /// Declares a number key.
+    ///
+    /// ```swift
+    /// extension RemoteKeys {
+    ///     static let discountRate = RemoteKey("discount_rate", default: 0.1)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: The key's name on the server.
+    ///   - defaultValue: What reads return when no source has a number for the key.
+    ///   - title: A short human name for the debug menu.
+    ///   - description: What the key does, for the debug menu.
+    ///   - category: The debug menu's section for the key.
+    ///   - realtime: Whether live updates may apply a new value at once (a kill switch).
     public convenience init(
         _ name: String,
         default defaultValue: Double,
@@ -181,6 +228,22 @@ extension RemoteKey where Value == Double {
 
 extension RemoteKey where Value == String {
     /// Declares a string key; `allowedValues` lists the choices the debug menu offers.
+    ///
+    /// ```swift
+    /// extension RemoteKeys {
+    ///     static let banner = RemoteKey("banner_text", default: "Welcome!")
+    ///     static let theme = RemoteKey("theme", default: "light", allowedValues: ["light", "dark"])
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: The key's name on the server.
+    ///   - defaultValue: What reads return when no source has the key.
+    ///   - allowedValues: The choices the debug menu offers; any text still reads.
+    ///   - title: A short human name for the debug menu.
+    ///   - description: What the key does, for the debug menu.
+    ///   - category: The debug menu's section for the key.
+    ///   - realtime: Whether live updates may apply a new value at once (a kill switch).
     public convenience init(
         _ name: String,
         default defaultValue: String,
@@ -212,6 +275,21 @@ extension RemoteKey where Value: Codable {
     /// Declares a key whose value is JSON decoded into `Value` (a settings layout, say).
     ///
     /// A value that does not decode is a type mismatch: the read returns `defaultValue`.
+    ///
+    /// ```swift
+    /// struct SettingsLayout: Codable { var sections: [String] }
+    /// extension RemoteKeys {
+    ///     static let layout = RemoteKey(json: "settings_layout", default: SettingsLayout(sections: ["account"]))
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: The key's name on the server.
+    ///   - defaultValue: What reads return when no source has JSON that decodes into `Value`.
+    ///   - title: A short human name for the debug menu.
+    ///   - description: What the key does, for the debug menu.
+    ///   - category: The debug menu's section for the key.
+    ///   - realtime: Whether live updates may apply a new value at once (a kill switch).
     public convenience init(
         json name: String,
         default defaultValue: Value,
@@ -246,6 +324,21 @@ extension RemoteKey where Value: RawRepresentable & CaseIterable, Value.RawValue
     ///
     /// The remote value is a variant's raw value; a value that names no case (a variant the app
     /// does not know yet) reads as `defaultVariant`, so older app versions stay in the control group.
+    ///
+    /// ```swift
+    /// enum CheckoutVariant: String, CaseIterable, Sendable { case control, onePage = "one_page" }
+    /// extension RemoteKeys {
+    ///     static let checkout = RemoteKey(experiment: "checkout_variant", default: CheckoutVariant.control)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: The key's name on the server.
+    ///   - defaultVariant: The variant reads return when no source names a case (the control group).
+    ///   - title: A short human name for the debug menu.
+    ///   - description: What the key does, for the debug menu.
+    ///   - category: The debug menu's section for the key.
+    ///   - realtime: Whether live updates may apply a new value at once (a kill switch).
     public convenience init(
         experiment name: String,
         default defaultVariant: Value,
@@ -300,6 +393,12 @@ public struct KeyDescriptor: Sendable, Hashable {
     public var metadata: KeyMetadata
 
     /// Creates a descriptor.
+    /// - Parameters:
+    ///   - name: The key.
+    ///   - kind: How the value is edited.
+    ///   - typeName: The value type's Swift name.
+    ///   - defaultValue: The declared default, as text.
+    ///   - metadata: The key's title, description, section, allowed values and realtime marker.
     public init(name: String, kind: ValueKind, typeName: String, defaultValue: String, metadata: KeyMetadata) {
         self.name = name
         self.kind = kind
@@ -309,6 +408,16 @@ public struct KeyDescriptor: Sendable, Hashable {
     }
 
     /// Creates a descriptor from the metadata's fields (the form generated catalogs use).
+    /// - Parameters:
+    ///   - name: The key.
+    ///   - kind: How the value is edited.
+    ///   - typeName: The value type's Swift name.
+    ///   - defaultValue: The declared default, as text.
+    ///   - title: A short human name for the debug menu.
+    ///   - description: What the key does, for the debug menu.
+    ///   - category: The debug menu's section for the key.
+    ///   - realtime: Whether live updates may apply a new value at once (a kill switch).
+    ///   - allowedValues: The choices the debug menu offers.
     public init(
         name: String,
         kind: ValueKind,

@@ -16,6 +16,9 @@ public struct RemoteValue<Value: Sendable>: Sendable {
     private let reader: (any RemoteConfigReader)?
 
     /// Reads `key` from `reader`, or from ``RemoteConfigSystem/reader`` when it is nil.
+    /// - Parameters:
+    ///   - key: A key declared as a static property of ``RemoteKeys``.
+    ///   - reader: The reader to read from; nil reads ``RemoteConfigSystem/reader`` at each read.
     public init(_ key: RemoteKey<Value>, reader: (any RemoteConfigReader)? = nil) {
         self.key = key
         self.reader = reader
@@ -40,6 +43,13 @@ public enum RemoteConfigSystem {
     private static let current = LockedValue<any RemoteConfigReader>(RemoteConfigSnapshot([:]))
 
     /// Sets the reader ``RemoteValue`` properties use.
+    ///
+    /// ```swift
+    /// let client = VaneClient(configuration: configuration)
+    /// RemoteConfigSystem.bootstrap(client)        // once, at launch
+    /// ```
+    ///
+    /// - Parameter reader: The app's ``VaneClient``, or an `InMemoryConfig` in tests.
     public static func bootstrap(_ reader: any RemoteConfigReader) {
         current.withLockedValue { $0 = reader }
     }

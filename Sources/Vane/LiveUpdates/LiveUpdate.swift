@@ -12,6 +12,11 @@ public struct LiveUpdate: Sendable, Hashable {
     public var pendingKeys: Set<String>
 
     /// Creates an update.
+    /// - Parameters:
+    ///   - templateVersion: The version fetched.
+    ///   - updatedKeys: Keys whose fetched value differs from the active one.
+    ///   - appliedKeys: Updated keys activated at once.
+    ///   - pendingKeys: Updated keys waiting for ``VaneClient/activate()``.
     public init(templateVersion: Int64, updatedKeys: Set<String>, appliedKeys: Set<String>, pendingKeys: Set<String>) {
         self.templateVersion = templateVersion
         self.updatedKeys = updatedKeys

@@ -26,6 +26,15 @@ public struct LiveUpdateOptions: Sendable, Hashable {
 
     /// Creates options; the defaults apply real-time keys, reconnect after 1, 2, 4 … up to 60 s
     /// (with jitter) and give up on a stream silent for 45 s.
+    ///
+    /// ```swift
+    /// configuration.liveUpdates = LiveUpdateOptions(policy: .allowlisted(["payments_enabled"]))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - policy: Which keys are activated at once.
+    ///   - reconnect: The pauses between reconnection attempts.
+    ///   - idleTimeout: Seconds of silence after which the client reconnects.
     public init(
         policy: LiveApplyPolicy = .allowlisted([]),
         reconnect: BackoffPolicy = BackoffPolicy(initial: 1, maximum: 60, jitter: 0.5),

@@ -17,9 +17,12 @@ import VaneCore
 /// Vane's one coercion rule (see `CoercedValue`). Reads are synchronous and safe from any thread.
 public protocol RemoteConfigReader: Sendable {
     /// The value for a key and its source, or nil when no override, remote value or default has one.
+    /// - Parameter key: The key's name on the server.
+    /// - Returns: The first value found, with where it came from; nil when no source has the key.
     func value(forKey key: String) -> ResolvedValue?
 
     /// Receives a typed read that found a value of another type (the caller got its default).
+    /// - Parameter mismatch: The key, the type asked for, the value found and its source.
     func reportTypeMismatch(_ mismatch: TypeMismatch)
 }
 
@@ -72,6 +75,7 @@ extension RemoteConfigReader {
     /// - Parameters:
     ///   - key: The key's name on the server.
     ///   - defaultValue: What to answer when no source has the key or its value is not a Boolean.
+    /// - Returns: The value read as a Boolean, else `defaultValue`.
     public func bool(forKey key: String, default defaultValue: Bool) -> Bool {
         guard let resolved = value(forKey: key) else { return defaultValue }
         if let value = resolved.value.boolValue { return value }
@@ -82,9 +86,14 @@ extension RemoteConfigReader {
     ///
     /// `"1.5"` is not an integer: it is a mismatch, reported, and answers `defaultValue`.
     ///
+    /// ```swift
+    /// let retries = client.int(forKey: "upload_retries", default: 3)
+    /// ```
+    ///
     /// - Parameters:
     ///   - key: The key's name on the server.
     ///   - defaultValue: What to answer when no source has the key or its value is not an integer.
+    /// - Returns: The value read as an integer, else `defaultValue`.
     public func int(forKey key: String, default defaultValue: Int) -> Int {
         guard let resolved = value(forKey: key) else { return defaultValue }
         if let value = resolved.value.intValue { return value }
@@ -93,9 +102,14 @@ extension RemoteConfigReader {
 
     /// The value as a number, or `defaultValue`.
     ///
+    /// ```swift
+    /// let discount = client.double(forKey: "discount_rate", default: 0.1)
+    /// ```
+    ///
     /// - Parameters:
     ///   - key: The key's name on the server.
     ///   - defaultValue: What to answer when no source has the key or its value is not a number.
+    /// - Returns: The value read as a number, else `defaultValue`.
     public func double(forKey key: String, default defaultValue: Double) -> Double {
         guard let resolved = value(forKey: key) else { return defaultValue }
         if let value = resolved.value.doubleValue { return value }
@@ -104,9 +118,14 @@ extension RemoteConfigReader {
 
     /// The value as text, or `defaultValue` when no source has the key.
     ///
+    /// ```swift
+    /// bannerLabel.text = client.string(forKey: "banner_text", default: "Welcome!")
+    /// ```
+    ///
     /// - Parameters:
     ///   - key: The key's name on the server.
     ///   - defaultValue: What to answer when no source has the key.
+    /// - Returns: The value's text (a JSON value stays its JSON text), else `defaultValue`.
     public func string(forKey key: String, default defaultValue: String) -> String {
         value(forKey: key)?.value.stringValue ?? defaultValue
     }
@@ -121,6 +140,7 @@ extension RemoteConfigReader {
     /// - Parameters:
     ///   - type: The `Decodable` type the JSON text decodes into.
     ///   - key: The key's name on the server.
+    /// - Returns: The decoded value; nil when no source has the key or its value does not decode.
     public func decode<T: Decodable>(_ type: T.Type, forKey key: String) -> T? {
         guard let resolved = value(forKey: key) else { return nil }
         do {
@@ -144,6 +164,7 @@ extension RemoteConfigReader {
     ///   - type: The `Decodable` type the JSON text decodes into.
     ///   - key: The key's name on the server.
     ///   - defaultValue: What to answer when no source has the key or its value does not decode.
+    /// - Returns: The decoded value, else `defaultValue`.
     public func decode<T: Decodable>(_ type: T.Type, forKey key: String, default defaultValue: T) -> T {
         decode(type, forKey: key) ?? defaultValue
     }

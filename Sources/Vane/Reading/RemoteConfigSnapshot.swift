@@ -19,6 +19,12 @@ public struct RemoteConfigSnapshot: RemoteConfigReader {
     }
 
     /// A snapshot of fixed values (for previews), all with source `.remote`.
+    ///
+    /// ```swift
+    /// #Preview { CheckoutView(config: RemoteConfigSnapshot(["max_items": "5"])) }
+    /// ```
+    ///
+    /// - Parameter values: Each key's value as text, as the server sends it.
     public init(_ values: [String: String]) {
         self.init(
             values: ResolvedValues(
@@ -31,6 +37,8 @@ public struct RemoteConfigSnapshot: RemoteConfigReader {
     }
 
     /// The value for a key and its source.
+    /// - Parameter key: The key's name on the server.
+    /// - Returns: The value as it resolved when the snapshot was taken; nil when no source had it.
     public func value(forKey key: String) -> ResolvedValue? {
         if !exposures.isEmpty, var exposure = exposures[key], let reporter {
             exposure.time = reporter.configuration.clock.now()
@@ -40,6 +48,7 @@ public struct RemoteConfigSnapshot: RemoteConfigReader {
     }
 
     /// Passes the report to the client the snapshot came from.
+    /// - Parameter mismatch: The key, the type asked for, the value found and its source.
     public func reportTypeMismatch(_ mismatch: TypeMismatch) { reporter?.reportTypeMismatch(mismatch) }
 
     /// Every key with a value, sorted.

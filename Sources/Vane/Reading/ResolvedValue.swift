@@ -21,6 +21,9 @@ public struct ResolvedValue: Sendable, Hashable {
     public let source: ValueSource
 
     /// Creates a resolved value.
+    /// - Parameters:
+    ///   - value: The value, with its typed readings.
+    ///   - source: Where it came from.
     public init(_ value: CoercedValue, source: ValueSource) {
         self.value = value
         self.source = source
@@ -39,6 +42,11 @@ public struct TypeMismatch: Sendable, Hashable, CustomStringConvertible {
     public let source: ValueSource
 
     /// Creates a report.
+    /// - Parameters:
+    ///   - key: The key that was read.
+    ///   - expectedType: The type the caller asked for.
+    ///   - value: The value found, as sent.
+    ///   - source: Where the value came from.
     public init(key: String, expectedType: String, value: String, source: ValueSource) {
         self.key = key
         self.expectedType = expectedType

@@ -43,6 +43,15 @@ public final class LocalEvaluationClient: Sendable {
     /// Creates a client with the template from ``Configuration/templateFile`` or
     /// ``Configuration/cacheFile`` (the newer), else an empty one; call ``refresh()`` or ``run()``
     /// to download the server's. A missing or unreadable file is logged, not thrown.
+    ///
+    /// ```swift
+    /// let flags = LocalEvaluationClient(configuration: .init(
+    ///     serverURL: vaneURL, project: "shop", environment: "production", serverKey: serverKey,
+    ///     cacheFile: URL(fileURLWithPath: "/var/cache/shop/vane.json")))
+    /// ```
+    ///
+    /// - Parameter configuration: The server, the project and environment, the server key, and
+    ///   the files to start from.
     public init(configuration: Configuration) {
         self.configuration = configuration
         let loaded = StartupTemplateReader.load(
@@ -91,6 +100,14 @@ public final class LocalEvaluationClient: Sendable {
     public var streamStates: AsyncStream<LiveUpdateState> { liveConnection.states.subscribe() }
 
     /// Evaluates a context against the template in use. No I/O.
+    ///
+    /// ```swift
+    /// let values = flags.evaluate(EvaluationContext(randomizationId: userID, attributes: ["plan": "pro"]))
+    /// if values.bool(forKey: "new_checkout", default: false) { … }
+    /// ```
+    ///
+    /// - Parameter context: Who is asking: the randomization id and the attributes conditions read.
+    /// - Returns: Every key's value for that context.
     public func evaluate(_ context: EvaluationContext) -> EvaluationResult {
         template.evaluate(context)
     }

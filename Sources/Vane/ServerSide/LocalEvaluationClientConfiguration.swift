@@ -52,6 +52,18 @@ extension LocalEvaluationClient {
         var clock = SDKClock.system
 
         /// Creates a configuration (polling every 30 s by default).
+        /// - Parameters:
+        ///   - serverURL: The Vane server's base URL.
+        ///   - project: The project id.
+        ///   - environment: The environment id.
+        ///   - serverKey: A `server` API key for the environment.
+        ///   - pollInterval: Seconds between background checks in ``LocalEvaluationClient/run()``.
+        ///   - timeout: Seconds a download waits for the server's answer.
+        ///   - transport: How requests are sent.
+        ///   - logger: Where refresh failures are logged.
+        ///   - templateFile: A template file shipped with the service, used at start when newer
+        ///     than the cache.
+        ///   - cacheFile: Where the last downloaded template is kept and read back at start.
         public init(
             serverURL: URL,
             project: String,

@@ -35,12 +35,14 @@ public struct UnifiedLogHandler: LogHandler {
     }
 
     /// One metadata value.
+    /// - Parameter key: The metadata key.
     public subscript(metadataKey key: String) -> Logging.Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
     /// Writes one message with its metadata as `key=value` pairs.
+    /// - Parameter event: The message, its level and its metadata, as swift-log hands them over.
     public func log(event: LogEvent) {
         var merged = metadata
         if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }

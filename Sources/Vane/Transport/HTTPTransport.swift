@@ -11,6 +11,19 @@ public protocol HTTPTransport: Sendable {
     /// throw ``TransportError/responseTooLarge(limit:)``; the SDK checks the length again after
     /// the body arrived, for transports that do not.
     ///
+    /// ```swift
+    /// struct TaggingTransport: HTTPTransport {
+    ///     let base: URLSessionTransport
+    ///     func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
+    ///         var request = request
+    ///         request.headers["X-Request-Source"] = "shop-ios"
+    ///         return try await base.send(request)
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameter request: The method, URL, headers, body, timeout and size limit.
+    /// - Returns: The status, the header fields and the whole body, whatever the status.
     /// - Throws: ``TransportError`` when no complete response arrived (no connection, timeout,
     ///   a connection closed mid-body, a body over the limit). A response with an error status is
     ///   not an error here.
@@ -24,12 +37,18 @@ public protocol HTTPTransport: Sendable {
     /// A default implementation throws, so transports written before live updates still compile;
     /// such a transport cannot carry live updates.
     ///
+    /// - Parameter request: The method, URL, headers and timeout (the longest silence allowed).
+    /// - Returns: The status and header fields, with the body to read as it arrives.
     /// - Throws: ``TransportError`` when no response head arrived.
     func openStream(_ request: TransportRequest) async throws(TransportError) -> TransportStream
 }
 
 extension HTTPTransport {
     /// Throws: this transport does not stream.
+    /// - Parameter request: The request, which is not sent.
+    /// - Returns: Nothing: it always throws.
+    /// - Throws: ``TransportError/cannotConnect(reason:)`` saying that the transport must
+    ///   implement `openStream(_:)` for live updates.
     public func openStream(_ request: TransportRequest) async throws(TransportError) -> TransportStream {
         throw .cannotConnect(
             reason: "\(type(of: self)) does not implement openStream(_:), which live updates need; "
@@ -56,6 +75,13 @@ public struct TransportRequest: Sendable, Hashable {
     public var maximumResponseBytes: Int?
 
     /// Creates a request.
+    /// - Parameters:
+    ///   - method: `GET`, `POST`, …
+    ///   - url: The full URL.
+    ///   - headers: Header fields.
+    ///   - body: The body, if any.
+    ///   - timeout: Seconds to wait for the complete response.
+    ///   - maximumResponseBytes: The longest body accepted, in bytes; nil for no limit.
     public init(
         method: String,
         url: URL,
@@ -83,6 +109,10 @@ public struct TransportResponse: Sendable, Hashable {
     public var body: Data
 
     /// Creates a response.
+    /// - Parameters:
+    ///   - status: The status code.
+    ///   - headers: Header fields.
+    ///   - body: The body.
     public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
         self.status = status
         self.headers = headers
@@ -90,6 +120,8 @@ public struct TransportResponse: Sendable, Hashable {
     }
 
     /// A header field's value, matched without regard to case.
+    /// - Parameter name: The field's name, in any case.
+    /// - Returns: The field's value, or nil when the response has no such field.
     public func header(_ name: String) -> String? {
         if let value = headers[name] { return value }
         let lower = name.lowercased()
@@ -110,6 +142,11 @@ public struct TransportStream: Sendable {
     public var close: @Sendable () -> Void
 
     /// Creates a stream.
+    /// - Parameters:
+    ///   - status: The status code.
+    ///   - headers: Header fields.
+    ///   - body: The body's bytes as they arrive.
+    ///   - close: Closes the connection; the body then finishes.
     public init(
         status: Int,
         headers: [String: String] = [:],

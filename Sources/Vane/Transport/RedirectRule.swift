@@ -43,6 +43,8 @@ public enum TransportRedirect {
     ///   - current: The URL of the request that was redirected (a later hop of a chain; the
     ///     original for the first).
     ///   - target: Where the redirect points, resolved against `current`.
+    /// - Returns: Follow it as it is, follow it without the credential headers, or refuse it (the
+    ///   redirect response is then the answer).
     public static func decision(original: URL?, current: URL?, target: URL) -> Decision {
         let isHTTPS = { (url: URL?) in url?.scheme?.lowercased() == "https" }
         if !isHTTPS(target), isHTTPS(original) || isHTTPS(current) { return .refuse }

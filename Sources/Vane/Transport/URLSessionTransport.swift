@@ -35,6 +35,14 @@ public struct URLSessionTransport: HTTPTransport {
     /// received whole before its length is checked. Event streams use a second session with your
     /// session's configuration but without its delegate.
     ///
+    /// ```swift
+    /// let transport = try URLSessionTransport(session: pinnedSession)
+    /// let configuration = VaneClient.Configuration(
+    ///     serverURL: serverURL, project: "shop", environment: "production", clientKey: clientKey,
+    ///     transport: transport)
+    /// ```
+    ///
+    /// - Parameter session: A data session (not a background one); it stays yours to invalidate.
     /// - Throws: ``URLSessionTransportError/backgroundSession(identifier:)`` for a background
     ///   session: it runs only upload and download tasks handed to the system, and a data task
     ///   with a completion handler on it raises an Objective-C exception that ends the app.
@@ -51,6 +59,9 @@ public struct URLSessionTransport: HTTPTransport {
     }
 
     /// Sends a request with URLSession.
+    /// - Parameter request: The method, URL, headers, body, timeout and size limit.
+    /// - Returns: The status, the header fields and the whole body, whatever the status.
+    /// - Throws: ``TransportError`` when no complete response arrived in time.
     public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
         let urlRequest = Self.urlRequest(request)
         let outcome = await withCheckedContinuation { continuation in
@@ -70,6 +81,9 @@ public struct URLSessionTransport: HTTPTransport {
 
     /// Opens a streaming response; the transport's receiving session hands the body over chunk
     /// by chunk (FoundationNetworking has no `bytes(for:)`).
+    /// - Parameter request: The method, URL, headers and timeout (the longest silence allowed).
+    /// - Returns: The status and header fields, with the body to read as it arrives.
+    /// - Throws: ``TransportError`` when no response head arrived.
     public func openStream(_ request: TransportRequest) async throws(TransportError) -> TransportStream {
         let receiver = StreamingResponseReceiver(
             timeout: request.timeout,

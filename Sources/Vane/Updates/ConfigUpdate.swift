@@ -18,6 +18,10 @@ public struct ConfigUpdate: Sendable, Hashable {
     public var templateVersion: Int64?
 
     /// Creates an update.
+    /// - Parameters:
+    ///   - changedKeys: The keys whose value (or source) changed.
+    ///   - reason: Why they changed.
+    ///   - templateVersion: The active template version after the change, if any.
     public init(changedKeys: Set<String>, reason: Reason, templateVersion: Int64?) {
         self.changedKeys = changedKeys
         self.reason = reason

@@ -20,11 +20,20 @@ public struct VaneContextMapping: Sendable {
     public var randomizationIdKey: String
 
     /// Creates a mapping.
+    ///
+    /// ```swift
+    /// let options = VaneConfigProvider.Options(contextMapping: VaneContextMapping(randomizationIdKey: "userID"))
+    /// ```
+    ///
+    /// - Parameter randomizationIdKey: The context entry that holds the randomization id.
     public init(randomizationIdKey: String = "randomizationId") {
         self.randomizationIdKey = randomizationIdKey
     }
 
     /// The evaluation context for a lookup's context.
+    /// - Parameter context: The lookup's context entries (`ConfigKey`'s `context`).
+    /// - Returns: The randomization id from ``randomizationIdKey`` and every other entry as an
+    ///   attribute; an anonymous context when `context` is empty.
     public func evaluationContext(for context: [String: ConfigContextValue]) -> EvaluationContext {
         guard !context.isEmpty else { return EvaluationContext() }
         var result = EvaluationContext()

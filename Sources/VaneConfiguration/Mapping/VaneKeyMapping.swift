@@ -20,11 +20,20 @@ public struct VaneKeyMapping: Sendable {
     private let map: @Sendable ([String]) -> String
 
     /// A mapping by a function of the key's components.
+    ///
+    /// ```swift
+    /// let prefixed = VaneKeyMapping { components in "shop_" + components.joined(separator: "_") }
+    /// let provider = VaneConfigProvider(service: vane, options: .init(keyMapping: prefixed))
+    /// ```
+    ///
+    /// - Parameter map: Returns the Vane key for a swift-configuration key's components.
     public init(_ map: @escaping @Sendable (_ components: [String]) -> String) {
         self.map = map
     }
 
     /// The Vane key for a swift-configuration key's components.
+    /// - Parameter components: The key's components (`["checkout", "new-flow"]`).
+    /// - Returns: The Vane parameter key (`checkout_new_flow` under ``snakeCase``).
     public func vaneKey(for components: [String]) -> String { map(components) }
 
     /// Components joined with `_`; dashes, dots and spaces become `_`; camelCase becomes

@@ -35,6 +35,17 @@ public struct VaneConfigProvider: ConfigProvider, Sendable {
     public let options: Options
 
     /// Creates a provider over a service (which must run in a `ServiceGroup` to stay current).
+    ///
+    /// ```swift
+    /// let config = ConfigReader(providers: [
+    ///     VaneConfigProvider(service: vane),       // Vane first: it wins
+    ///     EnvironmentVariablesProvider(),
+    /// ])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - service: The service whose template the provider reads.
+    ///   - options: How keys, contexts and secrets map.
     public init(service: VaneService, options: Options = Options()) {
         self.service = service
         self.options = options
@@ -44,16 +55,34 @@ public struct VaneConfigProvider: ConfigProvider, Sendable {
     public var providerName: String { options.name }
 
     /// The value in the template in use.
+    /// - Parameters:
+    ///   - key: The swift-configuration key, with the lookup's context.
+    ///   - type: The type the lookup asks for.
+    /// - Returns: The value with its Vane key as `encodedKey`; no value when the template has
+    ///   none for the key or leaves it to the app's default.
+    /// - Throws: ``VaneValueTypeError`` when the value does not read as `type`.
     public func value(forKey key: AbsoluteConfigKey, type: ConfigType) throws -> LookupResult {
         try currentSnapshot().value(forKey: key, type: type)
     }
 
     /// The value in the template in use: Vane evaluates in process, so this does not wait.
+    /// - Parameters:
+    ///   - key: The swift-configuration key, with the lookup's context.
+    ///   - type: The type the lookup asks for.
+    /// - Returns: The same as ``value(forKey:type:)``.
+    /// - Throws: ``VaneValueTypeError`` when the value does not read as `type`.
     public func fetchValue(forKey key: AbsoluteConfigKey, type: ConfigType) async throws -> LookupResult {
         try value(forKey: key, type: type)
     }
 
     /// The value now, then each time a new template changes it.
+    /// - Parameters:
+    ///   - key: The swift-configuration key, with the lookup's context.
+    ///   - type: The type the lookup asks for.
+    ///   - updatesHandler: Reads the lookups: the current one first, then one for each new
+    ///     template that changes the result (a ``VaneValueTypeError`` as a failure).
+    /// - Returns: What `updatesHandler` returns.
+    /// - Throws: What `updatesHandler` throws.
     public func watchValue<Return: ~Copyable>(
         forKey key: AbsoluteConfigKey,
         type: ConfigType,
@@ -91,9 +120,14 @@ public struct VaneConfigProvider: ConfigProvider, Sendable {
     }
 
     /// A snapshot of the template in use.
+    /// - Returns: A ``VaneConfigSnapshot``: every lookup in it reads the same template version.
     public func snapshot() -> any ConfigSnapshot { currentSnapshot() }
 
     /// The snapshot now, then one for each new template.
+    /// - Parameter updatesHandler: Reads the snapshots: the current one first, then one for each
+    ///   template the service downloads.
+    /// - Returns: What `updatesHandler` returns.
+    /// - Throws: What `updatesHandler` throws.
     public func watchSnapshot<Return: ~Copyable>(
         updatesHandler:
             nonisolated(nonsending) (_ updates: ConfigUpdatesAsyncSequence<any ConfigSnapshot, Never>)

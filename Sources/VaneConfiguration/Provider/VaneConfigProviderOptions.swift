@@ -16,6 +16,16 @@ extension VaneConfigProvider {
         public var name: String
 
         /// Creates options.
+        ///
+        /// ```swift
+        /// let provider = VaneConfigProvider(service: vane, options: .init(secretKeys: ["partner_token"]))
+        /// ```
+        ///
+        /// - Parameters:
+        ///   - keyMapping: How swift-configuration keys become Vane keys.
+        ///   - contextMapping: How a lookup's context becomes Vane's evaluation context.
+        ///   - secretKeys: Vane keys whose values are marked secret.
+        ///   - name: The provider's name in swift-configuration's logs.
         public init(
             keyMapping: VaneKeyMapping = .snakeCase,
             contextMapping: VaneContextMapping = VaneContextMapping(),

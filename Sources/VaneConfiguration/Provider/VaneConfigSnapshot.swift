@@ -18,6 +18,11 @@ public struct VaneConfigSnapshot: ConfigSnapshot {
     public var providerName: String { options.name }
 
     /// Evaluates the key for the key's context and reads the value as `type`.
+    /// - Parameters:
+    ///   - key: The swift-configuration key, with the lookup's context.
+    ///   - type: The type the lookup asks for.
+    /// - Returns: The value with its Vane key as `encodedKey`; no value when the template has
+    ///   none for the key or leaves it to the app's default.
     /// - Throws: ``VaneValueTypeError`` when the value does not read as `type`.
     public func value(forKey key: AbsoluteConfigKey, type: ConfigType) throws -> LookupResult {
         let vaneKey = options.keyMapping.vaneKey(for: key.components)

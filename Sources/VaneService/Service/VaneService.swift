@@ -34,8 +34,20 @@ public final class VaneService: Service, Sendable, CustomStringConvertible {
     private let logger: Logger
 
     /// Creates the service and loads its startup template from disk (see
-    /// ``Vane/LocalEvaluationClient/Configuration/templateFile`` and
-    /// ``Vane/LocalEvaluationClient/Configuration/cacheFile``). Nothing is downloaded until ``run()``.
+    /// `LocalEvaluationClient.Configuration.templateFile` and
+    /// `LocalEvaluationClient.Configuration.cacheFile`). Nothing is downloaded until ``run()``.
+    ///
+    /// ```swift
+    /// let vane = VaneService(configuration: .init(client: .init(
+    ///     serverURL: URL(string: "https://flags.example.com")!,
+    ///     project: "shop", environment: "production", serverKey: serverKey,
+    ///     cacheFile: URL(fileURLWithPath: "/var/cache/shop/vane.json"))))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - configuration: The client's configuration, where metrics go and how Vane is reached.
+    ///   - logger: Where the service logs its startup template, new versions, stream connections
+    ///     and failed downloads.
     public init(configuration: Configuration, logger: Logger = Logger(label: "vane.service")) {
         var clientConfiguration = configuration.client
         clientConfiguration.logger = logger
@@ -73,6 +85,13 @@ public final class VaneService: Service, Sendable, CustomStringConvertible {
     /// Keeps the template current until the task is cancelled or the service group shuts down
     /// gracefully, then returns. Never throws: download failures are logged and retried, and
     /// the template in use stays.
+    ///
+    /// ```swift
+    /// let group = ServiceGroup(services: [vane, httpServer], gracefulShutdownSignals: [.sigterm], logger: logger)
+    /// try await group.run()                      // the group calls run()
+    /// ```
+    ///
+    /// - Throws: Nothing in practice; `Service` requires the `throws`.
     public func run() async throws {
         let states = client.streamStates
         let updates = client.templateUpdates
@@ -90,12 +109,26 @@ public final class VaneService: Service, Sendable, CustomStringConvertible {
     }
 
     /// Evaluates every key for one context against the template in use, counting one evaluation.
+    ///
+    /// ```swift
+    /// let values = vane.evaluate(EvaluationContext(randomizationId: userID, attributes: ["plan": "pro"]))
+    /// let theme = values.string(forKey: "checkout_theme", default: "light")
+    /// ```
+    ///
+    /// - Parameter context: Who is asking: the randomization id and the attributes conditions read.
+    /// - Returns: Every key's value for that context.
     public func evaluate(_ context: EvaluationContext) -> EvaluationResult {
         metrics.evaluations.increment()
         return client.evaluate(context)
     }
 
     /// Evaluates one key for one context, counting one evaluation.
+    ///
+    /// ```swift
+    /// let context = EvaluationContext(randomizationId: userID, attributes: ["plan": "pro"])
+    /// let newFlow = vane.value(forKey: "checkout_new_flow", context: context)?.boolValue ?? false
+    /// ```
+    ///
     /// - Parameters:
     ///   - key: The Vane parameter key.
     ///   - context: Who is asking.

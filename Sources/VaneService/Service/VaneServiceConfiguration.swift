@@ -21,6 +21,19 @@ extension VaneService {
         public var transport: (any HTTPTransport)?
 
         /// Creates a configuration.
+        ///
+        /// ```swift
+        /// let configuration = VaneService.Configuration(
+        ///     client: .init(serverURL: vaneURL, project: "shop", environment: "production", serverKey: serverKey),
+        ///     metricsFactory: prometheus)            // else the bootstrapped MetricsSystem
+        /// ```
+        ///
+        /// - Parameters:
+        ///   - client: The local evaluation client's configuration: server, project, environment,
+        ///     server key, polling, and the template and cache files it starts from.
+        ///   - metricsFactory: Where metrics go; nil uses the one `MetricsSystem.bootstrap` installed.
+        ///   - ageReportInterval: Seconds between updates of the template-age gauge.
+        ///   - transport: How the service reaches Vane; nil keeps the transport in `client`.
         public init(
             client: LocalEvaluationClient.Configuration,
             metricsFactory: (any MetricsFactory)? = nil,

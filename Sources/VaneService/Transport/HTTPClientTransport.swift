@@ -7,7 +7,7 @@ import NIOCore
 import NIOHTTP1
 public import Vane
 
-/// ``Vane/HTTPTransport`` over swift-server's async-http-client: how a service reaches Vane.
+/// `HTTPTransport` over swift-server's async-http-client: how a service reaches Vane.
 ///
 /// ``VaneService`` uses it by default. It runs on SwiftNIO like Hummingbird and Vapor, so a
 /// service needs no second HTTP stack, and it avoids FoundationNetworking's `URLSession` on
@@ -16,14 +16,14 @@ public import Vane
 /// request closes its connection at once, so a service group shuts down without waiting for a
 /// download's timeout.
 ///
-/// Redirects are followed by the SDK's rule, ``Vane/TransportRedirect``, as the app SDK's
+/// Redirects are followed by the SDK's rule, `TransportRedirect`, as the app SDK's
 /// `URLSessionTransport` follows them: within the origin as they are, to another origin without
 /// the credential headers, never from `https` to `http` (the redirect response is then the
 /// answer), at most 5 in a row. async-http-client's own rule would follow a downgrade, sending the
 /// request body in clear text, so the transport follows redirects itself: a client you pass must
 /// not follow them (`redirectConfiguration = .disallow`), or its responses are refused. A body
 /// longer than the request's
-/// ``Vane/TransportRequest/maximumResponseBytes`` is refused as soon as its `Content-Length` or
+/// `TransportRequest.maximumResponseBytes` is refused as soon as its `Content-Length` or
 /// its received bytes say so.
 @available(VaneServerSDK, *)
 public struct HTTPClientTransport: HTTPTransport {
@@ -34,9 +34,20 @@ public struct HTTPClientTransport: HTTPTransport {
     /// Pass your own to choose its event loops, proxy or TLS settings; you shut it down. Set its
     /// `redirectConfiguration` to `.disallow`, as ``sharedClient`` does: the transport follows
     /// redirects itself, and refuses a response the client reached by following one (a
-    /// ``Vane/TransportError/cannotConnect(reason:)`` that says so). Set its
+    /// `TransportError.cannotConnect(reason:)` that says so). Set its
     /// `connectionPool.retryConnectionEstablishment` to false, as ``sharedClient`` does, or a
     /// refused connection is retried until the request's timeout and reported as a timeout.
+    ///
+    /// ```swift
+    /// var settings = HTTPClient.Configuration(proxy: .server(host: "proxy.internal", port: 3128))
+    /// settings.redirectConfiguration = .disallow
+    /// settings.connectionPool.retryConnectionEstablishment = false
+    /// let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: settings)
+    /// let vane = VaneService(configuration: .init(client: clientConfiguration,
+    ///                                             transport: HTTPClientTransport(client: client)))
+    /// ```
+    ///
+    /// - Parameter client: The client that sends the requests; one you pass stays yours to shut down.
     public init(client: HTTPClient = HTTPClientTransport.sharedClient) {
         self.client = client
     }
@@ -53,6 +64,10 @@ public struct HTTPClientTransport: HTTPTransport {
     }()
 
     /// Sends a request and receives the whole response within `request.timeout`.
+    /// - Parameter request: The method, URL, headers, body, timeout and size limit.
+    /// - Returns: The status, the header fields and the whole body, whatever the status.
+    /// - Throws: `TransportError` when no complete response arrived in time, the body was over
+    ///   the limit, or the connection failed.
     public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
         let outcome = await withTaskGroup(of: Result<TransportResponse, TransportError>?.self) { group in
             group.addTask {
@@ -79,8 +94,11 @@ public struct HTTPClientTransport: HTTPTransport {
         }
     }
 
-    /// Opens a streaming response; the body ends with ``Vane/TransportError/timedOut(seconds:)``
+    /// Opens a streaming response; the body ends with `TransportError.timedOut(seconds:)`
     /// when nothing arrives for `request.timeout` seconds.
+    /// - Parameter request: The method, URL, headers and timeout (the longest silence allowed).
+    /// - Returns: The status and header fields, with the body to read as it arrives.
+    /// - Throws: `TransportError` when no response head arrived.
     public func openStream(_ request: TransportRequest) async throws(TransportError) -> TransportStream {
         let response: HTTPClientResponse
         do {
@@ -132,7 +150,7 @@ public struct HTTPClientTransport: HTTPTransport {
     /// The most redirects followed in a row; the next redirect response is the answer.
     public static let maximumRedirects = 5
 
-    /// Sends a request and follows its redirects by ``Vane/TransportRedirect``; the final
+    /// Sends a request and follows its redirects by `TransportRedirect`; the final
     /// response, whose body is still to be read.
     private func execute(_ request: TransportRequest) async throws -> HTTPClientResponse {
         let deadline = Self.deadline(request.timeout)
