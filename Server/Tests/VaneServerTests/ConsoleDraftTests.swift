@@ -318,6 +318,13 @@ import VaneCore
             #expect(review.text.contains("&quot;Ben&#39;s banner&quot;") || review.text.contains("Ben&#39;s banner"))
             #expect(review.text.contains("Settle the conflicts above first."))
             #expect(!review.text.contains("review/publish"))
+            // Keeping mine would revert Ben's published change: the page says so before it is taken.
+            #expect(
+                review.text.contains(
+                    "Keeping mine reverts live change: banner_text defaultValue &quot;Welcome to Vane!&quot; → &quot;Ben&#39;s banner&quot;"
+                ),
+                "\(review.text)"
+            )
             // Publishing anyway is refused: conflicts remain.
             let refused = try await ConsoleTests.request(
                 server,
@@ -333,7 +340,7 @@ import VaneCore
                 server,
                 .post,
                 Self.production + "/review/resolve",
-                form: ["_csrf": ana.csrf, "live": "2", "choice0": "mine"],
+                form: ["_csrf": ana.csrf, "live": "2", "choice-0-0": "mine"],
                 cookie: ana.cookie
             )
             #expect(settled.headers[.location] == Self.production + "/review?resolved=1")
@@ -348,6 +355,50 @@ import VaneCore
             let live = try await Self.liveTemplate(server)
             #expect(Self.defaultValue(live, "banner_text") == "Ana's banner")
             #expect(Self.defaultValue(live, "payments_enabled") == "false")
+        }
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func twoPeopleChangingDifferentFieldsOfOneFlagDoNotConflict(database: TestDatabase) async throws {
+        try await TestServer.run(database) { server in
+            let ana = try await ConsoleTests.signIn(server, role: "editor", environments: ["demo/*"])
+            let ben = try await ConsoleTests.signIn(server, role: "editor", environments: ["demo/*"])
+            let description = "The banner at the top of the home screen."
+            _ = try await ConsoleTests.request(
+                server,
+                .post,
+                Self.production + "/flags/banner_text/edit",
+                form: Self.editorForm(ana, type: "STRING", defaultValue: "Ana's banner", description: description),
+                cookie: ana.cookie
+            )
+            _ = try await ConsoleTests.request(
+                server,
+                .post,
+                Self.production + "/flags/banner_text/edit",
+                form: Self.editorForm(ben, type: "STRING", defaultValue: "Welcome to Vane!", description: "Ben's words"),
+                cookie: ben.cookie
+            )
+            _ = try await ConsoleTests.request(
+                server,
+                .post,
+                Self.production + "/review/publish",
+                form: ["_csrf": ben.csrf, "live": "1", "message": "Ben's"],
+                cookie: ben.cookie
+            )
+            let review = try await ConsoleTests.request(server, .get, Self.production + "/review", cookie: ana.cookie)
+            #expect(!review.text.contains("Settle conflicts"), "\(review.text)")
+            #expect(review.text.contains("Your changes and theirs touch different fields"))
+            let published = try await ConsoleTests.request(
+                server,
+                .post,
+                Self.production + "/review/publish",
+                form: ["_csrf": ana.csrf, "live": "2", "message": "Ana's"],
+                cookie: ana.cookie
+            )
+            #expect(published.headers[.location] == Self.production + "/flags?published=3", "\(published.text)")
+            let live = try await Self.liveTemplate(server)
+            #expect(Self.defaultValue(live, "banner_text") == "Ana's banner")
+            #expect(live["parameters"]?.objectValue?["banner_text"]?.objectValue?["description"] == "Ben's words")
         }
     }
 
