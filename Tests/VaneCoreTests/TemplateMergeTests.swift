@@ -131,7 +131,9 @@ import Testing
         let merge = TemplateMerge(base: base, theirs: theirs, ours: ours)
 
         #expect(merge.conflicts == [])
-        #expect(merge.merged?.conditions == [TemplateCondition(name: "c", expression: "percent <= 20", tagColor: "GREEN")])
+        #expect(
+            merge.merged?.conditions == [TemplateCondition(name: "c", expression: "percent <= 20", tagColor: "GREEN")]
+        )
 
         ours.conditions[0].tagColor = "BLUE"
         let both = TemplateMerge(base: base, theirs: theirs, ours: ours)
@@ -204,7 +206,9 @@ import Testing
 
         let conflicted = TemplateMerge(base: base, theirs: theirs, ours: ours)
         #expect(
-            conflicted.conflicts.map { "\($0.subject)" } == ["condition(\"new\")", "conditionOrder", "parameter(\"p\")"]
+            conflicted.conflicts.map { "\($0.subject)" } == [
+                "condition(\"new\")", "conditionOrder", "parameter(\"p\")",
+            ]
         )
 
         let mine = TemplateMerge(
@@ -244,7 +248,9 @@ import Testing
 
         let merge = TemplateMerge(base: base, theirs: theirs, ours: ours)
 
-        #expect(merge.conflicts.first?.fields == [Field(field: "valueType", base: nil, theirs: "NUMBER", ours: "STRING")])
+        #expect(
+            merge.conflicts.first?.fields == [Field(field: "valueType", base: nil, theirs: "NUMBER", ours: "STRING")]
+        )
         // Metadata only the draft set merges.
         ours.parameters[0].valueType = .number
         #expect(TemplateMerge(base: base, theirs: theirs, ours: ours).merged?.parameters[0].metadata?.title == "A")

@@ -151,7 +151,8 @@ import FoundationNetworking
             _ = try await server.run(["publish", try CLIRunner.temporaryFile(Self.flags), "--message", "only a"])
             // Someone publishes a new default of a on version 2; mine, written on 2, describes it.
             _ = try await server.run([
-                "publish", try CLIRunner.temporaryFile(#"{"parameters": {"a": {"defaultValue": {"value": "theirs"}}}}"#),
+                "publish",
+                try CLIRunner.temporaryFile(#"{"parameters": {"a": {"defaultValue": {"value": "theirs"}}}}"#),
                 "--message", "theirs",
             ])
             let described = try CLIRunner.temporaryFile(
@@ -180,7 +181,8 @@ import FoundationNetworking
             let choices = try CLIRunner.temporaryFile(
                 #"[{"kind": "parameter", "name": "a", "field": "defaultValue", "take": "mine"}]"#
             )
-            let output = FileManager.default.temporaryDirectory.appendingPathComponent("vane-rebase-\(UUID()).json").path
+            let output = FileManager.default.temporaryDirectory.appendingPathComponent("vane-rebase-\(UUID()).json")
+                .path
             let kept = try await server.run(["rebase", "--base", "2", mine, "--choices", choices, "--output", output])
             #expect(kept.status == 0, "\(kept.stderr)")
             #expect(

@@ -375,7 +375,12 @@ import VaneCore
                 server,
                 .post,
                 Self.production + "/flags/banner_text/edit",
-                form: Self.editorForm(ben, type: "STRING", defaultValue: "Welcome to Vane!", description: "Ben's words"),
+                form: Self.editorForm(
+                    ben,
+                    type: "STRING",
+                    defaultValue: "Welcome to Vane!",
+                    description: "Ben's words"
+                ),
                 cookie: ben.cookie
             )
             _ = try await ConsoleTests.request(

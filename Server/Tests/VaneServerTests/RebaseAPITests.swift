@@ -118,7 +118,9 @@ import VaneCore
                 (
                     [
                         "baseVersion": 1, "template": mine,
-                        "choices": [["kind": "parameter", "name": "banner_text", "field": "description", "take": "mine"]],
+                        "choices": [
+                            ["kind": "parameter", "name": "banner_text", "field": "description", "take": "mine"]
+                        ],
                     ],
                     .badRequest, "there is no conflict on banner_text description"
                 ),

@@ -645,8 +645,7 @@ private struct Merger {
     }
 
     /// Merges two sides' changes to a JSON object member by member, naming fields by `path`.
-    mutating func mergeObject(base: JSONObject, theirs: JSONObject, ours: JSONObject, at path: JSONPath) -> JSONObject
-    {
+    mutating func mergeObject(base: JSONObject, theirs: JSONObject, ours: JSONObject, at path: JSONPath) -> JSONObject {
         if case .resolved(let object) = threeWay(base, theirs, ours) { return object }
         var values: [String: JSONValue] = [:]
         for key in union(theirs.keys, ours.keys, base.keys) {

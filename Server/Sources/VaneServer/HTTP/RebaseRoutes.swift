@@ -39,7 +39,12 @@ struct RebaseRoutes {
             throw APIError.invalidArgument(
                 "the template cannot be read: \(error.issues.count) problem(s)",
                 details: error.issues.map {
-                    ValidationIssue($0.severity, at: JSONPath.root.appending("template").appending($0.path), rule: $0.rule, $0.message)
+                    ValidationIssue(
+                        $0.severity,
+                        at: JSONPath.root.appending("template").appending($0.path),
+                        rule: $0.rule,
+                        $0.message
+                    )
                 }
             )
         }

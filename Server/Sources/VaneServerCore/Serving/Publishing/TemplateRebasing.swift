@@ -86,7 +86,8 @@ package struct TemplateRebasing: Sendable {
         guard baseVersion <= live.version else {
             throw RebaseRefusal.baseAfterLive(base: baseVersion, live: live.version)
         }
-        let base = baseVersion == live.version ? live.template : try await store.template(environment, number: baseVersion)
+        let base =
+            baseVersion == live.version ? live.template : try await store.template(environment, number: baseVersion)
         let outcome = try Self.rebase(proposed, base: base, live: live.template, choices: choices)
         return (outcome, live.version)
     }
