@@ -29,6 +29,23 @@ import VaneCore
         return form
     }
 
+    /// Publishes the person's draft from the review page, as reviewed on version `live`.
+    @discardableResult
+    static func publish(
+        _ server: TestServer,
+        _ browser: ConsoleTests.Browser,
+        live: String,
+        message: String
+    ) async throws -> TestServer.Reply {
+        try await ConsoleTests.request(
+            server,
+            .post,
+            production + "/review/publish",
+            form: ["_csrf": browser.csrf, "live": live, "message": message],
+            cookie: browser.cookie
+        )
+    }
+
     static func liveTemplate(_ server: TestServer) async throws -> JSONObject {
         let reply = try await server.send(.get, "/v1/projects/demo/environments/production/template")
         return try #require(reply.object)
@@ -73,13 +90,7 @@ import VaneCore
             #expect(review.text.contains("Parameters (1)"))
             #expect(review.text.contains("banner_text"))
             #expect(review.text.contains("No problems found."))
-            let published = try await ConsoleTests.request(
-                server,
-                .post,
-                Self.production + "/review/publish",
-                form: ["_csrf": ana.csrf, "live": "1", "message": "Winter banner"],
-                cookie: ana.cookie
-            )
+            let published = try await Self.publish(server, ana, live: "1", message: "Winter banner")
             #expect(published.status == .seeOther, "\(published.text)")
             #expect(published.headers[.location] == Self.production + "/flags?published=2")
             let live = try await Self.liveTemplate(server)
@@ -192,13 +203,7 @@ import VaneCore
                 cookie: ana.cookie
             )
             #expect(saved.status == .seeOther, "\(saved.text)")
-            let published = try await ConsoleTests.request(
-                server,
-                .post,
-                Self.production + "/review/publish",
-                form: ["_csrf": ana.csrf, "live": "1", "message": "retries"],
-                cookie: ana.cookie
-            )
+            let published = try await Self.publish(server, ana, live: "1", message: "retries")
             #expect(published.status == .seeOther, "\(published.text)")
             let live = try await Self.liveTemplate(server)
             let flag = try #require(live["parameters"]?.objectValue?["retry_count"]?.objectValue)
@@ -244,22 +249,10 @@ import VaneCore
                 form: Self.editorForm(ben, defaultValue: "false"),
                 cookie: ben.cookie
             )
-            let bens = try await ConsoleTests.request(
-                server,
-                .post,
-                Self.production + "/review/publish",
-                form: ["_csrf": ben.csrf, "live": "1", "message": "payments off"],
-                cookie: ben.cookie
-            )
+            let bens = try await Self.publish(server, ben, live: "1", message: "payments off")
             #expect(bens.headers[.location] == Self.production + "/flags?published=2")
             // Ana publishes what she reviewed against version 1: refused, sent back to review.
-            let stale = try await ConsoleTests.request(
-                server,
-                .post,
-                Self.production + "/review/publish",
-                form: ["_csrf": ana.csrf, "live": "1", "message": "banner"],
-                cookie: ana.cookie
-            )
+            let stale = try await Self.publish(server, ana, live: "1", message: "banner")
             #expect(stale.headers[.location] == Self.production + "/review?moved=1")
             let review = try await ConsoleTests.request(
                 server,
@@ -270,13 +263,7 @@ import VaneCore
             #expect(review.text.contains("Published since you started: version 2"))
             #expect(review.text.contains("payments off"))
             #expect(review.text.contains("re-applied on top of version 2"))
-            let published = try await ConsoleTests.request(
-                server,
-                .post,
-                Self.production + "/review/publish",
-                form: ["_csrf": ana.csrf, "live": "2", "message": "banner"],
-                cookie: ana.cookie
-            )
+            let published = try await Self.publish(server, ana, live: "2", message: "banner")
             #expect(published.headers[.location] == Self.production + "/flags?published=3", "\(published.text)")
             let live = try await Self.liveTemplate(server)
             #expect(Self.defaultValue(live, "banner_text") == "Ana's banner")
@@ -305,13 +292,7 @@ import VaneCore
                 form: Self.editorForm(ana, defaultValue: "false"),
                 cookie: ana.cookie
             )
-            _ = try await ConsoleTests.request(
-                server,
-                .post,
-                Self.production + "/review/publish",
-                form: ["_csrf": ben.csrf, "live": "1", "message": "Ben's"],
-                cookie: ben.cookie
-            )
+            _ = try await Self.publish(server, ben, live: "1", message: "Ben's")
             let review = try await ConsoleTests.request(server, .get, Self.production + "/review", cookie: ana.cookie)
             #expect(review.text.contains("Flag banner_text"))
             #expect(review.text.contains("defaultValue"))
@@ -326,13 +307,7 @@ import VaneCore
                 "\(review.text)"
             )
             // Publishing anyway is refused: conflicts remain.
-            let refused = try await ConsoleTests.request(
-                server,
-                .post,
-                Self.production + "/review/publish",
-                form: ["_csrf": ana.csrf, "live": "2", "message": "mine"],
-                cookie: ana.cookie
-            )
+            let refused = try await Self.publish(server, ana, live: "2", message: "mine")
             #expect(refused.headers[.location] == Self.production + "/review")
             #expect(Self.defaultValue(try await Self.liveTemplate(server), "banner_text") == "Ben's banner")
             // Keep mine: the draft now starts from version 2 and keeps both of Ana's changes.
@@ -344,13 +319,7 @@ import VaneCore
                 cookie: ana.cookie
             )
             #expect(settled.headers[.location] == Self.production + "/review?resolved=1")
-            let published = try await ConsoleTests.request(
-                server,
-                .post,
-                Self.production + "/review/publish",
-                form: ["_csrf": ana.csrf, "live": "2", "message": "mine"],
-                cookie: ana.cookie
-            )
+            let published = try await Self.publish(server, ana, live: "2", message: "mine")
             #expect(published.headers[.location] == Self.production + "/flags?published=3", "\(published.text)")
             let live = try await Self.liveTemplate(server)
             #expect(Self.defaultValue(live, "banner_text") == "Ana's banner")
@@ -383,23 +352,11 @@ import VaneCore
                 ),
                 cookie: ben.cookie
             )
-            _ = try await ConsoleTests.request(
-                server,
-                .post,
-                Self.production + "/review/publish",
-                form: ["_csrf": ben.csrf, "live": "1", "message": "Ben's"],
-                cookie: ben.cookie
-            )
+            _ = try await Self.publish(server, ben, live: "1", message: "Ben's")
             let review = try await ConsoleTests.request(server, .get, Self.production + "/review", cookie: ana.cookie)
             #expect(!review.text.contains("Settle conflicts"), "\(review.text)")
             #expect(review.text.contains("Your changes and theirs touch different fields"))
-            let published = try await ConsoleTests.request(
-                server,
-                .post,
-                Self.production + "/review/publish",
-                form: ["_csrf": ana.csrf, "live": "2", "message": "Ana's"],
-                cookie: ana.cookie
-            )
+            let published = try await Self.publish(server, ana, live: "2", message: "Ana's")
             #expect(published.headers[.location] == Self.production + "/flags?published=3", "\(published.text)")
             let live = try await Self.liveTemplate(server)
             #expect(Self.defaultValue(live, "banner_text") == "Ana's banner")

@@ -644,6 +644,24 @@ private struct Merger {
         return value
     }
 
+    /// Something removed on one side and changed on the other: a `"removed"` conflict, settled
+    /// by taking one side whole.
+    mutating func settleRemoval<Value>(
+        _ subject: Subject,
+        base: Value?,
+        theirs: Value?,
+        ours: Value?,
+        _ text: @escaping (Value?) -> String?
+    ) -> Value? {
+        let conflict = TemplateMerge.FieldConflict(
+            field: "removed",
+            base: text(base),
+            theirs: text(theirs),
+            ours: text(ours)
+        )
+        return settle(subject, conflict, theirs: theirs, ours: ours, .sideOnly(text))
+    }
+
     /// Merges two sides' changes to a JSON object member by member, naming fields by `path`.
     mutating func mergeObject(base: JSONObject, theirs: JSONObject, ours: JSONObject, at path: JSONPath) -> JSONObject {
         if case .resolved(let object) = threeWay(base, theirs, ours) { return object }
@@ -674,13 +692,7 @@ private struct Merger {
                 if let live, let draft {
                     merged[name] = mergeCondition(name, base: old, theirs: live, ours: draft)
                 } else {
-                    let conflict = TemplateMerge.FieldConflict(
-                        field: "removed",
-                        base: render(old),
-                        theirs: render(live),
-                        ours: render(draft)
-                    )
-                    merged[name] = settle(.condition(name), conflict, theirs: live, ours: draft, .sideOnly(render))
+                    merged[name] = settleRemoval(.condition(name), base: old, theirs: live, ours: draft, render)
                 }
             }
             if old == nil && shared.contains(name) {
@@ -779,13 +791,7 @@ private struct Merger {
                 if let live, let draft {
                     merged[key] = mergeParameter(key, base: old, theirs: live, ours: draft)
                 } else {
-                    let conflict = TemplateMerge.FieldConflict(
-                        field: "removed",
-                        base: render(old),
-                        theirs: render(live),
-                        ours: render(draft)
-                    )
-                    merged[key] = settle(.parameter(key), conflict, theirs: live, ours: draft, .sideOnly(render))
+                    merged[key] = settleRemoval(.parameter(key), base: old, theirs: live, ours: draft, render)
                 }
             }
         }
