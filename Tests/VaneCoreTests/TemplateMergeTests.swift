@@ -236,6 +236,14 @@ import Testing
             ]
         )
         #expect(live.merged == theirs)
+
+        let valued = TemplateMerge(
+            base: base,
+            theirs: theirs,
+            ours: ours,
+            resolving: [TemplateMerge.FieldKey(subject: .parameter("p"), field: "removed"): .value("x")]
+        )
+        #expect(valued.refusedResolutions.map(\.reason) == ["removed takes mine or theirs, not a value of its own"])
     }
 
     @Test func typeAndMetadataConflictsAreNamed() throws {

@@ -611,21 +611,13 @@ private struct Merger {
         case .ours:
             value = ours
         case .value(let json):
-            guard let expected = codec.expected else {
-                refused.append(
-                    TemplateMerge.RefusedResolution(
-                        key: key,
-                        reason: "\(conflict.field) takes mine or theirs, not a value of its own"
-                    )
-                )
-                pending.append((subject, conflict))
-                return theirs
-            }
+            // A side-only field decodes nothing, so its refusal says it takes a side.
             guard let decoded = codec.decode(json) else {
+                let takes = codec.expected.map { "takes \($0), found \(json.kindDescription)" }
                 refused.append(
                     TemplateMerge.RefusedResolution(
                         key: key,
-                        reason: "\(conflict.field) takes \(expected), found \(json.kindDescription)"
+                        reason: "\(conflict.field) \(takes ?? "takes mine or theirs, not a value of its own")"
                     )
                 )
                 pending.append((subject, conflict))
