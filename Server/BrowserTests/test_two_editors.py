@@ -2,9 +2,11 @@
 
 Ana creates a percent split and a flag that uses it, her draft and her session live in the
 database (she reloads it on the other node), Ben publishes a change to the same flag from the
-other node first, Ana sees his change as a conflict, keeps hers, reviews the merged diff and
-publishes; then an app's fetch with the client key gets the new values for the contexts that
-match and not for the others. Needs VANE_TEST_POSTGRES_URL (scripts/console-test starts a
+other node first, Ana sees his change as a conflict on that field alone (her description of
+the flag merges), is told that keeping hers reverts his change, keeps hers, reviews the merged
+diff and publishes; then an app's fetch with the client key gets the new values for the contexts
+that match and not for the others. Last, Ben and Ana change different fields of one flag and
+Ben's review merges them without a conflict. Needs VANE_TEST_POSTGRES_URL (scripts/console-test starts a
 PostgreSQL server through scripts/with-postgres when it is not set); fails, never skips, without.
 """
 
@@ -139,9 +141,10 @@ def test_two_editors_on_two_nodes_conflict_merge_publish_and_apps_see_it(browser
     ana.get_by_role("button", name="Save to draft").click()
     expect(ana).to_have_url(re.compile(r"/flags/spring_banner/edit\?saved=1$"))
 
-    # And a new default for the home banner, which Ben is about to change too.
+    # And a new default and description for the home banner; Ben is about to change its default too.
     ana.goto(a.url + PRODUCTION + "/flags/banner_text/edit")
     ana.get_by_label("Value for Value for everyone else", exact=True).fill("Ana's spring welcome")
+    ana.get_by_label("Description").fill("Ana's spring banner words")
     ana.get_by_role("button", name="Save to draft").click()
     expect(ana.get_by_text("Your draft has 3 unpublished change(s)")).to_be_visible()
 
@@ -163,16 +166,22 @@ def test_two_editors_on_two_nodes_conflict_merge_publish_and_apps_see_it(browser
     expect(ben).to_have_url(re.compile(r"/flags\?published=2$"))
 
     # Ana publishes from node A the version she reviewed: refused, and she sees Ben's change
-    # and the conflict on banner_text, field by field.
+    # and the conflict on banner_text's default alone (her description merges), with what
+    # keeping hers would revert said before she chooses.
     ana.goto(a.url + PRODUCTION + "/review")
     expect(ana.get_by_role("heading", name="Published since you started: version 2")).to_be_visible()
     conflicts = ana.get_by_role("region", name="Conflicts")
     expect(conflicts).to_contain_text("banner_text")
     expect(conflicts).to_contain_text("Ben's spring welcome")
     expect(conflicts).to_contain_text("Ana's spring welcome")
+    default_choice = conflicts.get_by_role("group", name="Flag banner_text: defaultValue")
+    expect(default_choice).to_contain_text(
+        "Keeping mine reverts live change: banner_text defaultValue \"Welcome to Vane!\" → \"Ben's spring welcome\""
+    )
+    expect(conflicts.get_by_role("group", name=re.compile("description"))).to_have_count(0)
     expect(ana.locator("#publish-blocked")).to_contain_text("Settle the conflicts above first.")
     check_page(ana, "review-conflict")
-    ana.get_by_label("Keep mine").first.check()
+    default_choice.get_by_label("Keep mine").check()
     ana.get_by_role("button", name="Settle conflicts").click()
     expect(ana.get_by_text(re.compile("^Conflicts settled"))).to_be_visible()
     merged = ana.get_by_role("region", name="What changes against version 2")
@@ -196,6 +205,32 @@ def test_two_editors_on_two_nodes_conflict_merge_publish_and_apps_see_it(browser
             assert entries["banner_text"] == "Ana's spring welcome"
         for randomization_id in second_half[:5]:
             assert server.fetch({"randomizationId": randomization_id})["spring_banner"] == "Welcome", randomization_id
+    status, live, _ = a.api("GET", "/v1/projects/demo/environments/production/template")
+    assert status == 200 and live["parameters"]["banner_text"]["description"] == "Ana's spring banner words", live
+
+    # Two people change different fields of one flag: Ben its description in a draft on node B,
+    # Ana its default, published first. Ben's review merges them without a conflict.
+    ben.goto(url_b + PRODUCTION + "/flags/spring_banner/edit")
+    ben.get_by_label("Description").fill("Ben's note on the spring banner")
+    ben.get_by_role("button", name="Save to draft").click()
+    expect(ben).to_have_url(re.compile(r"/flags/spring_banner/edit\?saved=1$"))
+    ana.goto(a.url + PRODUCTION + "/flags/spring_banner/edit")
+    ana.get_by_label("Value for Value for everyone else", exact=True).fill("Hello")
+    ana.get_by_role("button", name="Save to draft").click()
+    ana.goto(a.url + PRODUCTION + "/review")
+    ana.get_by_label("Why? (shown in the history)").fill("Plainer welcome")
+    ana.get_by_role("button", name="Publish").click()
+    expect(ana).to_have_url(re.compile(r"/flags\?published=4$"))
+    ben.goto(url_b + PRODUCTION + "/review")
+    expect(ben.get_by_role("status").filter(has_text="touch different fields")).to_be_visible()
+    expect(ben.get_by_role("region", name="Conflicts")).to_have_count(0)
+    check_page(ben, "review-merged")
+    ben.get_by_label("Why? (shown in the history)").fill("Ben's note")
+    ben.get_by_role("button", name="Publish").click()
+    expect(ben).to_have_url(re.compile(r"/flags\?published=5$"))
+    status, live, _ = a.api("GET", "/v1/projects/demo/environments/production/template")
+    spring = live["parameters"]["spring_banner"]
+    assert spring["defaultValue"] == {"value": "Hello"} and spring["description"] == "Ben's note on the spring banner", spring
     assert not ana_errors and not ben_errors, ana_errors + ben_errors
 
 

@@ -73,7 +73,7 @@ import Testing
         #expect(merge.merged == expected)
     }
 
-    @Test func theSameParameterChangedDifferentlyConflictsOnTheFieldsThatDiffer() throws {
+    @Test func theSameParameterChangedDifferentlyConflictsOnlyOnTheFieldsBothChanged() throws {
         let base = ConfigTemplate(
             conditions: conditions("ios", "beta"),
             parameters: [
@@ -94,14 +94,156 @@ import Testing
             merge.conflicts == [
                 TemplateMerge.Conflict(
                     subject: .parameter("a"),
-                    fields: [
-                        Field(field: "defaultValue", base: "\"1\"", theirs: "\"2\"", ours: "\"3\""),
-                        Field(field: "conditionalValues[beta]", base: "\"b\"", theirs: "\"b\"", ours: "in-app default"),
-                        Field(field: "description", base: "old", theirs: "old", ours: "new"),
-                    ]
+                    fields: [Field(field: "defaultValue", base: "\"1\"", theirs: "\"2\"", ours: "\"3\"")]
                 )
             ]
         )
+    }
+
+    @Test func differentFieldsOfOneParameterMergeOnTheirOwn() throws {
+        let base = ConfigTemplate(
+            conditions: conditions("ios", "beta"),
+            parameters: [parameter("a", "1", [("ios", "x")], description: "old")]
+        )
+        var theirs = base
+        theirs.parameters[0].defaultValue = .value("live")
+        theirs.parameters[0].conditionalValues.append(ConditionalValue(conditionName: "beta", value: .value("b")))
+        var ours = base
+        ours.parameters[0].description = "new"
+        ours.parameters[0].conditionalValues[0].value = .value("y")
+        ours.parameters[0].valueType = .string
+
+        let merge = TemplateMerge(base: base, theirs: theirs, ours: ours)
+
+        #expect(merge.conflicts == [])
+        var expected = parameter("a", "live", [("ios", "y"), ("beta", "b")], description: "new")
+        expected.valueType = .string
+        #expect(merge.merged?.parameters == [expected])
+    }
+
+    @Test func differentFieldsOfOneConditionMergeOnTheirOwn() throws {
+        let base = ConfigTemplate(conditions: [condition("c", "percent <= 10")])
+        var theirs = base
+        theirs.conditions[0].tagColor = "GREEN"
+        var ours = base
+        ours.conditions[0].source = .expression("percent <= 20")
+
+        let merge = TemplateMerge(base: base, theirs: theirs, ours: ours)
+
+        #expect(merge.conflicts == [])
+        #expect(
+            merge.merged?.conditions == [TemplateCondition(name: "c", expression: "percent <= 20", tagColor: "GREEN")]
+        )
+
+        ours.conditions[0].tagColor = "BLUE"
+        let both = TemplateMerge(base: base, theirs: theirs, ours: ours)
+        #expect(
+            both.conflicts == [
+                TemplateMerge.Conflict(
+                    subject: .condition("c"),
+                    fields: [Field(field: "tagColor", base: nil, theirs: "GREEN", ours: "BLUE")]
+                )
+            ]
+        )
+    }
+
+    @Test func resolutionsSettleConflictsFieldByField() throws {
+        let base = ConfigTemplate(
+            conditions: conditions("ios"),
+            parameters: [parameter("a", "1", [("ios", "x")], description: "old")]
+        )
+        var theirs = base
+        theirs.parameters[0] = parameter("a", "live", [("ios", "live ios")], description: "live")
+        var ours = base
+        ours.parameters[0] = parameter("a", "mine", [("ios", "my ios")], description: "mine")
+        let subject = TemplateMerge.Conflict.Subject.parameter("a")
+        func key(_ field: String) -> TemplateMerge.FieldKey { TemplateMerge.FieldKey(subject: subject, field: field) }
+
+        let merge = TemplateMerge(
+            base: base,
+            theirs: theirs,
+            ours: ours,
+            resolving: [
+                key("defaultValue"): .ours,
+                key("conditionalValues[ios]"): .theirs,
+                key("description"): .value("both"),
+                key("group"): .ours,
+            ]
+        )
+
+        #expect(merge.conflicts == [])
+        #expect(merge.merged?.parameters == [parameter("a", "mine", [("ios", "live ios")], description: "both")])
+        #expect(
+            merge.settled.map { "\($0.conflict.field)=\($0.result ?? "none") overrides:\($0.overridesTheirs)" } == [
+                "defaultValue=\"mine\" overrides:true",
+                "conditionalValues[ios]=\"live ios\" overrides:false",
+                "description=both overrides:true",
+            ]
+        )
+        #expect(merge.unusedResolutions == [key("group")])
+
+        // A value the field cannot take is refused, and the field stays a conflict.
+        let refused = TemplateMerge(
+            base: base,
+            theirs: theirs,
+            ours: ours,
+            resolving: [key("defaultValue"): .value(.number(JSONNumber(3))), key("description"): .ours]
+        )
+        #expect(refused.merged == nil)
+        #expect(refused.conflicts.map { $0.fields.map(\.field) } == [["defaultValue", "conditionalValues[ios]"]])
+        #expect(refused.refusedResolutions.map(\.key) == [key("defaultValue")])
+        #expect(refused.refusedResolutions.first?.reason.contains("found a number") == true)
+    }
+
+    @Test func removalsPositionsAndOrderSettleBySide() throws {
+        let base = ConfigTemplate(conditions: conditions("a", "b", "c"), parameters: [parameter("p", "1")])
+        var theirs = base
+        theirs.conditions = conditions("new", "b", "a", "c")
+        theirs.parameters = []
+        var ours = base
+        ours.conditions = conditions("a", "new", "c", "b")
+        ours.parameters = [parameter("p", "2")]
+
+        let conflicted = TemplateMerge(base: base, theirs: theirs, ours: ours)
+        #expect(
+            conflicted.conflicts.map { "\($0.subject)" } == [
+                "condition(\"new\")", "conditionOrder", "parameter(\"p\")",
+            ]
+        )
+
+        let mine = TemplateMerge(
+            base: base,
+            theirs: theirs,
+            ours: ours,
+            resolving: [
+                TemplateMerge.FieldKey(subject: .condition("new"), field: "position"): .ours,
+                TemplateMerge.FieldKey(subject: .conditionOrder, field: "order"): .ours,
+                TemplateMerge.FieldKey(subject: .parameter("p"), field: "removed"): .ours,
+            ]
+        )
+        #expect(mine.conflicts == [])
+        #expect(mine.merged?.conditions.map(\.name) == ["a", "new", "c", "b"])
+        #expect(mine.merged?.parameters == [parameter("p", "2")])
+
+        let live = TemplateMerge(
+            base: base,
+            theirs: theirs,
+            ours: ours,
+            resolving: [
+                TemplateMerge.FieldKey(subject: .condition("new"), field: "position"): .theirs,
+                TemplateMerge.FieldKey(subject: .conditionOrder, field: "order"): .theirs,
+                TemplateMerge.FieldKey(subject: .parameter("p"), field: "removed"): .theirs,
+            ]
+        )
+        #expect(live.merged == theirs)
+
+        let valued = TemplateMerge(
+            base: base,
+            theirs: theirs,
+            ours: ours,
+            resolving: [TemplateMerge.FieldKey(subject: .parameter("p"), field: "removed"): .value("x")]
+        )
+        #expect(valued.refusedResolutions.map(\.reason) == ["removed takes mine or theirs, not a value of its own"])
     }
 
     @Test func typeAndMetadataConflictsAreNamed() throws {
@@ -115,11 +257,11 @@ import Testing
         let merge = TemplateMerge(base: base, theirs: theirs, ours: ours)
 
         #expect(
-            merge.conflicts.first?.fields == [
-                Field(field: "valueType", base: nil, theirs: "NUMBER", ours: "STRING"),
-                Field(field: "metadata", base: nil, theirs: nil, ours: "{\"title\":\"A\"}"),
-            ]
+            merge.conflicts.first?.fields == [Field(field: "valueType", base: nil, theirs: "NUMBER", ours: "STRING")]
         )
+        // Metadata only the draft set merges.
+        ours.parameters[0].valueType = .number
+        #expect(TemplateMerge(base: base, theirs: theirs, ours: ours).merged?.parameters[0].metadata?.title == "A")
     }
 
     @Test func theIdenticalChangeOnBothSidesIsNoConflict() throws {
@@ -481,6 +623,54 @@ import Testing
             if changed != base { checked += 1 }
         }
         #expect(checked > 250, "the generator must change most templates")
+    }
+
+    @Test func identicalChangesOnBothSidesNeverConflict() throws {
+        var generator = TemplateGenerator(seed: 0xC0FFEE)
+        for _ in 0..<300 {
+            let base = generator.template()
+            let changed = generator.mutated(base)
+            var live = changed
+            live.version = TemplateVersion(versionNumber: "5")
+            let merge = TemplateMerge(base: base, theirs: live, ours: changed)
+            #expect(merge.conflicts == [], "\(base.serialized())\n\(changed.serialized())")
+            #expect(merge.merged == live)
+        }
+    }
+
+    @Test func changesToDifferentFieldsOfOneParameterAlwaysMerge() throws {
+        var generator = TemplateGenerator(seed: 0xF1E1D)
+        var checked = 0
+        for _ in 0..<300 {
+            let base = generator.template()
+            guard let key = base.allParameters.first?.key else { continue }
+            func changing(_ edit: (inout TemplateParameter) -> Void) -> ConfigTemplate {
+                var template = base
+                for index in template.parameters.indices where template.parameters[index].key == key {
+                    edit(&template.parameters[index])
+                }
+                for group in template.parameterGroups.indices {
+                    for index in template.parameterGroups[group].parameters.indices
+                    where template.parameterGroups[group].parameters[index].key == key {
+                        edit(&template.parameterGroups[group].parameters[index])
+                    }
+                }
+                return template
+            }
+            let live = changing { $0.defaultValue = .value("live \(key)") }
+            let draft = changing {
+                $0.description = "draft \(key)"
+                $0.conditionalValues.removeAll()
+            }
+            let merge = TemplateMerge(base: base, theirs: live, ours: draft)
+            #expect(merge.conflicts == [])
+            let merged = try #require(merge.merged?.parameter(forKey: key))
+            #expect(merged.defaultValue == .value("live \(key)"))
+            #expect(merged.description == "draft \(key)")
+            #expect(merged.conditionalValues.isEmpty)
+            checked += 1
+        }
+        #expect(checked > 150, "most generated templates must have a parameter")
     }
 }
 

@@ -191,12 +191,15 @@ struct ChangeRequestsCreateCommand: AsyncParsableCommand {
     }
 }
 
-/// `vane change-requests approve ID --hash H`.
-struct ChangeRequestsApproveCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "approve",
-        abstract: "Approve the revision of a change request you reviewed (its contentHash from show)."
-    )
+/// What approving and rejecting share: the request, the revision reviewed, and the call that
+/// records the verdict.
+struct ChangeRequestVerdict: ParsableArguments {
+    /// approve or reject, as the path names it.
+    enum Kind: String {
+        case approve, reject
+
+        var done: String { self == .approve ? "Approved" : "Rejected" }
+    }
 
     @OptionGroup var remote: RemoteOptions
 
@@ -206,16 +209,29 @@ struct ChangeRequestsApproveCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The contentHash you reviewed (vane change-requests show ID).")
     var hash: String
 
+    /// Records the verdict with its comment and prints the request as it now stands.
+    func send(_ kind: Kind, comment: String?) async throws {
+        var body: JSONObject = ["contentHash": .string(hash)]
+        if let comment { body["comment"] = .string(comment) }
+        let path = ChangeRequestsCommand.path(remote, ChangeRequestsCommand.item(id, "/" + kind.rawValue))
+        guard let json = try await ChangeRequestsCommand.send(remote, "POST", path, body: body) else { return }
+        print("\(kind.done): " + ChangeRequestsCommand.summary(json))
+    }
+}
+
+/// `vane change-requests approve ID --hash H`.
+struct ChangeRequestsApproveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "approve",
+        abstract: "Approve the revision of a change request you reviewed (its contentHash from show)."
+    )
+
+    @OptionGroup var verdict: ChangeRequestVerdict
+
     @Option(name: .long, help: "A comment for the author.")
     var comment: String?
 
-    func run() async throws {
-        var body: JSONObject = ["contentHash": .string(hash)]
-        if let comment { body["comment"] = .string(comment) }
-        let path = ChangeRequestsCommand.path(remote, ChangeRequestsCommand.item(id, "/approve"))
-        guard let json = try await ChangeRequestsCommand.send(remote, "POST", path, body: body) else { return }
-        print("Approved: " + ChangeRequestsCommand.summary(json))
-    }
+    func run() async throws { try await verdict.send(.approve, comment: comment) }
 }
 
 /// `vane change-requests reject ID --hash H --comment C`.
@@ -225,23 +241,12 @@ struct ChangeRequestsRejectCommand: AsyncParsableCommand {
         abstract: "Reject the revision of a change request you reviewed; it stays blocked until its author edits it."
     )
 
-    @OptionGroup var remote: RemoteOptions
-
-    @Argument(help: "The change request's id.")
-    var id: String
-
-    @Option(name: .long, help: "The contentHash you reviewed (vane change-requests show ID).")
-    var hash: String
+    @OptionGroup var verdict: ChangeRequestVerdict
 
     @Option(name: .long, help: "Why, for the author.")
     var comment: String
 
-    func run() async throws {
-        let body: JSONObject = ["contentHash": .string(hash), "comment": .string(comment)]
-        let path = ChangeRequestsCommand.path(remote, ChangeRequestsCommand.item(id, "/reject"))
-        guard let json = try await ChangeRequestsCommand.send(remote, "POST", path, body: body) else { return }
-        print("Rejected: " + ChangeRequestsCommand.summary(json))
-    }
+    func run() async throws { try await verdict.send(.reject, comment: comment) }
 }
 
 /// `vane change-requests apply ID [--break-glass REASON]`.

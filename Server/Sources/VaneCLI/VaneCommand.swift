@@ -14,6 +14,7 @@ struct VaneCommand: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self, EvalCommand.self, ExplainCommand.self, ValidateCommand.self, PercentileCommand.self,
             PublishCommand.self, GetCommand.self, VersionsCommand.self, RollbackCommand.self, DiffCommand.self,
+            RebaseCommand.self,
             KeysCommand.self, UsersCommand.self, ExperimentsCommand.self, ChangeRequestsCommand.self,
             WebhooksCommand.self,
             ImportCommand.self, ExportCommand.self, GenerateCommand.self, FlagsCommand.self,

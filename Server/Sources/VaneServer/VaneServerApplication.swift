@@ -343,6 +343,7 @@ public final class VaneServerApplication: Sendable {
         FlagRoutes(switching: FlagSwitching(store: store, publisher: publisher)).register(on: environment)
         EvaluationRoutes(publisher: publisher, drafts: DraftStore(engine: store.engine)).register(on: environment)
         ConditionRoutes(publisher: publisher).register(on: environment)
+        RebaseRoutes(rebasing: TemplateRebasing(store: store, publisher: publisher)).register(on: environment)
         FetchRoutes(
             cache: cache,
             limiter: limiter,

@@ -59,5 +59,21 @@ import VaneCore
         #expect(lines.first?.hasPrefix("ID") == true, "\(list.stdout)")
         #expect(lines.count == 3, "\(list.stdout)")
         #expect(try await server.run(["change-requests", "create", "--title", "x"]).status == 2)
+
+        // Rejecting takes the same request and reviewed revision as approving, and a reason.
+        let dropped = try await server.run([
+            "change-requests", "create", "--title", "dropped", "--template", file, "--json",
+        ])
+        let droppedObject = try JSONValue.parse(dropped.stdout).objectValue
+        let droppedId = try #require(droppedObject?["id"]?.stringValue, "\(dropped.stdout)\(dropped.stderr)")
+        let droppedHash = try #require(droppedObject?["contentHash"]?.stringValue)
+        let noReason = try await server.run(["change-requests", "reject", droppedId, "--hash", droppedHash])
+        #expect(noReason.status == 2)
+        let rejected = try await server.run(
+            ["change-requests", "reject", droppedId, "--hash", droppedHash, "--comment", "not now"],
+            key: reviewerKey
+        )
+        #expect(rejected.status == 0, "\(rejected.stderr)")
+        #expect(rejected.stdout.hasPrefix("Rejected: \(droppedId) is "), "\(rejected.stdout)")
     }
 }

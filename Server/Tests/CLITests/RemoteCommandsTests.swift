@@ -146,6 +146,58 @@ import FoundationNetworking
         }
     }
 
+    @Test func rebaseMergesFieldByFieldListsConflictsAndTakesChoices() async throws {
+        try await withServer { server in
+            _ = try await server.run(["publish", try CLIRunner.temporaryFile(Self.flags), "--message", "only a"])
+            // Someone publishes a new default of a on version 2; mine, written on 2, describes it.
+            _ = try await server.run([
+                "publish",
+                try CLIRunner.temporaryFile(#"{"parameters": {"a": {"defaultValue": {"value": "theirs"}}}}"#),
+                "--message", "theirs",
+            ])
+            let described = try CLIRunner.temporaryFile(
+                #"{"parameters": {"a": {"defaultValue": {"value": "one"}, "description": "mine"}}}"#
+            )
+            let merged = try await server.run(["rebase", "--base", "2", described])
+            #expect(merged.status == 0, "\(merged.stderr)")
+            let template = try ConfigTemplate(data: Array(merged.stdout.utf8))
+            #expect(template.parameter(forKey: "a")?.defaultValue == .value("theirs"))
+            #expect(template.parameter(forKey: "a")?.description == "mine")
+
+            let mine = try CLIRunner.temporaryFile(#"{"parameters": {"a": {"defaultValue": {"value": "mine"}}}}"#)
+            let conflict = try await server.run(["rebase", "--base", "2", mine])
+            #expect(conflict.status == 1)
+            #expect(
+                conflict.stdout.hasPrefix(
+                    """
+                    1 field(s) changed differently here and in version 3 of demo/production:
+                      parameter a defaultValue: base "one", mine "mine", theirs "theirs"
+
+                    """
+                ),
+                "\(conflict.stdout)"
+            )
+
+            let choices = try CLIRunner.temporaryFile(
+                #"[{"kind": "parameter", "name": "a", "field": "defaultValue", "take": "mine"}]"#
+            )
+            let output = FileManager.default.temporaryDirectory.appendingPathComponent("vane-rebase-\(UUID()).json")
+                .path
+            let kept = try await server.run(["rebase", "--base", "2", mine, "--choices", choices, "--output", output])
+            #expect(kept.status == 0, "\(kept.stderr)")
+            #expect(
+                kept.stdout == """
+                    Wrote the template merged onto version 3 of demo/production to \(output).
+                    warning: reverts live change: a defaultValue "one" → "theirs" (becomes "mine")
+
+                    """
+            )
+            let written = try ConfigTemplate(data: Array(try Data(contentsOf: URL(fileURLWithPath: output))))
+            #expect(written.parameter(forKey: "a")?.defaultValue == .value("mine"))
+            #expect(try await server.run(["rebase", "--base", "-1", mine]).status == 2)
+        }
+    }
+
     @Test func flagsSwitchTurnsAFlagOffAndBackOn() async throws {
         try await withServer { server in
             let preview = try await server.run(["flags", "switch", "off", "payments_enabled", "--dry-run"])

@@ -29,6 +29,23 @@ import VaneCore
         return form
     }
 
+    /// Publishes the person's draft from the review page, as reviewed on version `live`.
+    @discardableResult
+    static func publish(
+        _ server: TestServer,
+        _ browser: ConsoleTests.Browser,
+        live: String,
+        message: String
+    ) async throws -> TestServer.Reply {
+        try await ConsoleTests.request(
+            server,
+            .post,
+            production + "/review/publish",
+            form: ["_csrf": browser.csrf, "live": live, "message": message],
+            cookie: browser.cookie
+        )
+    }
+
     static func liveTemplate(_ server: TestServer) async throws -> JSONObject {
         let reply = try await server.send(.get, "/v1/projects/demo/environments/production/template")
         return try #require(reply.object)
@@ -73,13 +90,7 @@ import VaneCore
             #expect(review.text.contains("Parameters (1)"))
             #expect(review.text.contains("banner_text"))
             #expect(review.text.contains("No problems found."))
-            let published = try await ConsoleTests.request(
-                server,
-                .post,
-                Self.production + "/review/publish",
-                form: ["_csrf": ana.csrf, "live": "1", "message": "Winter banner"],
-                cookie: ana.cookie
-            )
+            let published = try await Self.publish(server, ana, live: "1", message: "Winter banner")
             #expect(published.status == .seeOther, "\(published.text)")
             #expect(published.headers[.location] == Self.production + "/flags?published=2")
             let live = try await Self.liveTemplate(server)
@@ -192,13 +203,7 @@ import VaneCore
                 cookie: ana.cookie
             )
             #expect(saved.status == .seeOther, "\(saved.text)")
-            let published = try await ConsoleTests.request(
-                server,
-                .post,
-                Self.production + "/review/publish",
-                form: ["_csrf": ana.csrf, "live": "1", "message": "retries"],
-                cookie: ana.cookie
-            )
+            let published = try await Self.publish(server, ana, live: "1", message: "retries")
             #expect(published.status == .seeOther, "\(published.text)")
             let live = try await Self.liveTemplate(server)
             let flag = try #require(live["parameters"]?.objectValue?["retry_count"]?.objectValue)
@@ -244,22 +249,10 @@ import VaneCore
                 form: Self.editorForm(ben, defaultValue: "false"),
                 cookie: ben.cookie
             )
-            let bens = try await ConsoleTests.request(
-                server,
-                .post,
-                Self.production + "/review/publish",
-                form: ["_csrf": ben.csrf, "live": "1", "message": "payments off"],
-                cookie: ben.cookie
-            )
+            let bens = try await Self.publish(server, ben, live: "1", message: "payments off")
             #expect(bens.headers[.location] == Self.production + "/flags?published=2")
             // Ana publishes what she reviewed against version 1: refused, sent back to review.
-            let stale = try await ConsoleTests.request(
-                server,
-                .post,
-                Self.production + "/review/publish",
-                form: ["_csrf": ana.csrf, "live": "1", "message": "banner"],
-                cookie: ana.cookie
-            )
+            let stale = try await Self.publish(server, ana, live: "1", message: "banner")
             #expect(stale.headers[.location] == Self.production + "/review?moved=1")
             let review = try await ConsoleTests.request(
                 server,
@@ -270,13 +263,7 @@ import VaneCore
             #expect(review.text.contains("Published since you started: version 2"))
             #expect(review.text.contains("payments off"))
             #expect(review.text.contains("re-applied on top of version 2"))
-            let published = try await ConsoleTests.request(
-                server,
-                .post,
-                Self.production + "/review/publish",
-                form: ["_csrf": ana.csrf, "live": "2", "message": "banner"],
-                cookie: ana.cookie
-            )
+            let published = try await Self.publish(server, ana, live: "2", message: "banner")
             #expect(published.headers[.location] == Self.production + "/flags?published=3", "\(published.text)")
             let live = try await Self.liveTemplate(server)
             #expect(Self.defaultValue(live, "banner_text") == "Ana's banner")
@@ -305,27 +292,22 @@ import VaneCore
                 form: Self.editorForm(ana, defaultValue: "false"),
                 cookie: ana.cookie
             )
-            _ = try await ConsoleTests.request(
-                server,
-                .post,
-                Self.production + "/review/publish",
-                form: ["_csrf": ben.csrf, "live": "1", "message": "Ben's"],
-                cookie: ben.cookie
-            )
+            _ = try await Self.publish(server, ben, live: "1", message: "Ben's")
             let review = try await ConsoleTests.request(server, .get, Self.production + "/review", cookie: ana.cookie)
             #expect(review.text.contains("Flag banner_text"))
             #expect(review.text.contains("defaultValue"))
             #expect(review.text.contains("&quot;Ben&#39;s banner&quot;") || review.text.contains("Ben&#39;s banner"))
             #expect(review.text.contains("Settle the conflicts above first."))
             #expect(!review.text.contains("review/publish"))
-            // Publishing anyway is refused: conflicts remain.
-            let refused = try await ConsoleTests.request(
-                server,
-                .post,
-                Self.production + "/review/publish",
-                form: ["_csrf": ana.csrf, "live": "2", "message": "mine"],
-                cookie: ana.cookie
+            // Keeping mine would revert Ben's published change: the page says so before it is taken.
+            #expect(
+                review.text.contains(
+                    "Keeping mine reverts live change: banner_text defaultValue &quot;Welcome to Vane!&quot; → &quot;Ben&#39;s banner&quot;"
+                ),
+                "\(review.text)"
             )
+            // Publishing anyway is refused: conflicts remain.
+            let refused = try await Self.publish(server, ana, live: "2", message: "mine")
             #expect(refused.headers[.location] == Self.production + "/review")
             #expect(Self.defaultValue(try await Self.liveTemplate(server), "banner_text") == "Ben's banner")
             // Keep mine: the draft now starts from version 2 and keeps both of Ana's changes.
@@ -333,21 +315,52 @@ import VaneCore
                 server,
                 .post,
                 Self.production + "/review/resolve",
-                form: ["_csrf": ana.csrf, "live": "2", "choice0": "mine"],
+                form: ["_csrf": ana.csrf, "live": "2", "choice-0-0": "mine"],
                 cookie: ana.cookie
             )
             #expect(settled.headers[.location] == Self.production + "/review?resolved=1")
-            let published = try await ConsoleTests.request(
-                server,
-                .post,
-                Self.production + "/review/publish",
-                form: ["_csrf": ana.csrf, "live": "2", "message": "mine"],
-                cookie: ana.cookie
-            )
+            let published = try await Self.publish(server, ana, live: "2", message: "mine")
             #expect(published.headers[.location] == Self.production + "/flags?published=3", "\(published.text)")
             let live = try await Self.liveTemplate(server)
             #expect(Self.defaultValue(live, "banner_text") == "Ana's banner")
             #expect(Self.defaultValue(live, "payments_enabled") == "false")
+        }
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func twoPeopleChangingDifferentFieldsOfOneFlagDoNotConflict(database: TestDatabase) async throws {
+        try await TestServer.run(database) { server in
+            let ana = try await ConsoleTests.signIn(server, role: "editor", environments: ["demo/*"])
+            let ben = try await ConsoleTests.signIn(server, role: "editor", environments: ["demo/*"])
+            let description = "The banner at the top of the home screen."
+            _ = try await ConsoleTests.request(
+                server,
+                .post,
+                Self.production + "/flags/banner_text/edit",
+                form: Self.editorForm(ana, type: "STRING", defaultValue: "Ana's banner", description: description),
+                cookie: ana.cookie
+            )
+            _ = try await ConsoleTests.request(
+                server,
+                .post,
+                Self.production + "/flags/banner_text/edit",
+                form: Self.editorForm(
+                    ben,
+                    type: "STRING",
+                    defaultValue: "Welcome to Vane!",
+                    description: "Ben's words"
+                ),
+                cookie: ben.cookie
+            )
+            _ = try await Self.publish(server, ben, live: "1", message: "Ben's")
+            let review = try await ConsoleTests.request(server, .get, Self.production + "/review", cookie: ana.cookie)
+            #expect(!review.text.contains("Settle conflicts"), "\(review.text)")
+            #expect(review.text.contains("Your changes and theirs touch different fields"))
+            let published = try await Self.publish(server, ana, live: "2", message: "Ana's")
+            #expect(published.headers[.location] == Self.production + "/flags?published=3", "\(published.text)")
+            let live = try await Self.liveTemplate(server)
+            #expect(Self.defaultValue(live, "banner_text") == "Ana's banner")
+            #expect(live["parameters"]?.objectValue?["banner_text"]?.objectValue?["description"] == "Ben's words")
         }
     }
 

@@ -101,6 +101,10 @@ import Yams
             body = ["parameters": ["banner_text": ["defaultValue": ["value": "hello"]]]]
             headers[.ifMatch] = "*"
         case "rollbackTemplate": body = ["versionNumber": "1"]
+        case "rebaseTemplate":
+            body = [
+                "baseVersion": "0", "template": ["parameters": ["banner_text": ["defaultValue": ["value": "hello"]]]],
+            ]
         case "diffVersions": path += "?from=1&to=2"
         case "createApiKey":
             body = ["name": "conformance", "role": "client", "project": "demo", "environment": "production"]

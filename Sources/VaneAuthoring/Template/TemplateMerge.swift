@@ -16,18 +16,25 @@ public import VaneCore
 /// }
 /// ```
 ///
-/// The merge starts from `theirs` and applies every change `ours` made relative to `base`:
-/// - Parameters, keyed by ``TemplateParameter/key`` across ``ConfigTemplate/allParameters``, are
-///   merged whole: a parameter's values, description, type, metadata and the group it sits in
-///   together are one unit.
-/// - Conditions, keyed by ``TemplateCondition/name``, are merged whole (expression or tree,
-///   colour, unknown fields); their order separately, because it decides which condition wins.
+/// The merge starts from `theirs` and applies every change `ours` made relative to `base`, field
+/// by field:
+/// - Parameters, keyed by ``TemplateParameter/key`` across ``ConfigTemplate/allParameters``:
+///   their default value, their value for each condition, description, value type, metadata
+///   (the `vane` member), the group they sit in and their unknown fields are each a field of its
+///   own, so two sides that changed different fields of one parameter both keep their change.
+/// - Conditions, keyed by ``TemplateCondition/name``: expression (or tree), colour and unknown
+///   fields each; their order separately, because it decides which condition wins.
 /// - The `vane` settings, unknown top-level fields, and parameter groups' descriptions and
-///   unknown fields are merged field by field (unknown fields member by member).
+///   unknown fields, field by field (unknown fields member by member).
 ///
-/// Something is a conflict only when both sides changed it relative to `base` and the results
-/// differ: the same change made on both sides merges. Removed on one side and changed on the
-/// other is a conflict, and so is the same key added on both sides with different definitions.
+/// Something is a conflict only when both sides changed the same field relative to `base` and
+/// the results differ: the same change made on both sides merges. A parameter or condition
+/// removed on one side and changed on the other is a conflict on its `"removed"` field; one added
+/// on both sides merges field by field as if its base had none of them.
+///
+/// Conflicts can be settled by ``Resolution``s given per field
+/// (``init(base:theirs:ours:resolving:)``): the field then takes the chosen side or value, and
+/// ``settled`` lists what each choice made of it.
 ///
 /// The rest of the rules:
 /// - Condition order: `theirs`' order, unless `ours` changed the relative order of the
@@ -50,6 +57,73 @@ public import VaneCore
 /// the same conflicts, listed conditions first, then condition order, parameters and settings.
 /// Merging with `theirs == base` gives exactly `ours`, and with `ours == base` exactly `theirs`.
 public struct TemplateMerge: Sendable, Hashable {
+    /// One field of one subject: what a ``Resolution`` settles.
+    public struct FieldKey: Sendable, Hashable {
+        /// What the field belongs to.
+        public var subject: Conflict.Subject
+        /// The field's name, as in ``FieldConflict/field``.
+        public var field: String
+
+        /// Creates a field key.
+        public init(subject: Conflict.Subject, field: String) {
+            self.subject = subject
+            self.field = field
+        }
+    }
+
+    /// How to settle one conflicting field.
+    public enum Resolution: Sendable, Hashable {
+        /// The draft's side.
+        case ours
+        /// The side live now.
+        case theirs
+        /// A value of its own, as JSON: a string (or null) for `"description"`, `"valueType"`,
+        /// `"tagColor"` and `"expression"`; for `"defaultValue"` and `"conditionalValues[…]"` a
+        /// string (an explicit value), a parameter value object such as
+        /// `{"useInAppDefault": true}`, or null (none); any JSON for a settings field. Other
+        /// fields (`"removed"`, `"position"`, `"order"`, `"group"`, `"metadata"`,
+        /// `"unknownFields"`, `"condition"`) take a side only.
+        case value(JSONValue)
+    }
+
+    /// A conflicting field that a resolution settled.
+    public struct SettledField: Sendable, Hashable {
+        /// What the field belongs to.
+        public var subject: Conflict.Subject
+        /// The field's three sides, rendered as in ``FieldConflict``.
+        public var conflict: FieldConflict
+        /// The resolution that settled it.
+        public var resolution: Resolution
+        /// What the field became, rendered like the sides; nil when absent.
+        public var result: String?
+
+        /// Creates a settled field.
+        public init(subject: Conflict.Subject, conflict: FieldConflict, resolution: Resolution, result: String?) {
+            self.subject = subject
+            self.conflict = conflict
+            self.resolution = resolution
+            self.result = result
+        }
+
+        /// Whether the result differs from the side live now, so settling it this way undoes
+        /// (or overrides) what was published since the draft started.
+        public var overridesTheirs: Bool { result != conflict.theirs }
+    }
+
+    /// A resolution that could not be used, and why.
+    public struct RefusedResolution: Sendable, Hashable {
+        /// The field it was given for.
+        public var key: FieldKey
+        /// Why it was refused: what the field takes.
+        public var reason: String
+
+        /// Creates a refused resolution.
+        public init(key: FieldKey, reason: String) {
+            self.key = key
+            self.reason = reason
+        }
+    }
+
     /// Something both sides changed differently, with the fields they disagree on.
     public struct Conflict: Sendable, Hashable {
         /// What the two sides disagree about.
@@ -121,8 +195,15 @@ public struct TemplateMerge: Sendable, Hashable {
 
     /// The merged template; nil when there are conflicts.
     public var merged: ConfigTemplate?
-    /// What both sides changed differently; empty when the merge succeeded.
+    /// What both sides changed differently and no resolution settled; empty when the merge
+    /// succeeded.
     public var conflicts: [Conflict]
+    /// The conflicting fields the resolutions settled, in the order of ``conflicts``.
+    public var settled: [SettledField]
+    /// Resolutions given for fields that did not conflict, in a stable order.
+    public var unusedResolutions: [FieldKey]
+    /// Resolutions whose value the field cannot take; their fields stay in ``conflicts``.
+    public var refusedResolutions: [RefusedResolution]
 
     /// Merges the changes `ours` made since `base` into `theirs`.
     ///
@@ -130,10 +211,20 @@ public struct TemplateMerge: Sendable, Hashable {
     ///   - base: The version the draft started from.
     ///   - theirs: The version live now.
     ///   - ours: The draft.
-    public init(base: ConfigTemplate, theirs: ConfigTemplate, ours: ConfigTemplate) {
-        var merger = Merger(base: base, theirs: theirs, ours: ours)
+    ///   - resolutions: How to settle conflicting fields; a field without one stays a conflict.
+    public init(
+        base: ConfigTemplate,
+        theirs: ConfigTemplate,
+        ours: ConfigTemplate,
+        resolving resolutions: [FieldKey: Resolution] = [:]
+    ) {
+        var merger = Merger(base: base, theirs: theirs, ours: ours, resolutions: resolutions)
         let template = merger.run()
-        conflicts = merger.conflicts
+        conflicts = merger.groupedConflicts()
+        settled = merger.settled
+        refusedResolutions = merger.refused
+        unusedResolutions = resolutions.keys.filter { !merger.used.contains($0) }
+            .sorted { "\($0.subject)\u{0}\($0.field)" < "\($1.subject)\u{0}\($1.field)" }
         merged = conflicts.isEmpty ? template : nil
     }
 }
@@ -299,56 +390,148 @@ private func render(_ source: TemplateCondition.Source?) -> String? {
     }
 }
 
-/// Merges two sides' changes to a JSON object member by member, naming conflicts by `path`.
-private func mergeObject(
-    base: JSONObject,
-    theirs: JSONObject,
-    ours: JSONObject,
-    at path: JSONPath
-) -> (object: JSONObject, conflicts: [TemplateMerge.FieldConflict]) {
-    if case .resolved(let object) = threeWay(base, theirs, ours) { return (object, []) }
-    var values: [String: JSONValue] = [:]
-    var conflicts: [TemplateMerge.FieldConflict] = []
-    for key in union(theirs.keys, ours.keys, base.keys) {
-        switch threeWay(base[key], theirs[key], ours[key]) {
-        case .resolved(let value):
-            values[key] = value
-        case .conflict:
-            conflicts.append(
-                TemplateMerge.FieldConflict(
-                    field: path.appending(key).description,
-                    base: base[key].map(render),
-                    theirs: theirs[key].map(render),
-                    ours: ours[key].map(render)
-                )
-            )
-            values[key] = theirs[key]
-        }
-    }
-    let order = mergeOrder(base: base.keys, theirs: theirs.keys, ours: ours.keys) { values[$0] != nil }
-    var object = JSONObject()
-    for key in order.order { object[key] = values[key] }
-    return (object, conflicts)
+/// A parameter or condition as compact JSON, for a `"removed"` conflict.
+private func render(_ placement: Placement?) -> String? {
+    placement.map { render(.object($0.parameter.json())) }
 }
 
-/// Runs one merge, collecting conflicts.
+private func render(_ condition: TemplateCondition?) -> String? {
+    condition.map { render(.object($0.json())) }
+}
+
+/// How one kind of field is shown and, when it can take a value of its own, read from JSON.
+private struct FieldCodec<Value> {
+    /// The value rendered as ``TemplateMerge/FieldConflict`` shows it.
+    var text: (Value) -> String?
+    /// What a value of its own must be, for the refusal; nil when the field takes a side only.
+    var expected: String?
+    /// The value a JSON resolution gives; nil when the JSON does not fit.
+    var decode: (JSONValue) -> Value?
+
+    /// A field that takes mine or theirs only.
+    static func sideOnly(_ text: @escaping (Value) -> String?) -> FieldCodec {
+        FieldCodec(text: text, expected: nil, decode: { _ in nil })
+    }
+}
+
+extension FieldCodec where Value == ParameterValue? {
+    static var parameterValue: FieldCodec {
+        FieldCodec(
+            text: { render($0) },
+            expected: "a string, {\"value\": \"…\"}, {\"useInAppDefault\": true} or null",
+            decode: { json in
+                switch json {
+                case .null: return .some(nil)
+                case .string(let string): return .some(.value(string))
+                case .object(let object):
+                    let value = ParameterValue(json: object)
+                    guard object.count == 1, value.stringValue != nil || value == .useInAppDefault else { return nil }
+                    return .some(value)
+                default: return nil
+                }
+            }
+        )
+    }
+}
+
+extension FieldCodec where Value == String? {
+    static var optionalString: FieldCodec {
+        FieldCodec(
+            text: { $0 },
+            expected: "a string or null",
+            decode: { json in
+                switch json {
+                case .null: return .some(nil)
+                case .string(let string): return .some(string)
+                default: return nil
+                }
+            }
+        )
+    }
+}
+
+extension FieldCodec where Value == ParameterValueType? {
+    static var valueType: FieldCodec {
+        FieldCodec(
+            text: { $0?.rawValue },
+            expected: "a type name such as \"STRING\", or null",
+            decode: { json in
+                switch json {
+                case .null: return .some(nil)
+                case .string(let name): return .some(ParameterValueType(rawValue: name))
+                default: return nil
+                }
+            }
+        )
+    }
+}
+
+extension FieldCodec where Value == TemplateCondition.Source? {
+    static var source: FieldCodec {
+        FieldCodec(
+            text: { render($0) },
+            expected: "an expression (a string) or a condition tree (an object)",
+            decode: { json in
+                switch json {
+                case .string(let expression): return .some(.expression(expression))
+                case .object: return .some(.structured(json))
+                default: return nil
+                }
+            }
+        )
+    }
+}
+
+extension FieldCodec where Value == JSONValue? {
+    static var json: FieldCodec {
+        FieldCodec(
+            text: { $0.map(render) },
+            expected: "a JSON value, or null to leave the member out",
+            decode: { $0 == .null ? .some(nil) : .some($0) }
+        )
+    }
+}
+
+extension FieldCodec where Value == Bool {
+    static var bool: FieldCodec {
+        FieldCodec(
+            text: { String($0) },
+            expected: "true or false",
+            decode: { $0.boolValue }
+        )
+    }
+}
+
+/// Runs one merge, collecting conflicts and settling those a resolution is given for.
 private struct Merger {
+    typealias Subject = TemplateMerge.Conflict.Subject
+
     let baseTemplate: ConfigTemplate
     let theirsTemplate: ConfigTemplate
     let oursTemplate: ConfigTemplate
     let base: Side
     let theirs: Side
     let ours: Side
-    var conflicts: [TemplateMerge.Conflict] = []
-    var settingsConflicts: [TemplateMerge.FieldConflict] = []
+    let resolutions: [TemplateMerge.FieldKey: TemplateMerge.Resolution]
+    /// Unsettled conflicting fields, in the order found.
+    var pending: [(subject: Subject, field: TemplateMerge.FieldConflict)] = []
+    var settled: [TemplateMerge.SettledField] = []
+    var refused: [TemplateMerge.RefusedResolution] = []
+    var used: Set<TemplateMerge.FieldKey> = []
 
-    init(base: ConfigTemplate, theirs: ConfigTemplate, ours: ConfigTemplate) {
+    init(
+        base: ConfigTemplate,
+        theirs: ConfigTemplate,
+        ours: ConfigTemplate,
+        resolutions: [TemplateMerge.FieldKey: TemplateMerge.Resolution]
+    ) {
         baseTemplate = base
         theirsTemplate = theirs
         oursTemplate = ours
         self.base = Side(base)
         self.theirs = Side(theirs)
         self.ours = Side(ours)
+        self.resolutions = resolutions
     }
 
     mutating func run() -> ConfigTemplate {
@@ -361,49 +544,158 @@ private struct Merger {
             ours: oursTemplate.unknownFields,
             at: .root
         )
-        settingsConflicts += unknown.conflicts
-        if !settingsConflicts.isEmpty {
-            conflicts.append(TemplateMerge.Conflict(subject: .settings, fields: settingsConflicts))
-        }
         return ConfigTemplate(
             conditions: conditions,
             parameters: parameters,
             parameterGroups: groups,
             version: theirsTemplate.version,
             settings: settings,
-            unknownFields: unknown.object
+            unknownFields: unknown
         )
+    }
+
+    /// The unsettled fields, one conflict per subject, subjects in the order first found.
+    func groupedConflicts() -> [TemplateMerge.Conflict] {
+        var subjects: [Subject] = []
+        var fields: [Subject: [TemplateMerge.FieldConflict]] = [:]
+        for (subject, field) in pending {
+            if fields[subject] == nil { subjects.append(subject) }
+            fields[subject, default: []].append(field)
+        }
+        return subjects.map { TemplateMerge.Conflict(subject: $0, fields: fields[$0] ?? []) }
+    }
+
+    // MARK: Fields
+
+    /// One field merged three ways; a conflict is settled by its resolution or recorded.
+    mutating func field<Value: Equatable>(
+        _ subject: Subject,
+        _ name: String,
+        _ base: Value,
+        _ theirs: Value,
+        _ ours: Value,
+        _ codec: FieldCodec<Value>
+    ) -> Value {
+        switch threeWay(base, theirs, ours) {
+        case .resolved(let value):
+            return value
+        case .conflict:
+            let conflict = TemplateMerge.FieldConflict(
+                field: name,
+                base: codec.text(base),
+                theirs: codec.text(theirs),
+                ours: codec.text(ours)
+            )
+            return settle(subject, conflict, theirs: theirs, ours: ours, codec)
+        }
+    }
+
+    /// The value a conflicting field takes: its resolution's, or theirs while it stays a conflict.
+    mutating func settle<Value>(
+        _ subject: Subject,
+        _ conflict: TemplateMerge.FieldConflict,
+        theirs: Value,
+        ours: Value,
+        _ codec: FieldCodec<Value>
+    ) -> Value {
+        let key = TemplateMerge.FieldKey(subject: subject, field: conflict.field)
+        guard let resolution = resolutions[key] else {
+            pending.append((subject, conflict))
+            return theirs
+        }
+        used.insert(key)
+        let value: Value
+        switch resolution {
+        case .theirs:
+            value = theirs
+        case .ours:
+            value = ours
+        case .value(let json):
+            // A side-only field decodes nothing, so its refusal says it takes a side.
+            guard let decoded = codec.decode(json) else {
+                let takes = codec.expected.map { "takes \($0), found \(json.kindDescription)" }
+                refused.append(
+                    TemplateMerge.RefusedResolution(
+                        key: key,
+                        reason: "\(conflict.field) \(takes ?? "takes mine or theirs, not a value of its own")"
+                    )
+                )
+                pending.append((subject, conflict))
+                return theirs
+            }
+            value = decoded
+        }
+        settled.append(
+            TemplateMerge.SettledField(
+                subject: subject,
+                conflict: conflict,
+                resolution: resolution,
+                result: codec.text(value)
+            )
+        )
+        return value
+    }
+
+    /// Something removed on one side and changed on the other: a `"removed"` conflict, settled
+    /// by taking one side whole.
+    mutating func settleRemoval<Value>(
+        _ subject: Subject,
+        base: Value?,
+        theirs: Value?,
+        ours: Value?,
+        _ text: @escaping (Value?) -> String?
+    ) -> Value? {
+        let conflict = TemplateMerge.FieldConflict(
+            field: "removed",
+            base: text(base),
+            theirs: text(theirs),
+            ours: text(ours)
+        )
+        return settle(subject, conflict, theirs: theirs, ours: ours, .sideOnly(text))
+    }
+
+    /// Merges two sides' changes to a JSON object member by member, naming fields by `path`.
+    mutating func mergeObject(base: JSONObject, theirs: JSONObject, ours: JSONObject, at path: JSONPath) -> JSONObject {
+        if case .resolved(let object) = threeWay(base, theirs, ours) { return object }
+        var values: [String: JSONValue] = [:]
+        for key in union(theirs.keys, ours.keys, base.keys) {
+            values[key] = field(.settings, path.appending(key).description, base[key], theirs[key], ours[key], .json)
+        }
+        let order = mergeOrder(base: base.keys, theirs: theirs.keys, ours: ours.keys) { values[$0] != nil }
+        var object = JSONObject()
+        for key in order.order { object[key] = values[key] }
+        return object
     }
 
     // MARK: Conditions
 
     mutating func mergeConditions() -> [TemplateCondition] {
         var merged: [String: TemplateCondition] = [:]
-        var fieldsByName: [String: [TemplateMerge.FieldConflict]] = [:]
         let names = union(theirs.conditionNames, ours.conditionNames, base.conditionNames)
+        // A condition both sides added must also sit in the same place among the conditions both have.
+        let shared = Set(theirs.conditionNames).intersection(ours.conditionNames)
+        var placedAsOurs: [String] = []
         for name in names {
             let (old, live, draft) = (base.conditions[name], theirs.conditions[name], ours.conditions[name])
             switch threeWay(old, live, draft) {
             case .resolved(let condition):
                 merged[name] = condition
             case .conflict:
-                merged[name] = live
-                fieldsByName[name] = Self.conditionFields(base: old, theirs: live, ours: draft)
+                if let live, let draft {
+                    merged[name] = mergeCondition(name, base: old, theirs: live, ours: draft)
+                } else {
+                    merged[name] = settleRemoval(.condition(name), base: old, theirs: live, ours: draft, render)
+                }
             }
-        }
-        // A condition both sides added must also sit in the same place among the conditions both have.
-        let shared = Set(theirs.conditionNames).intersection(ours.conditionNames)
-        for name in names where base.conditions[name] == nil && shared.contains(name) {
-            let live = Self.position(of: name, in: theirs.conditionNames, among: shared)
-            let draft = Self.position(of: name, in: ours.conditionNames, among: shared)
-            if live != draft {
-                fieldsByName[name, default: []]
-                    .append(TemplateMerge.FieldConflict(field: "position", base: nil, theirs: live, ours: draft))
-            }
-        }
-        for name in names {
-            if let fields = fieldsByName[name] {
-                conflicts.append(TemplateMerge.Conflict(subject: .condition(name), fields: fields))
+            if old == nil && shared.contains(name) {
+                let live = Self.position(of: name, in: theirs.conditionNames, among: shared)
+                let draft = Self.position(of: name, in: ours.conditionNames, among: shared)
+                if live != draft {
+                    let conflict = TemplateMerge.FieldConflict(field: "position", base: nil, theirs: live, ours: draft)
+                    if settle(.condition(name), conflict, theirs: live, ours: draft, .sideOnly { $0 }) == draft {
+                        placedAsOurs.append(name)
+                    }
+                }
             }
         }
         let order = mergeOrder(
@@ -411,16 +703,37 @@ private struct Merger {
             theirs: theirs.conditionNames,
             ours: ours.conditionNames
         ) { merged[$0] != nil }
+        var result = order.order
         if order.conflict {
-            let field = TemplateMerge.FieldConflict(
+            let conflict = TemplateMerge.FieldConflict(
                 field: "order",
                 base: order.base.joined(separator: ", "),
                 theirs: order.theirs.joined(separator: ", "),
                 ours: order.ours.joined(separator: ", ")
             )
-            conflicts.append(TemplateMerge.Conflict(subject: .conditionOrder, fields: [field]))
+            let chosen = settle(
+                .conditionOrder,
+                conflict,
+                theirs: order.theirs,
+                ours: order.ours,
+                .sideOnly { $0.joined(separator: ", ") }
+            )
+            // Ours' order of the conditions all three have, in the places they have in theirs.
+            let common = Set(chosen)
+            var next = chosen.makeIterator()
+            for index in result.indices where common.contains(result[index]) {
+                if let name = next.next() { result[index] = name }
+            }
         }
-        return order.order.compactMap { merged[$0] }
+        for name in placedAsOurs {
+            result.removeAll { $0 == name }
+            let before = ours.conditionNames.prefix { $0 != name }.last(where: shared.contains)
+            let position =
+                before.flatMap { result.firstIndex(of: $0) }.map { $0 + 1 }
+                ?? result.firstIndex(where: shared.contains) ?? 0
+            result.insert(name, at: position)
+        }
+        return result.compactMap { merged[$0] }
     }
 
     /// `"after <name>"` or `"first"`, counting only the names in `shared`.
@@ -429,58 +742,32 @@ private struct Merger {
         return before.map { "after \($0)" } ?? "first"
     }
 
-    static func conditionFields(
+    /// A condition both sides have, merged field by field (`base` is nil when both added it).
+    mutating func mergeCondition(
+        _ name: String,
         base: TemplateCondition?,
-        theirs: TemplateCondition?,
-        ours: TemplateCondition?
-    ) -> [TemplateMerge.FieldConflict] {
-        guard let theirs, let ours else {
-            return [
-                TemplateMerge.FieldConflict(
-                    field: "removed",
-                    base: base.map { render(.object($0.json())) },
-                    theirs: theirs.map { render(.object($0.json())) },
-                    ours: ours.map { render(.object($0.json())) }
-                )
-            ]
+        theirs: TemplateCondition,
+        ours: TemplateCondition
+    ) -> TemplateCondition {
+        let subject = Subject.condition(name)
+        let structured = [base?.source, theirs.source, ours.source].contains {
+            if case .structured? = $0 { return true }
+            return false
         }
-        var fields: [TemplateMerge.FieldConflict] = []
-        if theirs.source != ours.source {
-            let sources = [base?.source, theirs.source, ours.source]
-            let structured = sources.contains {
-                if case .structured? = $0 { return true }
-                return false
-            }
-            fields.append(
-                TemplateMerge.FieldConflict(
-                    field: structured ? "condition" : "expression",
-                    base: render(base?.source),
-                    theirs: render(theirs.source),
-                    ours: render(ours.source)
-                )
-            )
-        }
-        if theirs.tagColor != ours.tagColor {
-            fields.append(
-                TemplateMerge.FieldConflict(
-                    field: "tagColor",
-                    base: base?.tagColor,
-                    theirs: theirs.tagColor,
-                    ours: ours.tagColor
-                )
-            )
-        }
-        if theirs.unknownFields != ours.unknownFields {
-            fields.append(
-                TemplateMerge.FieldConflict(
-                    field: "unknownFields",
-                    base: render(base?.unknownFields),
-                    theirs: render(theirs.unknownFields),
-                    ours: render(ours.unknownFields)
-                )
-            )
-        }
-        return fields
+        var result = theirs
+        result.source =
+            field(subject, structured ? "condition" : "expression", base?.source, theirs.source, ours.source, .source)
+            ?? theirs.source
+        result.tagColor = field(subject, "tagColor", base?.tagColor, theirs.tagColor, ours.tagColor, .optionalString)
+        result.unknownFields = field(
+            subject,
+            "unknownFields",
+            base?.unknownFields ?? JSONObject(),
+            theirs.unknownFields,
+            ours.unknownFields,
+            .sideOnly { render($0) }
+        )
+        return result
     }
 
     // MARK: Parameters and groups
@@ -493,12 +780,11 @@ private struct Merger {
             case .resolved(let placement):
                 merged[key] = placement
             case .conflict:
-                let fields = Self.parameterFields(base: old, theirs: live, ours: draft)
-                // Definitions that differ only in the order of their conditional values are the same.
-                if !fields.isEmpty {
-                    conflicts.append(TemplateMerge.Conflict(subject: .parameter(key), fields: fields))
+                if let live, let draft {
+                    merged[key] = mergeParameter(key, base: old, theirs: live, ours: draft)
+                } else {
+                    merged[key] = settleRemoval(.parameter(key), base: old, theirs: live, ours: draft, render)
                 }
-                merged[key] = live
             }
         }
         var occupied: Set<String> = []
@@ -537,6 +823,68 @@ private struct Merger {
         return (parameters(in: nil), groups)
     }
 
+    /// A parameter both sides have, merged field by field (`base` is nil when both added it).
+    /// Conditional values merge per condition; their order does not matter, so it never conflicts.
+    mutating func mergeParameter(_ key: String, base: Placement?, theirs: Placement, ours: Placement) -> Placement {
+        let subject = Subject.parameter(key)
+        let old = base?.parameter
+        let (live, draft) = (theirs.parameter, ours.parameter)
+        var result = live
+        result.defaultValue = field(
+            subject,
+            "defaultValue",
+            old?.defaultValue,
+            live.defaultValue,
+            draft.defaultValue,
+            .parameterValue
+        )
+        let oldNames = old?.conditionalValues.map(\.conditionName) ?? []
+        let liveNames = live.conditionalValues.map(\.conditionName)
+        let draftNames = draft.conditionalValues.map(\.conditionName)
+        var values: [String: ParameterValue] = [:]
+        for name in union(liveNames, draftNames, oldNames) {
+            values[name] = field(
+                subject,
+                "conditionalValues[\(name)]",
+                old?.conditionalValue(for: name),
+                live.conditionalValue(for: name),
+                draft.conditionalValue(for: name),
+                .parameterValue
+            )
+        }
+        result.conditionalValues = mergeOrder(base: oldNames, theirs: liveNames, ours: draftNames) {
+            values[$0] != nil
+        }
+        .order.compactMap { name in values[name].map { ConditionalValue(conditionName: name, value: $0) } }
+        result.description = field(
+            subject,
+            "description",
+            old?.description,
+            live.description,
+            draft.description,
+            .optionalString
+        )
+        result.valueType = field(subject, "valueType", old?.valueType, live.valueType, draft.valueType, .valueType)
+        result.metadata = field(
+            subject,
+            "metadata",
+            old?.metadata,
+            live.metadata,
+            draft.metadata,
+            .sideOnly { $0.map { render(.object($0.json())) } }
+        )
+        let group = field(subject, "group", base?.group, theirs.group, ours.group, .sideOnly { $0 })
+        result.unknownFields = field(
+            subject,
+            "unknownFields",
+            old?.unknownFields ?? JSONObject(),
+            live.unknownFields,
+            draft.unknownFields,
+            .sideOnly { render($0) }
+        )
+        return Placement(parameter: result, group: group)
+    }
+
     /// A group's description and unknown fields, merged; a side that removed the group changes nothing.
     mutating func mergeGroupFields(
         name: String,
@@ -547,74 +895,21 @@ private struct Merger {
         if case .resolved(let fields) = threeWay(base, theirs, ours) { return fields ?? theirs ?? ours ?? base }
         guard var merged = theirs, let ours else { return theirs ?? ours }
         let path = JSONPath.root.appending("parameterGroups").appending(name)
-        switch threeWay(base?.description, merged.description, ours.description) {
-        case .resolved(let description):
-            merged.description = description
-        case .conflict:
-            settingsConflicts.append(
-                TemplateMerge.FieldConflict(
-                    field: path.appending("description").description,
-                    base: base?.description,
-                    theirs: merged.description,
-                    ours: ours.description
-                )
-            )
-        }
-        let unknown = mergeObject(
+        merged.description = field(
+            .settings,
+            path.appending("description").description,
+            base?.description,
+            merged.description,
+            ours.description,
+            .optionalString
+        )
+        merged.unknownFields = mergeObject(
             base: base?.unknownFields ?? JSONObject(),
             theirs: merged.unknownFields,
             ours: ours.unknownFields,
             at: path
         )
-        merged.unknownFields = unknown.object
-        settingsConflicts += unknown.conflicts
         return merged
-    }
-
-    static func parameterFields(
-        base: Placement?,
-        theirs: Placement?,
-        ours: Placement?
-    ) -> [TemplateMerge.FieldConflict] {
-        guard let theirs, let ours else {
-            return [
-                TemplateMerge.FieldConflict(
-                    field: "removed",
-                    base: base.map { render(.object($0.parameter.json())) },
-                    theirs: theirs.map { render(.object($0.parameter.json())) },
-                    ours: ours.map { render(.object($0.parameter.json())) }
-                )
-            ]
-        }
-        let old = base?.parameter
-        let (live, draft) = (theirs.parameter, ours.parameter)
-        var fields: [TemplateMerge.FieldConflict] = []
-        func compare(_ field: String, _ value: (TemplateParameter?) -> String?) {
-            let (liveValue, draftValue) = (value(live), value(draft))
-            if liveValue != draftValue {
-                fields.append(
-                    TemplateMerge.FieldConflict(field: field, base: value(old), theirs: liveValue, ours: draftValue)
-                )
-            }
-        }
-        compare("defaultValue") { render($0?.defaultValue) }
-        let conditionNames = union(
-            live.conditionalValues.map(\.conditionName),
-            draft.conditionalValues.map(\.conditionName)
-        )
-        for name in conditionNames {
-            compare("conditionalValues[\(name)]") { render($0?.conditionalValue(for: name)) }
-        }
-        compare("description") { $0?.description }
-        compare("valueType") { $0?.valueType?.rawValue }
-        compare("metadata") { $0?.metadata.map { render(.object($0.json())) } }
-        if theirs.group != ours.group {
-            fields.append(
-                TemplateMerge.FieldConflict(field: "group", base: base?.group, theirs: theirs.group, ours: ours.group)
-            )
-        }
-        compare("unknownFields") { render($0?.unknownFields) }
-        return fields
     }
 
     // MARK: Settings
@@ -624,33 +919,25 @@ private struct Merger {
         if case .resolved(let settings) = threeWay(old, live, draft) { return settings }
         let path = JSONPath.root.appending("vane")
         var merged = live
-        func mergeFlag(_ name: String, _ flag: WritableKeyPath<TemplateSettings, Bool>) -> [TemplateMerge.FieldConflict]
-        {
-            switch threeWay(old[keyPath: flag], live[keyPath: flag], draft[keyPath: flag]) {
-            case .resolved(let value):
-                merged[keyPath: flag] = value
-                return []
-            case .conflict:
-                return [
-                    TemplateMerge.FieldConflict(
-                        field: path.appending(name).description,
-                        base: String(old[keyPath: flag]),
-                        theirs: String(live[keyPath: flag]),
-                        ours: String(draft[keyPath: flag])
-                    )
-                ]
-            }
+        for (name, flag) in [
+            ("clientsMayPinDateTime", \TemplateSettings.clientsMayPinDateTime),
+            ("clientsReceiveDescriptions", \TemplateSettings.clientsReceiveDescriptions),
+        ] {
+            merged[keyPath: flag] = field(
+                .settings,
+                path.appending(name).description,
+                old[keyPath: flag],
+                live[keyPath: flag],
+                draft[keyPath: flag],
+                .bool
+            )
         }
-        settingsConflicts += mergeFlag("clientsMayPinDateTime", \.clientsMayPinDateTime)
-        settingsConflicts += mergeFlag("clientsReceiveDescriptions", \.clientsReceiveDescriptions)
-        let unknown = mergeObject(
+        merged.unknownFields = mergeObject(
             base: old.unknownFields,
             theirs: live.unknownFields,
             ours: draft.unknownFields,
             at: path
         )
-        merged.unknownFields = unknown.object
-        settingsConflicts += unknown.conflicts
         return merged
     }
 }

@@ -164,6 +164,26 @@ struct VaneAdminClient: Sendable {
         )
     }
 
+    /// `POST …/template/rebase`: a template written on `baseVersion` merged onto the live version;
+    /// 200 with the merged template, or 409 with the conflicts (both are replies, not failures).
+    func rebase(
+        project: String,
+        environment: String,
+        baseVersion: Int64,
+        template: JSONValue,
+        choices: JSONValue
+    ) async throws(Failure) -> Reply {
+        let body: JSONValue = [
+            "baseVersion": .string(String(baseVersion)), "template": template, "choices": choices,
+        ]
+        return try await send(
+            "POST",
+            Self.environmentPath(project: project, environment: environment, .template) + "/rebase",
+            body: Data(body.serialized(.compact).utf8),
+            accepting: [409]
+        )
+    }
+
     /// `POST …/evaluate`: every key's value for a context in the live template, and why.
     func evaluate(
         project: String,
@@ -285,7 +305,8 @@ struct VaneAdminClient: Sendable {
         _ path: String,
         query: [URLQueryItem] = [],
         body: Data? = nil,
-        headers: [String: String] = [:]
+        headers: [String: String] = [:],
+        accepting answers: Set<Int> = []
     ) async throws(Failure) -> Reply {
         guard var components = URLComponents(url: server, resolvingAgainstBaseURL: false) else {
             throw Failure.malformedResponse(server: server, reason: "the server URL cannot be used")
@@ -319,7 +340,7 @@ struct VaneAdminClient: Sendable {
             }
         }
         let reply = Reply(status: response.status, body: response.body, etag: response.header("ETag"))
-        guard reply.status < 400 else { throw Self.failure(from: reply) }
+        guard reply.status < 400 || answers.contains(reply.status) else { throw Self.failure(from: reply) }
         return reply
     }
 

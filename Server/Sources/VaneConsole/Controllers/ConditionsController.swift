@@ -77,11 +77,7 @@ struct ConditionsController: DraftPages {
 
     /// The form for a new condition or an existing one.
     struct ConditionEditorPage: Sendable {
-        struct Option: Sendable {
-            var value: String
-            var label: String
-            var selected: Bool
-        }
+        typealias Option = SelectOption
 
         /// The expression cut around a syntax problem, to mark the column.
         struct ExpressionError: Sendable {

@@ -21,11 +21,7 @@ struct EvaluateController: DraftPages {
 
     /// The page's data for `evaluate.mustache`.
     struct EvaluatePage: Sendable {
-        struct Option: Sendable {
-            var value: String
-            var label: String
-            var selected: Bool
-        }
+        typealias Option = SelectOption
 
         /// One input of the context form, with what went wrong with it.
         struct Field: Sendable {

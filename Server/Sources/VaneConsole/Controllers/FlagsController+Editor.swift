@@ -10,11 +10,7 @@ import VaneServerCore
 extension FlagsController {
 
     struct FlagEditorPage: Sendable {
-        struct Option: Sendable {
-            var value: String
-            var label: String
-            var selected: Bool
-        }
+        typealias Option = SelectOption
 
         struct Problem: Sendable {
             var severity: String

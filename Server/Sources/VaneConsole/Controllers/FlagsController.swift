@@ -28,11 +28,7 @@ struct FlagsController: DraftPages {
     }
 
     struct FlagsPage: Sendable {
-        struct Option: Sendable {
-            var value: String
-            var label: String
-            var selected: Bool
-        }
+        typealias Option = SelectOption
 
         struct Row: Sendable {
             var key: String

@@ -5,11 +5,7 @@ import VaneServerCore
 /// The audit log, filtered by person or key, environment, action and dates.
 extension HistoryController {
     struct AuditPage: Sendable {
-        struct Option: Sendable {
-            var value: String
-            var label: String
-            var selected: Bool
-        }
+        typealias Option = SelectOption
 
         struct Row: Sendable {
             var time: String

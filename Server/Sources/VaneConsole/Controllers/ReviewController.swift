@@ -41,19 +41,6 @@ struct ReviewController: DraftPages {
             var diff: DiffView
         }
 
-        struct ConflictField: Sendable {
-            var field: String
-            var base: String
-            var theirs: String
-            var ours: String
-        }
-
-        struct Conflict: Sendable {
-            var index: Int
-            var title: String
-            var fields: [ConflictField]
-        }
-
         struct Problem: Sendable {
             var severity: String
             var path: String
@@ -70,7 +57,7 @@ struct ReviewController: DraftPages {
         var liveVersion: Int64
         var theirChange: TheirChange?
         var merged: Bool
-        var conflicts: [Conflict]
+        var conflicts: [ConflictResolution.Subject]
         var hasConflicts: Bool
         var diff: DiffView
         var problems: [Problem]
@@ -97,29 +84,33 @@ struct ReviewController: DraftPages {
     struct Rebase: Sendable {
         /// The template publishing would make live; nil while conflicts remain.
         var result: ConfigTemplate?
-        /// The merge, when someone published since the draft was started.
-        var merge: TemplateMerge?
-        /// The version the draft started from (empty when it was pruned).
+        /// Whether someone published since the draft was started, so it was merged.
+        var moved: Bool
+        /// The fields both changed differently that no choice settled.
+        var conflicts: [TemplateMerge.Conflict]
+        /// The version the draft started from.
         var base: ConfigTemplate
     }
 
     /// The draft against the live version: itself when nobody published since it was started,
-    /// else the three-way merge.
-    func rebase(_ copy: WorkingCopy, key: EnvironmentKey) async throws -> Rebase {
+    /// else merged onto it field by field by ``TemplateRebasing`` (the API's rule), with `choices`.
+    func rebase(
+        _ copy: WorkingCopy,
+        key: EnvironmentKey,
+        choices: [TemplateMerge.FieldKey: TemplateRebasing.Choice] = [:]
+    ) async throws -> Rebase {
         guard copy.baseVersion != copy.liveVersion else {
-            return Rebase(result: copy.template, merge: nil, base: copy.live)
+            return Rebase(result: copy.template, moved: false, conflicts: [], base: copy.live)
         }
-        // A pruned base leaves nothing to compare with: an empty base makes every item both
-        // sides have a conflict, rather than silently undoing someone's change.
-        let base =
-            try await store.version(
-                projectId: key.projectId,
-                environmentId: key.environmentId,
-                number: copy.baseVersion
-            )?
-            .template ?? ConfigTemplate()
-        let merge = TemplateMerge(base: base, theirs: copy.live, ours: copy.template)
-        return Rebase(result: merge.merged, merge: merge, base: base)
+        let base = try await template(key, number: copy.baseVersion)
+        do {
+            switch try TemplateRebasing.rebase(copy.template, base: base, live: copy.live, choices: choices) {
+            case .merged(let merged, _): return Rebase(result: merged, moved: true, conflicts: [], base: base)
+            case .conflicts(let conflicts): return Rebase(result: nil, moved: true, conflicts: conflicts, base: base)
+            }
+        } catch {
+            throw ConsolePageError.badRequest("\(error.description); open the review page again")
+        }
     }
 
     @Sendable func review(_ request: Request, context: VaneRequestContext) async throws -> Response {
@@ -151,24 +142,11 @@ struct ReviewController: DraftPages {
                 diff: DiffView(from: rebase.base, to: copy.live)
             )
         }
-        let conflicts = (rebase.merge?.conflicts ?? []).enumerated().map { index, conflict in
-            ReviewPage.Conflict(
-                index: index,
-                title: Self.title(of: conflict.subject),
-                fields: conflict.fields.map {
-                    ReviewPage.ConflictField(
-                        field: $0.field,
-                        base: $0.base ?? "(none)",
-                        theirs: $0.theirs ?? "(none)",
-                        ours: $0.ours ?? "(none)"
-                    )
-                }
-            )
-        }
+        let conflicts = ConflictResolution(rebase.conflicts).subjects
         let result = rebase.result ?? copy.template
         // The stored draft itself, when nobody published in between: what it changes is worked
         // out once per draft and live version (``DraftAnalysisCache``), not on every reload.
-        let stored = rebase.merge == nil ? copy.draft : nil
+        let stored = rebase.moved ? nil : copy.draft
         let known = stored.flatMap { analyses.analysis(of: $0, liveVersion: copy.liveVersion) }
         let issues: [ValidationIssue]
         if copy.draft == nil {
@@ -241,7 +219,7 @@ struct ReviewController: DraftPages {
             baseVersion: copy.baseVersion,
             liveVersion: copy.liveVersion,
             theirChange: theirChange,
-            merged: rebase.merge != nil && conflicts.isEmpty,
+            merged: rebase.moved && conflicts.isEmpty,
             conflicts: conflicts,
             hasConflicts: !conflicts.isEmpty,
             diff: diff,
@@ -375,39 +353,16 @@ struct ReviewController: DraftPages {
             throw ConsoleRedirect(location: reviewPath)
         }
         guard copy.liveVersion == reviewed else { throw ConsoleRedirect(location: reviewPath + "?moved=1") }
-        let rebase = try await self.rebase(copy, key: key)
-        guard let merge = rebase.merge, !merge.conflicts.isEmpty else { throw ConsoleRedirect(location: reviewPath) }
-        var choices: [TemplateMerge.Conflict.Subject: ConflictResolution.Choice] = [:]
-        for (index, conflict) in merge.conflicts.enumerated() {
-            guard let choice = form.text("choice\(index)").flatMap(ConflictResolution.Choice.init(rawValue:)) else {
-                throw ConsolePageError.badRequest(
-                    "choose mine or theirs for every conflict; \(Self.title(of: conflict.subject)) has no choice"
-                )
-            }
-            choices[conflict.subject] = choice
-        }
-        let settled = ConflictResolution.merge(
-            base: rebase.base,
-            theirs: copy.live,
-            ours: copy.template,
-            choices: choices
-        )
-        guard let merged = settled.merged else {
+        let conflicts = try await rebase(copy, key: key).conflicts
+        guard !conflicts.isEmpty else { throw ConsoleRedirect(location: reviewPath) }
+        let choices = try ConflictResolution.choices(for: conflicts, in: form)
+        guard let merged = try await rebase(copy, key: key, choices: choices).result else {
             throw ConsolePageError.badRequest("the conflicts could not all be settled; open the review page again")
         }
         var rebased = copy
         rebased.baseVersion = copy.liveVersion
         try await saveDraft(key, user: user, template: merged, copy: rebased, base: copy.live)
         throw ConsoleRedirect(location: reviewPath + "?resolved=1")
-    }
-
-    static func title(of subject: TemplateMerge.Conflict.Subject) -> String {
-        switch subject {
-        case .parameter(let key): "Flag \(key)"
-        case .condition(let name): "Condition \(name)"
-        case .conditionOrder: "The order of the conditions"
-        case .settings: "Template settings"
-        }
     }
 
     /// The parameter a validation path is about, if any.

@@ -255,6 +255,11 @@ extension APIError {
     }
 }
 
+extension RebaseRefusal: APIErrorMapped {
+    /// 400 INVALID_ARGUMENT: the base version or a choice does not fit.
+    var apiError: APIError { .invalidArgument(description) }
+}
+
 /// An error a handler may throw as it is: it answers as the ``APIError`` it maps to, so routes need
 /// not wrap it. Conforming takes only the mapping.
 protocol APIErrorMapped: HTTPResponseError {

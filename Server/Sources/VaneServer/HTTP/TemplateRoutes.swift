@@ -220,15 +220,7 @@ struct TemplateRoutes {
     }
 
     func template(_ environment: EnvironmentKey, number: Int64) async throws -> ConfigTemplate {
-        if number == 0 { return ConfigTemplate() }
-        guard
-            let version = try await store.version(
-                projectId: environment.projectId,
-                environmentId: environment.environmentId,
-                number: number
-            )
-        else { throw StorageError.versionNotFound(number) }
-        return version.template
+        try await store.template(environment, number: number)
     }
 
     @Sendable func defaults(_ request: Request, context: VaneRequestContext) async throws -> Response {

@@ -44,6 +44,20 @@ extension ConfigStore {
         }
     }
 
+    /// The template of one version; version 0 is the empty template.
+    /// - Throws: ``StorageError/versionNotFound(_:)`` when the environment has no such version.
+    package func template(_ environment: EnvironmentKey, number: Int64) async throws -> ConfigTemplate {
+        if number == 0 { return ConfigTemplate() }
+        guard
+            let stored = try await version(
+                projectId: environment.projectId,
+                environmentId: environment.environmentId,
+                number: number
+            )
+        else { throw StorageError.versionNotFound(number) }
+        return stored.template
+    }
+
     /// The newest version of every environment that has one, for warming the serving cache.
     package func allLatestVersions() async throws -> [StoredVersion] {
         try await engine.withSession { database in
