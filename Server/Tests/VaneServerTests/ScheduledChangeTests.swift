@@ -154,11 +154,19 @@ import VaneCore
                 reviewer: reviewer
             )
             // Due at the same time: once it applied, the scheduler has passed the edited one by.
-            let control = try await Self.approved(server, try await Self.markerTemplate(server, "control"), reviewer: reviewer)
+            let control = try await Self.approved(
+                server,
+                try await Self.markerTemplate(server, "control"),
+                reviewer: reviewer
+            )
             let due = clock.now.addingTimeInterval(600)
             #expect(try await Self.schedule(server, edited, at: due).status == .ok)
             #expect(try await Self.schedule(server, control, at: due).status == .ok)
-            let edit = try await server.send(.patch, Self.requests + "/" + edited, json: ["description": "one more thing"])
+            let edit = try await server.send(
+                .patch,
+                Self.requests + "/" + edited,
+                json: ["description": "one more thing"]
+            )
             #expect(edit.status == .ok, "\(edit.text)")
             #expect(edit.object?["state"] == "in_review", "an edit voids the approvals and the time")
             #expect(edit.object?["applyTime"] == nil, "\(edit.text)")
@@ -166,7 +174,10 @@ import VaneCore
             clock.advance(seconds: 601)
             #expect(try await Self.reaches(server, control, "applied"))
             #expect(try await Self.state(server, edited) == "in_review")
-            #expect(try await ChangeRequestTests.state(server)[3] == "Welcome to Vane!", "the edited change is not live")
+            #expect(
+                try await ChangeRequestTests.state(server)[3] == "Welcome to Vane!",
+                "the edited change is not live"
+            )
         }
     }
 

@@ -287,7 +287,11 @@ package struct ChangeRequestStore: Sendable {
     }
 
     /// Takes a scheduled request's time away: it is approved again, to apply by hand or at a new time.
-    package func unschedule(_ environment: EnvironmentKey, id: String, by actor: ChangeActor) async throws
+    package func unschedule(
+        _ environment: EnvironmentKey,
+        id: String,
+        by actor: ChangeActor
+    ) async throws
         -> ChangeRequest
     {
         try await update(environment, id: id, by: actor.actor) { database, request in

@@ -79,7 +79,10 @@ package struct ChangeRequestApplying: Sendable {
     /// transaction claims it (it must still be scheduled), so it applies once on one node. A
     /// request whose live version moved and that does not rebase is suspended, and its author
     /// told by the `change_request.suspended` webhook.
-    package func applyScheduled(_ scheduled: ChangeRequestStore.ScheduledChange, by actor: Actor) async throws
+    package func applyScheduled(
+        _ scheduled: ChangeRequestStore.ScheduledChange,
+        by actor: Actor
+    ) async throws
         -> ChangeRequest
     {
         try await apply(
