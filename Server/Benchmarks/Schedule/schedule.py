@@ -4,11 +4,13 @@ environments of a new project, approves them, schedules them due evenly over WIN
 node A with SIGKILL halfway through that window and starts it again at once. Then it counts, from
 the database, how many versions each request published (exactly one, none missed) and the lag of
 each apply after its due time (the time the applying transaction stamped on the request minus its
-`applyTime`).
+`applyTime`). The baseline, in the same run: how long `POST …/apply` of an approved request takes
+when asked directly (DIRECT per round, on a node not being killed).
 
 Usage: schedule.py VANE_BINARY DATABASE_URL PSQL [ROUNDS] [REQUESTS] [ENVIRONMENTS] [WINDOW]
 Exits 1 unless every request applied exactly once and the p99 lag is under a second.
 """
+import concurrent.futures
 import http.client
 import json
 import os
@@ -87,6 +89,28 @@ def psql(binary, url, sql):
     return [line.split("\t") for line in out.stdout.splitlines() if line]
 
 
+DIRECT = 5
+
+
+def direct_applies(b, project, reviewer):
+    """Times DIRECT approved requests applied with POST …/apply, in milliseconds."""
+    base = f"/v1/projects/{project}/environments/direct"
+    must(b.call("POST", f"/v1/projects/{project}/environments", {"id": "direct"}), 201, "environment")
+    must(b.call("PUT", base + "/change-policy", {"required": True, "approvals": 1}), 200, "policy")
+    times = []
+    for index in range(DIRECT):
+        template = {"parameters": {f"d{index}": {"defaultValue": {"value": str(index)}}}}
+        opened = must(b.call("POST", base + "/change-requests",
+                             {"title": f"direct {index}", "change": {"kind": "template", "template": template}}),
+                      201, "open")
+        must(b.call("POST", base + f"/change-requests/{opened['id']}/approve",
+                    {"contentHash": opened["contentHash"]}, key=reviewer), 200, "approve")
+        started = time.perf_counter()
+        must(b.call("POST", base + f"/change-requests/{opened['id']}/apply", {}), 200, "apply")
+        times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
 def round_(number, a, b, reviewer, requests, environments, window):
     project = f"r{number}"
     env_ids = [f"e{index}" for index in range(environments)]
@@ -111,15 +135,22 @@ def round_(number, a, b, reviewer, requests, environments, window):
         must(node.call("POST", base + f"/change-requests/{opened['id']}/approve",
                        {"contentHash": opened["contentHash"]}, key=reviewer), 200, "approve")
         ids.append((env, opened["id"]))
-    first_due = time.time() + 2.0
+    # Time to send every schedule before the first is due.
+    margin = 2.0 + 0.15 * requests
+    first_due = time.time() + margin
     spacing = window / max(1, requests - 1)
-    for index, (env, id) in enumerate(ids):
+
+    def schedule(index):
+        env, id = ids[index]
         node = a if index % 2 == 0 else b
         base = f"/v1/projects/{project}/environments/{env}"
         must(node.call("POST", base + f"/change-requests/{id}/schedule",
                        {"applyTime": stamp(first_due + index * spacing)}), 200, "schedule")
+
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        list(pool.map(schedule, range(len(ids))))
     if time.time() > first_due:
-        raise SystemExit("scheduling took longer than the 2 s margin; use fewer requests")
+        raise SystemExit(f"scheduling took longer than the {margin:g} s margin; use fewer requests")
     # Node A dies halfway through the due times, and comes back at once.
     time.sleep(max(0.0, first_due + window / 2 - time.time()))
     a.kill()
@@ -135,7 +166,7 @@ def round_(number, a, b, reviewer, requests, environments, window):
         if waiting == 0:
             break
         time.sleep(0.2)
-    return project, [id for _, id in ids]
+    return project, [id for _, id in ids], direct_applies(b, project, reviewer)
 
 
 def main():
@@ -156,12 +187,14 @@ def main():
     b.wait_ready()
     try:
         reviewer = must(b.call("POST", "/v1/keys", {"name": "reviewer", "role": "admin"}), 201, "reviewer")["key"]
-        lags, counts, missed, states = [], {}, [], {}
+        lags, counts, missed, states, direct = [], {}, [], {}, []
         started = time.time()
         for number in range(rounds):
-            project, ids = round_(number, a, b, reviewer, requests, environments, window)
+            project, ids, direct_times = round_(number, a, b, reviewer, requests, environments, window)
+            direct += direct_times
             rows = psql(psql_binary, url,
-                        f"SELECT id, state, apply_time, update_time FROM change_requests WHERE project_id = '{project}'")
+                        f"SELECT id, state, apply_time, update_time FROM change_requests WHERE project_id = '{project}' "
+                        "AND environment_id <> 'direct'")
             descriptions = [row[0] for row in psql(
                 psql_binary, url,
                 f"SELECT description FROM template_versions WHERE project_id = '{project}' AND description LIKE '%(cr_%'")]
@@ -181,10 +214,11 @@ def main():
                 node.process.terminate()
                 node.process.wait()
     lags.sort()
+    direct.sort()
     total = sum(counts.values())
 
-    def percentile(p):
-        return lags[min(len(lags) - 1, int(len(lags) * p))] if lags else float("nan")
+    def percentile(p, values=lags):
+        return values[min(len(values) - 1, int(len(values) * p))] if values else float("nan")
 
     print()
     print(f"| figure | result |")
@@ -195,6 +229,8 @@ def main():
     print(f"| applied twice or more | {sum(v for k, v in counts.items() if k > 1)} |")
     print(f"| never applied | {counts.get(0, 0)} (states: {states}) |")
     print(f"| lag after due time, p50 / p99 / max | {percentile(0.5)} / {percentile(0.99)} / {lags[-1] if lags else 'n/a'} ms |")
+    print(f"| baseline: POST …/apply answered, p50 / p99 / max ({len(direct)} direct applies) | "
+          f"{percentile(0.5, direct):.0f} / {percentile(0.99, direct):.0f} / {direct[-1]:.0f} ms |")
     ok = counts.get(1, 0) == total and total == rounds * requests and percentile(0.99) < 1000
     print()
     print("PASS" if ok else "FAIL")
