@@ -144,7 +144,7 @@ import VaneCore
     }
 
     @Test(arguments: TestDatabase.allCases)
-    func aRequestEditedAfterSchedulingDoesNotApply(database: TestDatabase) async throws {
+    func aRequestEditedOrRejectedAfterSchedulingDoesNotApply(database: TestDatabase) async throws {
         let clock = TestClock()
         try await TestServer.run(database, clock: clock) { server in
             let reviewer = try await Self.governed(server)
@@ -162,6 +162,17 @@ import VaneCore
             let due = clock.now.addingTimeInterval(600)
             #expect(try await Self.schedule(server, edited, at: due).status == .ok)
             #expect(try await Self.schedule(server, control, at: due).status == .ok)
+            let rejected = try await Self.approved(
+                server,
+                try await Self.markerTemplate(server, "rejected"),
+                reviewer: reviewer
+            )
+            #expect(try await Self.schedule(server, rejected, at: due).status == .ok)
+            let second = try await ChangeRequestTests.reviewer(server, name: "second")
+            let hash = try #require(try await Self.request(server, rejected)["contentHash"]?.stringValue)
+            let rejection = try await ChangeRequestTests.review(server, rejected, "reject", hash: hash, key: second.key)
+            #expect(rejection.object?["state"] == "rejected", "\(rejection.text)")
+            #expect(rejection.object?["applyTime"] == nil && rejection.object?["stateReason"] == nil)
             let edit = try await server.send(
                 .patch,
                 Self.requests + "/" + edited,
@@ -174,10 +185,14 @@ import VaneCore
             clock.advance(seconds: 601)
             #expect(try await Self.reaches(server, control, "applied"))
             #expect(try await Self.state(server, edited) == "in_review")
+            #expect(try await Self.state(server, rejected) == "rejected")
             #expect(
                 try await ChangeRequestTests.state(server)[3] == "Welcome to Vane!",
                 "the edited change is not live"
             )
+            let parameters = try await server.send(.get, TestServer.demoPath + "/template").object?["parameters"]?
+                .objectValue
+            #expect(parameters?["marker_rejected"] == nil, "nor the rejected one")
         }
     }
 

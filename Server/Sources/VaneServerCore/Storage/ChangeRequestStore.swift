@@ -633,7 +633,13 @@ package struct ChangeRequestStore: Sendable {
             changed.updateTime = Clock.nowMilliseconds()
             // A time to apply belongs to a scheduled request only (an edit, a rejection, a
             // cancellation or a suspension voids it).
-            if changed.state != .scheduled { changed.applyTime = nil }
+            if changed.state != .scheduled {
+                changed.applyTime = nil
+                // So does the note of who scheduled it.
+                if request.state == .scheduled && changed.stateReason == request.stateReason {
+                    changed.stateReason = nil
+                }
+            }
             // Scheduling or unscheduling an approved request tells endpoints nothing new.
             let rescheduled = request.state.isApproved && changed.state.isApproved
             // An edit of a request in review opens it again: its approvals no longer count.
