@@ -13,6 +13,7 @@ struct ChangeRequestsCommand: AsyncParsableCommand {
         subcommands: [
             ChangeRequestsListCommand.self, ChangeRequestsShowCommand.self, ChangeRequestsCreateCommand.self,
             ChangeRequestsApproveCommand.self, ChangeRequestsRejectCommand.self, ChangeRequestsApplyCommand.self,
+            ChangeRequestsScheduleCommand.self,
         ]
     )
 
@@ -57,6 +58,7 @@ struct ChangeRequestsCommand: AsyncParsableCommand {
         let required = request["approvalsRequired"]?.numberValue?.description ?? "?"
         return "\(request["id"]?.stringValue ?? "?") is \(request["state"]?.stringValue ?? "?") "
             + "(\(approvals)/\(required) approvals): \(request["title"]?.stringValue ?? "")"
+            + (request["applyTime"]?.stringValue.map { " — applies at \($0)" } ?? "")
             + (request["stateReason"]?.stringValue.map { " — \($0)" } ?? "")
     }
 }
@@ -70,7 +72,10 @@ struct ChangeRequestsListCommand: AsyncParsableCommand {
 
     @OptionGroup var remote: RemoteOptions
 
-    @Option(name: .long, help: "Only requests in this state (draft, in_review, approved, applied, rejected, …).")
+    @Option(
+        name: .long,
+        help: "Only requests in this state (draft, in_review, approved, scheduled, applied, rejected, …)."
+    )
     var state: String?
 
     func run() async throws {
@@ -92,10 +97,11 @@ struct ChangeRequestsListCommand: AsyncParsableCommand {
                 request["id"]?.stringValue ?? "?", request["state"]?.stringValue ?? "?",
                 request["change"]?.objectValue?["kind"]?.stringValue ?? "?",
                 "\(request["approvals"]?.numberValue?.description ?? "?")/\(request["approvalsRequired"]?.numberValue?.description ?? "?")",
-                request["author"]?.stringValue ?? "?", request["title"]?.stringValue ?? "",
+                request["author"]?.stringValue ?? "?", request["applyTime"]?.stringValue ?? "-",
+                request["title"]?.stringValue ?? "",
             ]
         }
-        print(RemoteOutput.table(["ID", "STATE", "KIND", "APPROVALS", "AUTHOR", "TITLE"], rows))
+        print(RemoteOutput.table(["ID", "STATE", "KIND", "APPROVALS", "AUTHOR", "APPLIES AT", "TITLE"], rows))
     }
 }
 
@@ -271,5 +277,44 @@ struct ChangeRequestsApplyCommand: AsyncParsableCommand {
         guard let json = try await ChangeRequestsCommand.send(remote, "POST", path, body: body) else { return }
         let version = json["appliedVersion"]?.stringValue.map { " (version \($0))" } ?? ""
         print("Applied\(version): " + ChangeRequestsCommand.summary(json))
+    }
+}
+
+/// `vane change-requests schedule ID --at TIME` (or `--remove`).
+struct ChangeRequestsScheduleCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "schedule",
+        abstract: "Apply an approved change request at a time (once, on one server node), or remove its time.",
+        discussion: """
+            The time is RFC 3339 with a time zone (2026-12-01T09:00:00Z or 2026-12-01T10:00:00+01:00), in the \
+            future and at most a year ahead. Any edit of the request removes its time and its approvals.
+            """
+    )
+
+    @OptionGroup var remote: RemoteOptions
+
+    @Argument(help: "The change request's id.")
+    var id: String
+
+    @Option(name: .long, help: "When it applies (RFC 3339, e.g. 2026-12-01T09:00:00Z).")
+    var at: String?
+
+    @Flag(name: .long, help: "Remove the time: the request stays approved, to apply by hand or at a new time.")
+    var remove = false
+
+    func validate() throws {
+        guard (at != nil) != remove else { throw ValidationError("give either --at TIME or --remove") }
+    }
+
+    func run() async throws {
+        let path = ChangeRequestsCommand.path(remote, ChangeRequestsCommand.item(id, "/schedule"))
+        if let at {
+            let body: JSONObject = ["applyTime": .string(at)]
+            guard let json = try await ChangeRequestsCommand.send(remote, "POST", path, body: body) else { return }
+            print("Scheduled: " + ChangeRequestsCommand.summary(json))
+        } else {
+            guard let json = try await ChangeRequestsCommand.send(remote, "DELETE", path) else { return }
+            print("Unscheduled: " + ChangeRequestsCommand.summary(json))
+        }
     }
 }

@@ -402,6 +402,15 @@ enum ServeSettings {
             help: "Seconds a node holds a webhook delivery it sends before another node may take it over (default 60)."
         ),
         .field(
+            "--schedule-grace",
+            "VANE_SCHEDULE_GRACE",
+            \.scheduleGraceSeconds,
+            name: "seconds",
+            setting: .scheduleGraceSeconds,
+            help:
+                "Seconds a scheduled change request may be late (no node ran at its time) and still apply; later it is suspended (default 3600)."
+        ),
+        .field(
             "--session-idle-minutes",
             "VANE_SESSION_IDLE_MINUTES",
             \.sessionIdleMinutes,

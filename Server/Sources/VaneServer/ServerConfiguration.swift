@@ -94,6 +94,9 @@ public struct ServerConfiguration: Sendable {
     /// leaves it to another node (or to its own restart, with PostgreSQL) after this. Longer than
     /// an endpoint's 15 s to answer.
     public var webhookLeaseSeconds: Double = 60
+    /// Seconds a scheduled change request may be late and still apply (a node that was down at
+    /// its time applies it on start within this); later, it is suspended with a reason.
+    public var scheduleGraceSeconds: Double = 3600
 
     /// Whether `/` serves the web console (sign-in, flags, history, keys, people).
     public var consoleEnabled = true
@@ -136,7 +139,7 @@ public struct ServerConfiguration: Sendable {
         case maximumStreamsPerAddress, secret, tlsCertificatePath, tlsKeyPath, healthPort
         case sessionIdleMinutes, sessionLifetimeHours, passwordHashCost, eventRetentionDays
         case eventAddressRateLimit, eventKeyRateLimit, eventQuotaPerDay, sqliteBusyTimeoutSeconds
-        case webhookRetrySeconds, webhookLeaseSeconds
+        case webhookRetrySeconds, webhookLeaseSeconds, scheduleGraceSeconds
         case oidcIssuer, oidcClientId, oidcClientSecret, oidcRedirectURL, oidcScopes, oidcAllowedDomains
         case oidcGroupsClaim, oidcGroupRoles, passwordSignInDisabled, breakGlassEmail
     }
@@ -237,6 +240,9 @@ public struct ServerConfiguration: Sendable {
         }
         if !(1...3600).contains(webhookLeaseSeconds) {
             refuse(.webhookLeaseSeconds, "must be from 1 to 3600 seconds, found \(webhookLeaseSeconds)")
+        }
+        if !(10...604_800).contains(scheduleGraceSeconds) {
+            refuse(.scheduleGraceSeconds, "must be from 10 to 604800 seconds (a week), found \(scheduleGraceSeconds)")
         }
         if !(1...86_400).contains(idleTimeoutSeconds) {
             refuse(.idleTimeoutSeconds, "must be from 1 to 86400 seconds, found \(idleTimeoutSeconds)")

@@ -76,6 +76,8 @@ public final class VaneServerApplication: Sendable {
     let accounts: Accounts
     /// The console's templates and static files.
     let consoleAssets: ConsoleAssets
+    /// Wakes this node's scheduler when a change request is scheduled here.
+    let scheduleWake = WakeSignal()
     private let boundPort = NIOLockedValueBox<Int?>(nil)
     private let boundHealthPort = NIOLockedValueBox<Int?>(nil)
 
@@ -357,9 +359,11 @@ public final class VaneServerApplication: Sendable {
         ExperimentRoutes(store: store, experiments: experiments, lifecycle: experimentLifecycle, events: events)
             .register(on: environment)
         ChangeRequestRoutes(
-            applying: ChangeRequestApplying(publisher: publisher, lifecycle: experimentLifecycle),
+            applying: changeRequestApplying,
             experiments: experiments,
-            drafts: DraftStore(engine: store.engine)
+            drafts: DraftStore(engine: store.engine),
+            scheduleWake: scheduleWake,
+            clock: clock
         ).register(on: environment)
         EventRoutes(
             store: store,
@@ -375,6 +379,11 @@ public final class VaneServerApplication: Sendable {
             clock: clock
         ).register(on: environment)
         return router
+    }
+
+    /// How change requests apply, for the API and the scheduler.
+    var changeRequestApplying: ChangeRequestApplying {
+        ChangeRequestApplying(publisher: publisher, lifecycle: experimentLifecycle)
     }
 
     /// Where webhooks may be sent (the API checks new endpoints with it, the delivery service
@@ -426,6 +435,17 @@ public final class VaneServerApplication: Sendable {
                     destination: webhookDestination,
                     schedule: WebhookRetrySchedule(firstDelaySeconds: configuration.webhookRetrySeconds),
                     leaseSeconds: configuration.webhookLeaseSeconds
+                ),
+                logger: logger
+            )
+        )
+        services.append(
+            ChangeRequestScheduler(
+                applying: changeRequestApplying,
+                clock: clock,
+                wake: scheduleWake,
+                settings: ChangeRequestScheduler.Settings(
+                    graceMilliseconds: Int64(configuration.scheduleGraceSeconds * 1000)
                 ),
                 logger: logger
             )

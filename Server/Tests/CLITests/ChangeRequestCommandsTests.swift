@@ -76,4 +76,43 @@ import VaneCore
         #expect(rejected.status == 0, "\(rejected.stderr)")
         #expect(rejected.stdout.hasPrefix("Rejected: \(droppedId) is "), "\(rejected.stdout)")
     }
+
+    @Test func anApprovedChangeIsScheduledMovedAndAppliedAtItsTime() async throws {
+        let server = try await ServeProcess.start()
+        defer { _ = server.stop() }
+        let reviewer = try await server.run(["keys", "create", "--role", "admin", "--name", "reviewer", "--json"])
+        let reviewerKey = try #require(try JSONValue.parse(reviewer.stdout).objectValue?["key"]?.stringValue)
+        let file = try CLIRunner.temporaryFile(RemoteCommandsTests.flags)
+        let change = try await server.run([
+            "change-requests", "create", "--title", "monday launch", "--template", file, "--json",
+        ])
+        let object = try JSONValue.parse(change.stdout).objectValue
+        let id = try #require(object?["id"]?.stringValue, "\(change.stdout)\(change.stderr)")
+        let hash = try #require(object?["contentHash"]?.stringValue)
+        let early = try await server.run(["change-requests", "schedule", id, "--at", "2030-01-01T09:00:00Z"])
+        #expect(early.status == 1, "only an approved request is scheduled: \(early.stdout)")
+        _ = try await server.run(["change-requests", "approve", id, "--hash", hash], key: reviewerKey)
+
+        let later = ISO8601DateFormatter().string(from: Date().addingTimeInterval(3600))
+        let scheduled = try await server.run(["change-requests", "schedule", id, "--at", later])
+        #expect(scheduled.status == 0, "\(scheduled.stderr)")
+        #expect(scheduled.stdout.contains("is scheduled (1/1 approvals)"), "\(scheduled.stdout)")
+        #expect(scheduled.stdout.contains("applies at "), "\(scheduled.stdout)")
+        let list = try await server.run(["change-requests", "list", "--state", "scheduled"])
+        #expect(list.stdout.contains("APPLIES AT") && list.stdout.contains(id), "\(list.stdout)")
+        let removed = try await server.run(["change-requests", "schedule", id, "--remove"])
+        #expect(removed.stdout.hasPrefix("Unscheduled: \(id) is approved"), "\(removed.stdout)\(removed.stderr)")
+        let bad = try await server.run(["change-requests", "schedule", id, "--at", "next monday"])
+        #expect(bad.status == 1)
+        #expect(bad.stderr.contains("RFC 3339"), "\(bad.stderr)")
+        #expect(try await server.run(["change-requests", "schedule", id]).status == 2)
+
+        // The real process's scheduler applies it at its time.
+        let soon = ISO8601DateFormatter().string(from: Date().addingTimeInterval(5))
+        #expect(try await server.run(["change-requests", "schedule", id, "--at", soon]).status == 0)
+        let applied = try await eventually(within: 30) {
+            try await server.run(["change-requests", "list", "--state", "applied"]).stdout.contains(id)
+        }
+        #expect(applied, "the scheduled request never applied")
+    }
 }

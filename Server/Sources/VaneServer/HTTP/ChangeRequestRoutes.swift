@@ -13,6 +13,10 @@ struct ChangeRequestRoutes {
     let applying: ChangeRequestApplying
     let experiments: ExperimentStore
     let drafts: DraftStore
+    /// Wakes this node's scheduler when a request is scheduled, so it need not wait for its poll.
+    let scheduleWake: WakeSignal
+    /// The time a scheduled time is checked against.
+    let clock: ServerClock
 
     var requests: ChangeRequestStore { applying.requests }
     var publisher: TemplatePublisher { applying.publisher }
@@ -29,6 +33,8 @@ struct ChangeRequestRoutes {
         group.post("change-requests/:request/reject", use: reject)
         group.post("change-requests/:request/comments", use: comment)
         group.post("change-requests/:request/apply", use: apply)
+        group.post("change-requests/:request/schedule", use: schedule)
+        group.delete("change-requests/:request/schedule", use: unschedule)
     }
 
     @Sendable func getPolicy(_ request: Request, context: VaneRequestContext) async throws -> Response {
@@ -208,6 +214,44 @@ struct ChangeRequestRoutes {
             )
         }
         return JSONResponse.make(try await detail(applied))
+    }
+
+    /// `POST …/schedule {"applyTime": RFC 3339}`: an approved request applies at that time.
+    /// Needs what applying it needs.
+    @Sendable func schedule(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        let environment = try RequestReading.environment(context)
+        try principal.require(.publish(environment))
+        try await publisher.store.requireEnvironment(environment)
+        let body = try await RequestReading.object(request)
+        let text = try RequestReading.string(body, "applyTime")
+        guard let applyTime = Clock.milliseconds(rfc3339: text) else {
+            throw APIError.invalidArgument(
+                "applyTime: expected an RFC 3339 time with a time zone, such as 2026-12-01T09:00:00Z, "
+                    + "found \"\(text.prefix(64))\""
+            )
+        }
+        if let problem = ChangeRequest.applyTimeProblem(applyTime, now: clock.nowMilliseconds()) {
+            throw APIError.invalidArgument(problem)
+        }
+        let scheduled = try await requests.schedule(
+            environment,
+            id: try id(context),
+            at: applyTime,
+            by: principal.changeActor
+        )
+        scheduleWake.signal()
+        return JSONResponse.make(try await detail(scheduled))
+    }
+
+    /// `DELETE …/schedule`: the request is approved again, without a time.
+    @Sendable func unschedule(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        let environment = try RequestReading.environment(context)
+        try principal.require(.publish(environment))
+        try await publisher.store.requireEnvironment(environment)
+        let unscheduled = try await requests.unschedule(environment, id: try id(context), by: principal.changeActor)
+        return JSONResponse.make(try await detail(unscheduled))
     }
 
     // MARK: - Helpers

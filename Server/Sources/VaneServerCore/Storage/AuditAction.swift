@@ -19,6 +19,8 @@ package enum AuditAction: String, Sendable, Hashable, CaseIterable {
     case changeRequestReview = "change_request.review"
     case changeRequestCancel = "change_request.cancel"
     case changeRequestSuspend = "change_request.suspend"
+    case changeRequestSchedule = "change_request.schedule"
+    case changeRequestUnschedule = "change_request.unschedule"
     case changeRequestApply = "change_request.apply"
     case changeRequestBreakGlass = "change_request.break_glass"
     case webhookCreate = "webhook.create"

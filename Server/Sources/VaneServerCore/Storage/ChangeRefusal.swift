@@ -8,6 +8,9 @@ package enum ChangeAuthorization: Sendable {
     case killSwitch
     /// Applies change request `id`, which must be approved, at its hash, on the live version.
     case request(String)
+    /// Applies change request `id` at its scheduled time: it must still be scheduled (the claim
+    /// that keeps a second node from applying it too) and approved, at its hash.
+    case scheduled(String)
     /// Applies change request `id` at once by break-glass, with the reason; the actor must be
     /// named in the policy's `breakGlass` list.
     case breakGlass(String, reason: String, by: ChangeActor)

@@ -129,9 +129,9 @@ package enum ProposedChange: Sendable {
     }
 }
 
-/// Where a change request is. draft → in_review → approved → applied, or rejected (until the
-/// author edits it), cancelled, or suspended (the live version moved under it and it does not
-/// rebase cleanly, or it went stale).
+/// Where a change request is. draft → in_review → approved → (scheduled) → applied, or rejected
+/// (until the author edits it), cancelled, or suspended (the live version moved under it and it
+/// does not rebase cleanly, it went stale, or its scheduled time was missed by more than the grace).
 package enum ChangeRequestState: String, Sendable, Hashable, CaseIterable {
     case draft
     case inReview = "in_review"
@@ -145,6 +145,9 @@ package enum ChangeRequestState: String, Sendable, Hashable, CaseIterable {
     /// Whether nothing can happen to the request any more but comments (and, after break-glass,
     /// the post-hoc review).
     package var isFinal: Bool { self == .applied || self == .cancelled }
+
+    /// Whether a request in this state is approved and waits to apply, now or at its time.
+    package var isApproved: Bool { self == .approved || self == .scheduled }
 }
 
 /// A reviewer's decision or comment, bound to the content hash and revision they saw.
@@ -192,6 +195,9 @@ package struct ChangeRequest: Sendable {
     package var appliedVersion: Int64?
     /// The reason given when it was applied by break-glass: it then awaits a post-hoc review.
     package var breakGlass: String?
+    /// When it applies (milliseconds since 1970), while it is scheduled; kept once it applied as
+    /// scheduled. Any other state change clears it.
+    package var applyTime: Int64?
     package var createTime: Int64
     package var updateTime: Int64
     package var reviews: [ChangeReview]
@@ -204,6 +210,22 @@ package struct ChangeRequest: Sendable {
     /// The reviews that count for the current revision.
     package var currentReviews: [ChangeReview] {
         reviews.filter { $0.revision == revision && $0.contentHash == contentHash && $0.decision != .comment }
+    }
+
+    /// How far ahead a request can be scheduled.
+    package static let maximumScheduleMilliseconds: Int64 = 366 * 24 * 3_600_000
+
+    /// Why a time to apply is refused, or nil: it must be in the future and at most a year ahead.
+    package static func applyTimeProblem(_ applyTime: Int64, now: Int64) -> String? {
+        if applyTime <= now {
+            return "applyTime \(Clock.rfc3339(milliseconds: applyTime)) is not in the future (the server's time is "
+                + "\(Clock.rfc3339(milliseconds: now))); give a later time, or apply the request now with …/apply"
+        }
+        if applyTime - now > maximumScheduleMilliseconds {
+            return "applyTime \(Clock.rfc3339(milliseconds: applyTime)) is more than a year ahead; "
+                + "schedule it at most a year from now"
+        }
+        return nil
     }
 
     package func json(policy: ChangePolicy) -> JSONObject {
@@ -229,6 +251,7 @@ package struct ChangeRequest: Sendable {
         if let stateReason { object["stateReason"] = .string(stateReason) }
         if let appliedVersion { object["appliedVersion"] = .string(String(appliedVersion)) }
         if let breakGlass { object["breakGlass"] = .string(breakGlass) }
+        if let applyTime { object["applyTime"] = .string(Clock.rfc3339(milliseconds: applyTime)) }
         return object
     }
 }

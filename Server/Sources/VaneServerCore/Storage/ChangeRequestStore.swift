@@ -245,6 +245,105 @@ package struct ChangeRequestStore: Sendable {
         }
     }
 
+    /// Gives an approved request a time to apply (or moves the time of a scheduled one). The
+    /// approvals are counted again under the policy in force now; the scheduler counts them once
+    /// more in the transaction that applies it. Check the time with
+    /// ``ChangeRequest/applyTimeProblem(_:now:)`` first.
+    package func schedule(
+        _ environment: EnvironmentKey,
+        id: String,
+        at applyTime: Int64,
+        by actor: ChangeActor
+    ) async throws -> ChangeRequest {
+        try await update(environment, id: id, by: actor.actor) { database, request in
+            guard request.state.isApproved else {
+                throw ChangeRefusal.state(
+                    id: id,
+                    state: request.state.rawValue,
+                    action: "be scheduled (only an approved request is; get the current revision approved first)"
+                )
+            }
+            let policy = try await Self.policyRow(database, environment).policy
+            if let blocker = ChangeApproval.blocker(request, under: policy) {
+                throw ChangeRefusal.notApproved(id: id, reason: blocker)
+            }
+            var scheduled = request
+            scheduled.state = .scheduled
+            scheduled.applyTime = applyTime
+            scheduled.stateReason = "scheduled by \(actor.actor.name)"
+            try await ConfigStore.insertAudit(
+                database,
+                actor: actor.actor,
+                action: .changeRequestSchedule,
+                projectId: environment.projectId,
+                environmentId: environment.environmentId,
+                summary: "scheduled change request \(id) to apply at \(Clock.rfc3339(milliseconds: applyTime))",
+                details: .object([
+                    "changeRequest": .string(id), "applyTime": .string(Clock.rfc3339(milliseconds: applyTime)),
+                ])
+            )
+            return scheduled
+        }
+    }
+
+    /// Takes a scheduled request's time away: it is approved again, to apply by hand or at a new time.
+    package func unschedule(
+        _ environment: EnvironmentKey,
+        id: String,
+        by actor: ChangeActor
+    ) async throws
+        -> ChangeRequest
+    {
+        try await update(environment, id: id, by: actor.actor) { database, request in
+            guard request.state == .scheduled else {
+                throw ChangeRefusal.state(id: id, state: request.state.rawValue, action: "be unscheduled")
+            }
+            var approved = request
+            approved.state = .approved
+            approved.stateReason = nil
+            try await ConfigStore.insertAudit(
+                database,
+                actor: actor.actor,
+                action: .changeRequestUnschedule,
+                projectId: environment.projectId,
+                environmentId: environment.environmentId,
+                summary: "removed the scheduled time of change request \(id)",
+                details: .object(["changeRequest": .string(id)])
+            )
+            return approved
+        }
+    }
+
+    /// A scheduled request as the scheduler sees it.
+    package struct ScheduledChange: Sendable, Hashable {
+        package var environment: EnvironmentKey
+        package var id: String
+        package var applyTime: Int64
+    }
+
+    /// The scheduled requests of every environment, earliest first (at most `limit`): one indexed
+    /// read the scheduler makes on each pass.
+    package func scheduled(limit: Int) async throws -> [ScheduledChange] {
+        try await engine.withSession { database in
+            try await database.raw(
+                """
+                SELECT id, project_id, environment_id, apply_time FROM change_requests \
+                WHERE state = \(bind: ChangeRequestState.scheduled.rawValue) AND apply_time IS NOT NULL \
+                ORDER BY apply_time, id LIMIT \(bind: limit)
+                """
+            ).all().map { row in
+                ScheduledChange(
+                    environment: EnvironmentKey(
+                        projectId: try row.decode(column: "project_id", as: String.self),
+                        environmentId: try row.decode(column: "environment_id", as: String.self)
+                    ),
+                    id: try row.decode(column: "id", as: String.self),
+                    applyTime: try row.decode(column: "apply_time", as: Int64.self)
+                )
+            }
+        }
+    }
+
     /// Records a review bound to the hash the reviewer saw, and moves the request to approved
     /// or rejected when the decision settles it. A comment can be left in any state; an
     /// approval or rejection only while the request is in review (or, after break-glass, as the
@@ -261,7 +360,7 @@ package struct ChangeRequestStore: Sendable {
             let policy = try await Self.policyRow(database, environment).policy
             var reviewed = request
             if decision != .comment {
-                let open: Set<ChangeRequestState> = [.inReview, .approved, .rejected]
+                let open: Set<ChangeRequestState> = [.inReview, .approved, .scheduled, .rejected]
                 guard open.contains(request.state) || (request.state == .applied && request.breakGlass != nil) else {
                     throw ChangeRefusal.state(
                         id: id,
@@ -301,7 +400,10 @@ package struct ChangeRequestStore: Sendable {
             ).run()
             reviewed.reviews.append(review)
             if reviewed.state != .applied && decision != .comment {
-                reviewed.state = ChangeApproval.blocker(reviewed, under: policy) == nil ? .approved : .inReview
+                // A scheduled request that is still approved keeps its time; one that is not any
+                // more loses it.
+                let approved = request.state == .scheduled ? ChangeRequestState.scheduled : .approved
+                reviewed.state = ChangeApproval.blocker(reviewed, under: policy) == nil ? approved : .inReview
                 if reviewed.currentReviews.contains(where: { $0.decision == .reject }) { reviewed.state = .rejected }
             }
             try await ConfigStore.insertAudit(
@@ -321,9 +423,18 @@ package struct ChangeRequestStore: Sendable {
     }
 
     /// Suspends a request whose live version moved under it and that does not rebase cleanly.
-    package func suspend(_ environment: EnvironmentKey, id: String, reason: String, by actor: Actor) async throws {
+    /// - Parameter scheduledFor: Suspends it only while it is still scheduled for this time (the
+    ///   scheduler's suspension must not hit a request edited, unscheduled or applied meanwhile).
+    package func suspend(
+        _ environment: EnvironmentKey,
+        id: String,
+        reason: String,
+        by actor: Actor,
+        scheduledFor: Int64? = nil
+    ) async throws {
         _ = try await update(environment, id: id, by: actor) { database, request in
             guard !request.state.isFinal, request.state != .suspended else { return request }
+            if let scheduledFor, request.state != .scheduled || request.applyTime != scheduledFor { return request }
             var suspended = request
             suspended.state = .suspended
             suspended.stateReason = reason
@@ -379,7 +490,7 @@ package struct ChangeRequestStore: Sendable {
                 approvals: policy.approvalsRequired,
                 kind: "template"
             )
-        case .request(let requestId): id = requestId
+        case .request(let requestId), .scheduled(let requestId): id = requestId
         case .breakGlass(let requestId, _, let by):
             id = requestId
             guard by.isNamed(in: policy.breakGlass) else {
@@ -392,6 +503,17 @@ package struct ChangeRequestStore: Sendable {
         let request = try await load(database, environment, id: id)
         guard !request.state.isFinal else {
             throw ChangeRefusal.state(id: id, state: request.state.rawValue, action: "apply")
+        }
+        let scheduled: Bool
+        if case .scheduled = authorization {
+            // The claim: only a request still scheduled applies as scheduled, so the node that
+            // comes second (after the environment's lock) finds it applied and stops here.
+            guard request.state == .scheduled else {
+                throw ChangeRefusal.state(id: id, state: request.state.rawValue, action: "apply as scheduled")
+            }
+            scheduled = true
+        } else {
+            scheduled = false
         }
         guard request.change.kind == kind else {
             throw ChangeRefusal.notApproved(id: id, reason: "it proposes a \(request.change.kind) change, not \(kind)")
@@ -420,17 +542,25 @@ package struct ChangeRequestStore: Sendable {
                 reason: "it was approved on version \(request.baseVersion), and version \(liveVersion) is live"
             )
         }
-        try await database.raw(
+        let stateReason = breakGlass.map { _ in "applied by break-glass; awaiting post-hoc review" }
+        // A request applied before its time (by hand) no longer shows one.
+        let applyTime = scheduled ? request.applyTime : nil
+        let claimed = try await database.raw(
             """
             UPDATE change_requests SET state = \(bind: ChangeRequestState.applied.rawValue), \
             applied_version = \(bind: appliedVersion), break_glass = \(bind: breakGlass), \
-            state_reason = \(bind: breakGlass.map { _ in "applied by break-glass; awaiting post-hoc review" }), \
-            update_time = \(bind: Clock.nowMilliseconds()) WHERE id = \(bind: id)
+            state_reason = \(bind: stateReason), apply_time = \(bind: applyTime), \
+            update_time = \(bind: Clock.nowMilliseconds()) WHERE id = \(bind: id) \
+            AND state = \(bind: request.state.rawValue) RETURNING id
             """
-        ).run()
+        ).first()
+        guard claimed != nil else {
+            throw ChangeRefusal.state(id: id, state: "changed meanwhile", action: "apply")
+        }
         var applied = request
         applied.state = .applied
-        applied.stateReason = breakGlass.map { _ in "applied by break-glass; awaiting post-hoc review" }
+        applied.stateReason = stateReason
+        applied.applyTime = applyTime
         try await enqueueWebhook(
             database,
             applied,
@@ -443,14 +573,24 @@ package struct ChangeRequestStore: Sendable {
             "changeRequest": .string(id), "contentHash": .string(hash), "version": .string(String(appliedVersion)),
         ]
         if let breakGlass { details["reason"] = .string(breakGlass) }
+        var summary =
+            breakGlass.map { "BREAK-GLASS: applied change request \(id) unapproved: \($0)" }
+            ?? "applied change request \(id) (\(request.change.kind))"
+        if scheduled, let applyTime {
+            let approvers = ChangeApproval.approvals(of: request, under: policy).map(\.reviewerName)
+            summary =
+                "scheduled apply of change request \(id) (\(request.change.kind)) due "
+                + "\(Clock.rfc3339(milliseconds: applyTime)), approved by \(approvers.joined(separator: ", "))"
+            details["applyTime"] = .string(Clock.rfc3339(milliseconds: applyTime))
+            details["approvedBy"] = .array(approvers.map(JSONValue.string))
+        }
         try await ConfigStore.insertAudit(
             database,
             actor: actor,
             action: breakGlass == nil ? .changeRequestApply : .changeRequestBreakGlass,
             projectId: environment.projectId,
             environmentId: environment.environmentId,
-            summary: breakGlass.map { "BREAK-GLASS: applied change request \(id) unapproved: \($0)" }
-                ?? "applied change request \(id) (\(request.change.kind))",
+            summary: summary,
             details: .object(details)
         )
     }
@@ -491,8 +631,21 @@ package struct ChangeRequestStore: Sendable {
             let request = try await Self.load(database, environment, id: id)
             var changed = try await transform(database, request)
             changed.updateTime = Clock.nowMilliseconds()
+            // A time to apply belongs to a scheduled request only (an edit, a rejection, a
+            // cancellation or a suspension voids it).
+            if changed.state != .scheduled {
+                changed.applyTime = nil
+                // So does the note of who scheduled it.
+                if request.state == .scheduled && changed.stateReason == request.stateReason {
+                    changed.stateReason = nil
+                }
+            }
+            // Scheduling or unscheduling an approved request tells endpoints nothing new.
+            let rescheduled = request.state.isApproved && changed.state.isApproved
             // An edit of a request in review opens it again: its approvals no longer count.
-            if changed.state != request.state || (changed.state == .inReview && changed.revision != request.revision) {
+            if (changed.state != request.state && !rescheduled)
+                || (changed.state == .inReview && changed.revision != request.revision)
+            {
                 try await Self.enqueueWebhook(
                     database,
                     changed,
@@ -508,7 +661,7 @@ package struct ChangeRequestStore: Sendable {
                 change = \(bind: JSONValue.object(changed.change.json()).serialized()), content_hash = \(bind: changed.contentHash), \
                 revision = \(bind: changed.revision), title = \(bind: changed.title), description = \(bind: changed.description), \
                 state = \(bind: changed.state.rawValue), state_reason = \(bind: changed.stateReason), \
-                update_time = \(bind: changed.updateTime) WHERE id = \(bind: id)
+                apply_time = \(bind: changed.applyTime), update_time = \(bind: changed.updateTime) WHERE id = \(bind: id)
                 """
             ).run()
             return changed
@@ -600,6 +753,7 @@ package struct ChangeRequestStore: Sendable {
             stateReason: try row.decode(column: "state_reason", as: String?.self),
             appliedVersion: try row.decode(column: "applied_version", as: Int64?.self),
             breakGlass: try row.decode(column: "break_glass", as: String?.self),
+            applyTime: try row.decode(column: "apply_time", as: Int64?.self),
             createTime: try row.decode(column: "create_time", as: Int64.self),
             updateTime: try row.decode(column: "update_time", as: Int64.self),
             reviews: []

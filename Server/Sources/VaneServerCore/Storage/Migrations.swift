@@ -465,6 +465,14 @@ package enum Migrations {
                 """,
             ]
         ),
+        Migration(
+            version: 15,
+            description: "the scheduler's index of scheduled change requests",
+            statements: [
+                // Every node reads the earliest scheduled requests each second.
+                "CREATE INDEX change_requests_due ON change_requests (state, apply_time)"
+            ]
+        ),
     ]
 
     package static var latestVersion: Int { all.last?.version ?? 0 }

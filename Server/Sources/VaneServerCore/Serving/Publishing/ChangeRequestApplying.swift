@@ -66,19 +66,57 @@ package struct ChangeRequestApplying: Sendable {
         by actor: ChangeActor,
         breakGlass: String?
     ) async throws -> ChangeRequest {
+        try await apply(
+            environment,
+            id: id,
+            authorization: breakGlass.map { .breakGlass(id, reason: $0, by: actor) } ?? .request(id),
+            actor: actor.actor,
+            scheduledFor: nil
+        )
+    }
+
+    /// Applies a request at its scheduled time, for ``ChangeRequestScheduler``: the write's
+    /// transaction claims it (it must still be scheduled), so it applies once on one node. A
+    /// request whose live version moved and that does not rebase is suspended, and its author
+    /// told by the `change_request.suspended` webhook.
+    package func applyScheduled(
+        _ scheduled: ChangeRequestStore.ScheduledChange,
+        by actor: Actor
+    ) async throws
+        -> ChangeRequest
+    {
+        try await apply(
+            scheduled.environment,
+            id: scheduled.id,
+            authorization: .scheduled(scheduled.id),
+            actor: actor,
+            scheduledFor: scheduled.applyTime
+        )
+    }
+
+    private func apply(
+        _ environment: EnvironmentKey,
+        id: String,
+        authorization: ChangeAuthorization,
+        actor: Actor,
+        scheduledFor: Int64?
+    ) async throws -> ChangeRequest {
         let request = try await requests.request(environment, id: id)
         guard !request.state.isFinal else {
             throw ChangeRefusal.state(id: id, state: request.state.rawValue, action: "apply")
         }
-        let authorization: ChangeAuthorization =
-            breakGlass.map { .breakGlass(id, reason: $0, by: actor) } ?? .request(id)
+        if let scheduledFor, request.state != .scheduled || request.applyTime != scheduledFor {
+            throw ChangeRefusal.state(id: id, state: request.state.rawValue, action: "apply as scheduled")
+        }
         do {
             switch request.change {
             case .template, .rollback:
                 switch try await outcome(request) {
                 case .stale(let reason):
-                    if breakGlass == nil { throw ChangeRefusal.suspended(id: id, reason: reason) }
-                    throw ChangeRefusal.state(id: id, state: "stale (\(reason))", action: "apply by break-glass")
+                    if case .breakGlass = authorization {
+                        throw ChangeRefusal.state(id: id, state: "stale (\(reason))", action: "apply by break-glass")
+                    }
+                    throw ChangeRefusal.suspended(id: id, reason: reason)
                 case .noTemplate: break
                 case .publishes(var template, let onto):
                     template.version = TemplateVersion(description: String("\(request.title) (\(id))".prefix(500)))
@@ -87,7 +125,7 @@ package struct ChangeRequestApplying: Sendable {
                             environment,
                             to: number,
                             expectedVersion: onto,
-                            actor: actor.actor,
+                            actor: actor,
                             authorization: authorization
                         )
                     } else {
@@ -95,28 +133,25 @@ package struct ChangeRequestApplying: Sendable {
                             try publisher.check(template),
                             to: environment,
                             expectedVersion: onto,
-                            actor: actor.actor,
+                            actor: actor,
                             authorization: authorization
                         )
                     }
                 }
             case .experimentStart(let key):
-                _ = try await lifecycle.start(environment, key: key, actor: actor.actor, authorization: authorization)
+                _ = try await lifecycle.start(environment, key: key, actor: actor, authorization: authorization)
             case .experimentStop(let key):
-                _ = try await lifecycle.stop(environment, key: key, actor: actor.actor, authorization: authorization)
+                _ = try await lifecycle.stop(environment, key: key, actor: actor, authorization: authorization)
             case .policy(let policy):
-                _ = try await requests.setPolicy(
-                    policy,
-                    in: environment,
-                    authorization: authorization,
-                    actor: actor.actor
-                )
+                _ = try await requests.setPolicy(policy, in: environment, authorization: authorization, actor: actor)
             }
         } catch let error as PublishError {
-            if case .changeRefused(let refusal) = error { try await suspendIfStale(refusal, environment, actor) }
+            if case .changeRefused(let refusal) = error {
+                try await suspendIfStale(refusal, environment, actor, scheduledFor: scheduledFor)
+            }
             throw error
         } catch let refusal as ChangeRefusal {
-            try await suspendIfStale(refusal, environment, actor)
+            try await suspendIfStale(refusal, environment, actor, scheduledFor: scheduledFor)
             throw refusal
         }
         return try await requests.request(environment, id: id)
@@ -126,12 +161,13 @@ package struct ChangeRequestApplying: Sendable {
     private func suspendIfStale(
         _ refusal: ChangeRefusal,
         _ environment: EnvironmentKey,
-        _ actor: ChangeActor
+        _ actor: Actor,
+        scheduledFor: Int64?
     )
         async throws
     {
         guard case .suspended(let id, let reason) = refusal else { return }
-        try await requests.suspend(environment, id: id, reason: reason, by: actor.actor)
+        try await requests.suspend(environment, id: id, reason: reason, by: actor, scheduledFor: scheduledFor)
     }
 
     private func template(_ environment: EnvironmentKey, number: Int64) async throws -> ConfigTemplate {

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Scheduled change requests under a crash loop (issue #29): two `vane serve` nodes (release build)
+# on one throw-away PostgreSQL server; each round schedules many change requests due within a
+# couple of seconds and kills node A with SIGKILL halfway through, then starts it again. Fails
+# unless every request applied exactly once (none twice, none missed) and the p99 lag after the
+# due time is under a second. See Schedule/schedule.py; figures go to docs/PERFORMANCE.md.
+#
+# Usage: Server/Benchmarks/schedule-benchmark.sh [ROUNDS] [REQUESTS] [ENVIRONMENTS] [WINDOW-SECONDS]
+#        (default 10 rounds of 40 requests over 4 environments due within 2 s)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+rounds=${1:-10}
+requests=${2:-40}
+environments=${3:-4}
+window=${4:-2}
+# The same release build the other benchmarks use.
+swift build --package-path Server -c release --scratch-path Server/.build-release --product vane
+bin=$(swift build --package-path Server -c release --scratch-path Server/.build-release --show-bin-path)
+exec scripts/with-postgres bash -c \
+    'exec python3 Server/Benchmarks/Schedule/schedule.py "$0" "$VANE_TEST_POSTGRES_URL" "$VANE_TEST_POSTGRES_BIN/psql" "$@"' \
+    "$bin/vane" "$rounds" "$requests" "$environments" "$window"
