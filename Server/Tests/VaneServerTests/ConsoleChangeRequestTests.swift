@@ -184,6 +184,40 @@ import VaneCore
     }
 
     @Test(arguments: TestDatabase.allCases)
+    func aScheduledRequestShowsWhenItApplies(database: TestDatabase) async throws {
+        let clock = TestClock()
+        try await TestServer.run(database, clock: clock) { server in
+            let reviewer = try await ScheduledChangeTests.governed(server)
+            let id = try await ScheduledChangeTests.approved(
+                server,
+                try await ChangeRequestTests.template(server, banner: "Monday launch"),
+                reviewer: reviewer,
+                title: "Monday launch"
+            )
+            // Minutes dropped: the console shows times to the minute.
+            let due = Date(timeIntervalSince1970: (clock.now.timeIntervalSince1970 / 60).rounded(.down) * 60 + 7200)
+            #expect(try await ScheduledChangeTests.schedule(server, id, at: due).status == .ok)
+            let shown = ChangeRequestsController.displayTime(Clock.milliseconds(due))
+            let ana = try await ConsoleTests.signIn(server, role: "viewer", environments: [])
+            let list = try await ConsoleTests.request(
+                server,
+                .get,
+                Self.production + "/change-requests?view=scheduled",
+                cookie: ana.cookie
+            )
+            #expect(list.text.contains("Monday launch"))
+            #expect(list.text.contains("applies \(shown)"), "the scheduled tab says when: \(shown)")
+            let page = try await ConsoleTests.request(
+                server,
+                .get,
+                Self.production + "/change-requests/\(id)",
+                cookie: ana.cookie
+            )
+            #expect(page.text.contains("<dt>Applies at</dt><dd>\(shown)</dd>"), "\(page.text)")
+        }
+    }
+
+    @Test(arguments: TestDatabase.allCases)
     func anotherPersonApprovesAndTheAuthorApplies(database: TestDatabase) async throws {
         try await TestServer.run(database) { server in
             try await Self.requireApproval(server)

@@ -33,6 +33,8 @@ extension ChangeRequestsController {
         var revision: Int64
         var created: String
         var updated: String
+        /// Scheduled: when it applies.
+        var applies: String?
         var change: String
         var changeDetails: [String]
         var approvals: String
@@ -171,6 +173,7 @@ extension ChangeRequestsController {
             revision: changeRequest.revision,
             created: Self.displayTime(changeRequest.createTime),
             updated: Self.displayTime(changeRequest.updateTime),
+            applies: changeRequest.state == .scheduled ? changeRequest.applyTime.map(Self.displayTime) : nil,
             change: change,
             changeDetails: details,
             approvals:

@@ -72,6 +72,8 @@ struct ChangeRequestsController: EnvironmentPages {
             var baseVersion: Int64
             var updated: String
             var updatedISO: String
+            /// Scheduled: when it applies.
+            var applies: String?
         }
 
         var tabs: [Tab]
@@ -109,7 +111,8 @@ struct ChangeRequestsController: EnvironmentPages {
                     "\(ChangeApproval.approvals(of: request, under: policy).count)/\(ChangeApproval.required(policy))",
                 baseVersion: request.baseVersion,
                 updated: Self.displayTime(request.updateTime),
-                updatedISO: Clock.rfc3339(milliseconds: request.updateTime)
+                updatedISO: Clock.rfc3339(milliseconds: request.updateTime),
+                applies: request.state == .scheduled ? request.applyTime.map(Self.displayTime) : nil
             )
         }
         let page = ListPage(
