@@ -27,27 +27,46 @@ import VaneCore
         _ author: ConsoleTests.Browser,
         banner: String
     ) async throws -> String {
-        let saved = try await ConsoleTests.request(
+        let saved = try await Self.submit(
             server,
-            .post,
             production + "/flags/banner_text/edit",
-            form: ConsoleDraftTests.editorForm(author, type: "STRING", defaultValue: banner),
-            cookie: author.cookie
+            ConsoleDraftTests.editorForm(author, type: "STRING", defaultValue: banner),
+            as: author
         )
         #expect(saved.status == .seeOther, "\(saved.text)")
         let live = try #require(try await ChangeRequestTests.liveVersion(server))
-        let requested = try await ConsoleTests.request(
+        let requested = try await Self.submit(
             server,
-            .post,
             production + "/review/request",
-            form: ["_csrf": author.csrf, "live": live, "title": "New banner", "description": "For the sale"],
-            cookie: author.cookie
+            ["_csrf": author.csrf, "live": live, "title": "New banner", "description": "For the sale"],
+            as: author
         )
         #expect(requested.status == .seeOther, "\(requested.text)")
         let location = try #require(requested.headers[.location])
         let prefix = production + "/change-requests/"
         #expect(location.hasPrefix(prefix) && location.hasSuffix("?opened=1"), "\(location)")
         return String(location.dropFirst(prefix.count).prefix { $0 != "?" })
+    }
+
+    /// A console page as `browser` sees it.
+    static func page(
+        _ server: TestServer,
+        _ path: String,
+        as browser: ConsoleTests.Browser
+    ) async throws
+        -> TestServer.Reply
+    {
+        try await ConsoleTests.request(server, .get, path, cookie: browser.cookie)
+    }
+
+    /// A console form posted by `browser` (the form carries its own `_csrf`).
+    static func submit(
+        _ server: TestServer,
+        _ path: String,
+        _ form: [String: String],
+        as browser: ConsoleTests.Browser
+    ) async throws -> TestServer.Reply {
+        try await ConsoleTests.request(server, .post, path, form: form, cookie: browser.cookie)
     }
 
     static func changeRequest(_ server: TestServer, _ id: String) async throws -> JSONObject {
@@ -59,12 +78,11 @@ import VaneCore
         try await TestServer.run(database) { server in
             let ana = try await ConsoleTests.signIn(server, role: "editor", environments: ["demo/*"])
             // Without a policy the draft publishes as before.
-            _ = try await ConsoleTests.request(
+            _ = try await Self.submit(
                 server,
-                .post,
                 Self.production + "/flags/banner_text/edit",
-                form: ConsoleDraftTests.editorForm(ana, type: "STRING", defaultValue: "Spring"),
-                cookie: ana.cookie
+                ConsoleDraftTests.editorForm(ana, type: "STRING", defaultValue: "Spring"),
+                as: ana
             )
             let open = try await ConsoleTests.request(server, .get, Self.production + "/review", cookie: ana.cookie)
             #expect(open.text.contains(">Publish</button>"))
@@ -95,12 +113,7 @@ import VaneCore
             let after = try await ConsoleTests.request(server, .get, Self.production + "/review", cookie: ana.cookie)
             #expect(after.text.contains("You have no draft"))
             // Its review page shows the diff that will apply and the sample of users it changes.
-            let page = try await ConsoleTests.request(
-                server,
-                .get,
-                Self.production + "/change-requests/\(id)?opened=1",
-                cookie: ana.cookie
-            )
+            let page = try await Self.page(server, Self.production + "/change-requests/\(id)?opened=1", as: ana)
             #expect(page.status == .ok)
             #expect(page.text.contains("Change request opened"))
             #expect(page.text.contains("banner_text"))
@@ -108,12 +121,7 @@ import VaneCore
             #expect(page.text.contains("Who would see a different value"))
             #expect(page.text.contains("0 of 1"))
             // The list's open tab has it with its approvals and base version.
-            let list = try await ConsoleTests.request(
-                server,
-                .get,
-                Self.production + "/change-requests",
-                cookie: ana.cookie
-            )
+            let list = try await Self.page(server, Self.production + "/change-requests", as: ana)
             #expect(list.text.contains("New banner"))
             #expect(list.text.contains("0/1"))
             #expect(list.text.contains("In review"))
@@ -136,12 +144,11 @@ import VaneCore
             #expect(own.text.contains("Authors may not approve or reject their own change requests"))
             #expect(own.text.contains("Cancel the request"))
             // Sent anyway, the store refuses it.
-            let selfApproval = try await ConsoleTests.request(
+            let selfApproval = try await Self.submit(
                 server,
-                .post,
                 path + "/review",
-                form: ["_csrf": ana.csrf, "decision": "approve", "contentHash": hash],
-                cookie: ana.cookie
+                ["_csrf": ana.csrf, "decision": "approve", "contentHash": hash],
+                as: ana
             )
             #expect(selfApproval.status == .forbidden)
             #expect(selfApproval.text.contains("Authors may not approve or reject their own change requests"))
@@ -150,19 +157,13 @@ import VaneCore
             let read = try await ConsoleTests.request(server, .get, path, cookie: viewer.cookie)
             #expect(read.status == .ok)
             #expect(!read.text.contains(path + "/review"))
-            let mine = try await ConsoleTests.request(
-                server,
-                .get,
-                Self.production + "/change-requests?view=mine",
-                cookie: viewer.cookie
-            )
+            let mine = try await Self.page(server, Self.production + "/change-requests?view=mine", as: viewer)
             #expect(!mine.text.contains("New banner"))
-            let approval = try await ConsoleTests.request(
+            let approval = try await Self.submit(
                 server,
-                .post,
                 path + "/review",
-                form: ["_csrf": viewer.csrf, "decision": "approve", "contentHash": hash],
-                cookie: viewer.cookie
+                ["_csrf": viewer.csrf, "decision": "approve", "contentHash": hash],
+                as: viewer
             )
             #expect(approval.status == .forbidden)
 
@@ -170,13 +171,7 @@ import VaneCore
             #expect(request["state"] == "in_review")
             #expect(request["reviews"]?.arrayValue?.isEmpty == true)
             // Nor may anyone apply it before it is approved.
-            let early = try await ConsoleTests.request(
-                server,
-                .post,
-                path + "/apply",
-                form: ["_csrf": ana.csrf],
-                cookie: ana.cookie
-            )
+            let early = try await Self.submit(server, path + "/apply", ["_csrf": ana.csrf], as: ana)
             #expect(early.status == .conflict)
             #expect(early.text.contains("is not approved"))
             #expect(try await Self.changeRequest(server, id)["state"] == "in_review")
@@ -199,20 +194,10 @@ import VaneCore
             #expect(try await ScheduledChangeTests.schedule(server, id, at: due).status == .ok)
             let shown = ChangeRequestsController.displayTime(Clock.milliseconds(due))
             let ana = try await ConsoleTests.signIn(server, role: "viewer", environments: [])
-            let list = try await ConsoleTests.request(
-                server,
-                .get,
-                Self.production + "/change-requests?view=scheduled",
-                cookie: ana.cookie
-            )
+            let list = try await Self.page(server, Self.production + "/change-requests?view=scheduled", as: ana)
             #expect(list.text.contains("Monday launch"))
             #expect(list.text.contains("applies \(shown)"), "the scheduled tab says when: \(shown)")
-            let page = try await ConsoleTests.request(
-                server,
-                .get,
-                Self.production + "/change-requests/\(id)",
-                cookie: ana.cookie
-            )
+            let page = try await Self.page(server, Self.production + "/change-requests/\(id)", as: ana)
             #expect(page.text.contains("<dt>Applies at</dt><dd>\(shown)</dd>"), "\(page.text)")
         }
     }
@@ -229,27 +214,16 @@ import VaneCore
             let before = try #require(try await ChangeRequestTests.liveVersion(server).flatMap { Int64($0) })
 
             // Ben has it to review; Ana does not (her own).
-            let bens = try await ConsoleTests.request(
-                server,
-                .get,
-                Self.production + "/change-requests?view=mine",
-                cookie: ben.cookie
-            )
+            let bens = try await Self.page(server, Self.production + "/change-requests?view=mine", as: ben)
             #expect(bens.text.contains("New banner"))
-            let anas = try await ConsoleTests.request(
-                server,
-                .get,
-                Self.production + "/change-requests?view=mine",
-                cookie: ana.cookie
-            )
+            let anas = try await Self.page(server, Self.production + "/change-requests?view=mine", as: ana)
             #expect(!anas.text.contains("New banner"))
 
-            let approved = try await ConsoleTests.request(
+            let approved = try await Self.submit(
                 server,
-                .post,
                 path + "/review",
-                form: ["_csrf": ben.csrf, "decision": "approve", "contentHash": hash, "comment": "Looks right"],
-                cookie: ben.cookie
+                ["_csrf": ben.csrf, "decision": "approve", "contentHash": hash, "comment": "Looks right"],
+                as: ben
             )
             #expect(approved.status == .seeOther, "\(approved.text)")
             #expect(approved.headers[.location] == path + "?reviewed=approve")
@@ -262,13 +236,7 @@ import VaneCore
             let page = try await ConsoleTests.request(server, .get, path, cookie: ana.cookie)
             #expect(page.text.contains("Looks right"))
             #expect(page.text.contains(">Apply</button>"))
-            let applied = try await ConsoleTests.request(
-                server,
-                .post,
-                path + "/apply",
-                form: ["_csrf": ana.csrf],
-                cookie: ana.cookie
-            )
+            let applied = try await Self.submit(server, path + "/apply", ["_csrf": ana.csrf], as: ana)
             #expect(applied.status == .ok, "\(applied.text)")
             #expect(applied.text.contains("Applied: version \(before + 1) is live."))
             #expect(try await ChangeRequestTests.liveVersion(server) == String(before + 1))
@@ -280,21 +248,10 @@ import VaneCore
             #expect(done["state"] == "applied")
             #expect(done["appliedVersion"] == .string(String(before + 1)))
             // It applies once.
-            let again = try await ConsoleTests.request(
-                server,
-                .post,
-                path + "/apply",
-                form: ["_csrf": ana.csrf],
-                cookie: ana.cookie
-            )
+            let again = try await Self.submit(server, path + "/apply", ["_csrf": ana.csrf], as: ana)
             #expect(again.status == .conflict)
             #expect(try await ChangeRequestTests.liveVersion(server) == String(before + 1))
-            let history = try await ConsoleTests.request(
-                server,
-                .get,
-                Self.production + "/change-requests?view=history",
-                cookie: ana.cookie
-            )
+            let history = try await Self.page(server, Self.production + "/change-requests?view=history", as: ana)
             #expect(history.text.contains("New banner"))
             #expect(history.text.contains("Applied"))
         }
@@ -321,13 +278,7 @@ import VaneCore
             let path = Self.production + "/change-requests/\(id)"
             let page = try await ConsoleTests.request(server, .get, path, cookie: ana.cookie)
             #expect(page.text.contains("It no longer applies cleanly"))
-            let applied = try await ConsoleTests.request(
-                server,
-                .post,
-                path + "/apply",
-                form: ["_csrf": ana.csrf],
-                cookie: ana.cookie
-            )
+            let applied = try await Self.submit(server, path + "/apply", ["_csrf": ana.csrf], as: ana)
             #expect(applied.status == .conflict)
             #expect(applied.text.contains("is suspended"))
             #expect(applied.text.contains("banner_text"))
@@ -348,40 +299,27 @@ import VaneCore
             let ana = try await ConsoleTests.signIn(server, role: "editor", environments: ["demo/*"])
             let id = try await Self.requestReview(server, ana, banner: "Never")
             let path = Self.production + "/change-requests/\(id)"
-            let empty = try await ConsoleTests.request(
+            let empty = try await Self.submit(
                 server,
-                .post,
                 path + "/review",
-                form: ["_csrf": ana.csrf, "decision": "comment", "comment": "  "],
-                cookie: ana.cookie
+                ["_csrf": ana.csrf, "decision": "comment", "comment": "  "],
+                as: ana
             )
             #expect(empty.status == .badRequest)
             #expect(empty.text.contains("a comment needs some text"))
-            let commented = try await ConsoleTests.request(
+            let commented = try await Self.submit(
                 server,
-                .post,
                 path + "/review",
-                form: ["_csrf": ana.csrf, "decision": "comment", "comment": "<b>not markup</b>"],
-                cookie: ana.cookie
+                ["_csrf": ana.csrf, "decision": "comment", "comment": "<b>not markup</b>"],
+                as: ana
             )
             #expect(commented.status == .seeOther)
             let page = try await ConsoleTests.request(server, .get, path, cookie: ana.cookie)
             #expect(page.text.contains("&lt;b&gt;not markup&lt;/b&gt;"))
-            let cancelled = try await ConsoleTests.request(
-                server,
-                .post,
-                path + "/cancel",
-                form: ["_csrf": ana.csrf],
-                cookie: ana.cookie
-            )
+            let cancelled = try await Self.submit(server, path + "/cancel", ["_csrf": ana.csrf], as: ana)
             #expect(cancelled.status == .seeOther)
             #expect(try await Self.changeRequest(server, id)["state"] == "cancelled")
-            let unknown = try await ConsoleTests.request(
-                server,
-                .get,
-                Self.production + "/change-requests/cr_nothing",
-                cookie: ana.cookie
-            )
+            let unknown = try await Self.page(server, Self.production + "/change-requests/cr_nothing", as: ana)
             #expect(unknown.status == .notFound)
         }
     }
@@ -396,21 +334,19 @@ import VaneCore
             let home = try await ConsoleTests.request(server, .get, "/", cookie: admin.cookie)
             #expect(home.text.contains("href=\"/projects/demo/webhooks\""))
 
-            let none = try await ConsoleTests.request(
+            let none = try await Self.submit(
                 server,
-                .post,
                 page,
-                form: ["_csrf": admin.csrf, "url": "http://127.0.0.1:9/hook"],
-                cookie: admin.cookie
+                ["_csrf": admin.csrf, "url": "http://127.0.0.1:9/hook"],
+                as: admin
             )
             #expect(none.status == .badRequest)
             #expect(none.text.contains("choose at least one event"))
-            let bad = try await ConsoleTests.request(
+            let bad = try await Self.submit(
                 server,
-                .post,
                 page,
-                form: ["_csrf": admin.csrf, "url": "ftp://example.com/x", "event.version.published": "on"],
-                cookie: admin.cookie
+                ["_csrf": admin.csrf, "url": "ftp://example.com/x", "event.version.published": "on"],
+                as: admin
             )
             #expect(bad.status == .badRequest)
             #expect(bad.text.contains("absolute http:// or https:// URL"))
@@ -450,12 +386,11 @@ import VaneCore
                 deliveries.text.contains("<th scope=\"row\" data-label=\"Event\" class=\"mono\">version.published</th>")
             )
 
-            let rotated = try await ConsoleTests.request(
+            let rotated = try await Self.submit(
                 server,
-                .post,
                 page + "/\(endpoint.id)/rotate-secret",
-                form: ["_csrf": admin.csrf],
-                cookie: admin.cookie
+                ["_csrf": admin.csrf],
+                as: admin
             )
             #expect(rotated.status == .ok)
             let after = try await WebhookStore(engine: server.application.store.engine).endpoint(
@@ -467,12 +402,11 @@ import VaneCore
             #expect(rotated.text.contains(after.secret))
             #expect(!rotated.text.contains(endpoint.secret))
 
-            let deleted = try await ConsoleTests.request(
+            let deleted = try await Self.submit(
                 server,
-                .post,
                 page + "/\(endpoint.id)/delete",
-                form: ["_csrf": admin.csrf],
-                cookie: admin.cookie
+                ["_csrf": admin.csrf],
+                as: admin
             )
             #expect(deleted.status == .seeOther)
             #expect(
