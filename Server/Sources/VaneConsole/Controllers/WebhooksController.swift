@@ -16,8 +16,6 @@ struct WebhooksController: StoredPages {
 
     /// How many of an endpoint's newest deliveries the page shows.
     static let deliveriesShown = 10
-    /// How long a rotated-out secret keeps signing beside the new one (the API's default).
-    static let rotationGraceHours: Int64 = 24
 
     /// Registers the routes, each in the group of the role it needs.
     func register(on routes: ConsoleRouteGroups) {
@@ -135,7 +133,7 @@ struct WebhooksController: StoredPages {
             hasEndpoints: !endpoints.isEmpty,
             createAction: base,
             csrf: session.csrfToken,
-            graceHours: Self.rotationGraceHours
+            graceHours: WebhookStore.defaultRotationGraceHours
         )
         return renderer.render(
             .webhooks,
@@ -211,7 +209,7 @@ struct WebhooksController: StoredPages {
             projectId: project.id,
             id: context.parameters.get("webhook") ?? "",
             newSecret: WebhookSignature.generateSecret(),
-            graceUntil: Clock.nowMilliseconds() + Self.rotationGraceHours * 3_600_000,
+            graceUntil: Clock.nowMilliseconds() + WebhookStore.defaultRotationGraceHours * 3_600_000,
             actor: principal.actor
         )
         return try await render(

@@ -22,11 +22,6 @@ struct WebhookRoutes {
         project.post("webhooks/:webhook/deliveries/:message/redeliver", use: redeliver)
     }
 
-    /// The longest a rotated-out secret keeps signing, in hours (a week).
-    static let maximumGraceHours: Int64 = 168
-    /// How long a rotated-out secret keeps signing unless the request says.
-    static let defaultGraceHours: Int64 = 24
-
     @Sendable func create(_ request: Request, context: VaneRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
         try principal.require(.administer)
@@ -98,10 +93,11 @@ struct WebhookRoutes {
         // The body is optional: none keeps the default grace period.
         let bytes = try await RequestReading.body(request, limit: ServerLimits.maximumSmallBodyBytes)
         let body = bytes.isEmpty ? JSONObject() : try RequestReading.object(parsing: bytes)
-        let hours = try RequestReading.integer(body["graceHours"], name: "graceHours") ?? Self.defaultGraceHours
-        guard (0...Self.maximumGraceHours).contains(hours) else {
+        let hours =
+            try RequestReading.integer(body["graceHours"], name: "graceHours") ?? WebhookStore.defaultRotationGraceHours
+        guard (0...WebhookStore.maximumRotationGraceHours).contains(hours) else {
             throw APIError.invalidArgument(
-                "\"graceHours\" must be from 0 to \(Self.maximumGraceHours) (how long the old secret keeps signing), found \(hours)"
+                "\"graceHours\" must be from 0 to \(WebhookStore.maximumRotationGraceHours) (how long the old secret keeps signing), found \(hours)"
             )
         }
         let endpoint = try await webhooks.rotateSecret(

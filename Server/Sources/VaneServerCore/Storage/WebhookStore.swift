@@ -11,6 +11,12 @@ import VaneCore
 /// endpoint only the oldest pending delivery is ever claimable, so an endpoint receives its
 /// messages in the order their changes committed.
 package final class WebhookStore: Sendable {
+    /// How long a rotated-out secret keeps signing beside the new one unless the rotation says
+    /// (the API's and the console's rotations).
+    package static let defaultRotationGraceHours: Int64 = 24
+    /// The longest a rotated-out secret keeps signing, in hours (a week).
+    package static let maximumRotationGraceHours: Int64 = 168
+
     package let engine: DatabaseEngine
 
     package init(engine: DatabaseEngine) {
