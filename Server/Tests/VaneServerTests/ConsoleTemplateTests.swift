@@ -156,7 +156,9 @@ import VaneServerCore
 
     @Test(arguments: TestDatabase.allCases)
     func everyTemplateReadsOnlyNamesItsPageHas(database: TestDatabase) async throws {
-        try await TestServer.run(database) { server in
+        // The API's connection waits while the console's own client renders every page, which on
+        // a loaded machine takes longer than the 30 s a silent connection is kept by default.
+        try await TestServer.run(database, configure: { $0.idleTimeoutSeconds = 3_600 }) { server in
             let pages = try await Self.renderEveryPage(server)
             var check = try ConsoleTemplateNameCheck(sources: EmbeddedConsoleAssets.files)
             for (template, data) in pages.rendered.withLock({ $0 }) {
