@@ -158,7 +158,7 @@ import VaneServerCore
     func everyTemplateReadsOnlyNamesItsPageHas(database: TestDatabase) async throws {
         // The API's connection waits while the console's own client renders every page, which on
         // a loaded machine takes longer than the 30 s a silent connection is kept by default.
-        try await TestServer.run(database, configure: { $0.idleTimeoutSeconds = 3_600 }) { server in
+        let body: @Sendable (TestServer) async throws -> Void = { server in
             let pages = try await Self.renderEveryPage(server)
             var check = try ConsoleTemplateNameCheck(sources: EmbeddedConsoleAssets.files)
             for (template, data) in pages.rendered.withLock({ $0 }) {
@@ -170,6 +170,7 @@ import VaneServerCore
             let files = Set(check.templates.keys)
             #expect(files == Set(ConsoleTemplate.allCases.map(\.rawValue)), "ConsoleTemplate names every template file")
         }
+        try await TestServer.run(database, configure: { $0.idleTimeoutSeconds = 3_600 }, body)
     }
 
     @Test func theCheckFindsANameThePageLacks() throws {
