@@ -82,10 +82,7 @@ struct ChangeRequestRoutes {
     }
 
     @Sendable func create(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        let principal = try context.requirePrincipal()
-        let environment = try RequestReading.environment(context)
-        try principal.require(.publish(environment))
-        try await publisher.store.requireEnvironment(environment)
+        let (principal, environment) = try await publishable(context)
         let body = try await RequestReading.object(request, limit: ServerLimits.maximumTemplateBytes)
         let title = try RequestReading.string(body, "title")
         guard title.count <= 200 else { throw APIError.invalidArgument("\"title\" has at most 200 characters") }
@@ -111,10 +108,7 @@ struct ChangeRequestRoutes {
     }
 
     @Sendable func edit(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        let principal = try context.requirePrincipal()
-        let environment = try RequestReading.environment(context)
-        try principal.require(.publish(environment))
-        try await publisher.store.requireEnvironment(environment)
+        let (principal, environment) = try await publishable(context)
         let body = try await RequestReading.object(request, limit: ServerLimits.maximumTemplateBytes)
         var change: ProposedChange?
         if body["change"] != nil {
@@ -192,10 +186,7 @@ struct ChangeRequestRoutes {
     }
 
     @Sendable func apply(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        let principal = try context.requirePrincipal()
-        let environment = try RequestReading.environment(context)
-        try principal.require(.publish(environment))
-        try await publisher.store.requireEnvironment(environment)
+        let (principal, environment) = try await publishable(context)
         let body = try await RequestReading.object(request)
         let breakGlass = try RequestReading.optionalString(body, "breakGlass")
         if let breakGlass, breakGlass.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
@@ -219,10 +210,7 @@ struct ChangeRequestRoutes {
     /// `POST …/schedule {"applyTime": RFC 3339}`: an approved request applies at that time.
     /// Needs what applying it needs.
     @Sendable func schedule(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        let principal = try context.requirePrincipal()
-        let environment = try RequestReading.environment(context)
-        try principal.require(.publish(environment))
-        try await publisher.store.requireEnvironment(environment)
+        let (principal, environment) = try await publishable(context)
         let body = try await RequestReading.object(request)
         let text = try RequestReading.string(body, "applyTime")
         guard let applyTime = Clock.milliseconds(rfc3339: text) else {
@@ -246,15 +234,22 @@ struct ChangeRequestRoutes {
 
     /// `DELETE …/schedule`: the request is approved again, without a time.
     @Sendable func unschedule(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        let principal = try context.requirePrincipal()
-        let environment = try RequestReading.environment(context)
-        try principal.require(.publish(environment))
-        try await publisher.store.requireEnvironment(environment)
+        let (principal, environment) = try await publishable(context)
         let unscheduled = try await requests.unschedule(environment, id: try id(context), by: principal.changeActor)
         return JSONResponse.make(try await detail(unscheduled))
     }
 
     // MARK: - Helpers
+
+    /// The caller and the environment in the path, for a request that changes what the
+    /// environment's clients may get: the caller may publish there, and the environment exists.
+    func publishable(_ context: VaneRequestContext) async throws -> (Principal, EnvironmentKey) {
+        let principal = try context.requirePrincipal()
+        let environment = try RequestReading.environment(context)
+        try principal.require(.publish(environment))
+        try await publisher.store.requireEnvironment(environment)
+        return (principal, environment)
+    }
 
     func id(_ context: VaneRequestContext) throws(APIError) -> String {
         guard let id = context.parameters.get("request"), !id.isEmpty, id.count <= 64 else {
