@@ -221,6 +221,35 @@ import VaneCore
     }
 
     @Test(arguments: TestDatabase.allCases)
+    func aWayBackSentManyTimesAtOnceSignsInOnce(database: TestDatabase) async throws {
+        try await Self.withProvider(database) { sso, provider, accounts, _ in
+            let callback = try await Self.signIn(sso, provider) { Self.claims($0, $1) }
+            // Eight copies of one way back race for its state: exactly one signs in.
+            let outcomes = await withTaskGroup(of: SignInRefusal.Reason?.self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        do {
+                            _ = try await sso.finish(callback, logger: Self.logger)
+                            return nil
+                        } catch let refusal as SignInRefusal {
+                            return refusal.reason
+                        } catch {
+                            Issue.record("not a refusal: \(error)")
+                            return .providerUnreachable
+                        }
+                    }
+                }
+                var outcomes: [SignInRefusal.Reason?] = []
+                for await outcome in group { outcomes.append(outcome) }
+                return outcomes
+            }
+            #expect(outcomes.filter { $0 == nil }.count == 1, "\(outcomes)")
+            #expect(outcomes.filter { $0 == .unknownState }.count == 7, "\(outcomes)")
+            #expect(try await accounts.store.users().count == 1)
+        }
+    }
+
+    @Test(arguments: TestDatabase.allCases)
     func onlyAllowedDomainsGetAnAccount(database: TestDatabase) async throws {
         try await Self.withProvider(database) { sso, provider, accounts, _ in
             let callback = try await Self.signIn(sso, provider) { Self.claims($0, $1, email: "eve@elsewhere.example") }
