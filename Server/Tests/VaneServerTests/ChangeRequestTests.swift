@@ -223,6 +223,8 @@ import VaneCore
                 let request = try await Self.open(server, change, title: scenario.rawValue)
                 var expected = "CHANGE_REQUEST_NOT_APPROVED"
                 var says = "approval"
+                // What the suspension names, as people read it (the flag's key).
+                var names: String?
                 switch scenario {
                 case .noApproval:
                     break
@@ -244,6 +246,7 @@ import VaneCore
                             key: reviewer.key
                         )
                         #expect(try await Self.apply(server, conflicting.id).status == .ok)
+                        names = "(banner_text)"
                     }
                     expected = "CHANGE_REQUEST_SUSPENDED"
                     says = "suspended"
@@ -293,6 +296,9 @@ import VaneCore
                 #expect(reply.status == .conflict, "\(kind) \(scenario): \(reply.text)")
                 #expect(reply.errorStatus == expected, "\(kind) \(scenario): \(reply.text)")
                 #expect(reply.errorMessage?.contains(says) == true, "\(kind) \(scenario): \(reply.text)")
+                if let names {
+                    #expect(reply.errorMessage?.contains(names) == true, "\(kind) \(scenario): \(reply.text)")
+                }
                 #expect(try await Self.state(server) == before, "\(kind) \(scenario): nothing applied")
                 let after = try await server.send(.get, Self.requests + "/" + request.id)
                 #expect(after.object?["state"] != "applied")

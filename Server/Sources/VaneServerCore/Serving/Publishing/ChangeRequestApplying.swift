@@ -27,22 +27,23 @@ package struct ChangeRequestApplying: Sendable {
         case noTemplate
     }
 
-    /// The change as it would apply now: on its base, or rebased onto the live version with
-    /// the three-way merge the console's drafts use.
+    /// The change as it would apply now: on its base, or rebased onto the live version by
+    /// ``TemplateRebasing`` (the per-field merge the API's rebase and the console's drafts use).
     package func outcome(_ request: ChangeRequest) async throws -> Outcome {
         let live = try await publisher.liveTemplate(request.environment)
         switch request.change {
         case .template(let proposed):
             if live.version == request.baseVersion { return .publishes(proposed, onto: live.version) }
             let base = try await template(request.environment, number: request.baseVersion)
-            let merge = TemplateMerge(base: base, theirs: live.template, ours: proposed)
-            guard let merged = merge.merged else {
-                let names = merge.conflicts.prefix(5).map { "\($0.subject)" }.joined(separator: ", ")
+            switch try TemplateRebasing.rebase(proposed, base: base, live: live.template, choices: [:]) {
+            case .merged(let merged, _):
+                return .publishes(merged, onto: live.version)
+            case .conflicts(let conflicts):
+                let names = conflicts.prefix(5).map { TemplateRebasing.name(of: $0.subject) }.joined(separator: ", ")
                 return .stale(
                     "version \(live.version) changed what it changes since version \(request.baseVersion) (\(names))"
                 )
             }
-            return .publishes(merged, onto: live.version)
         case .rollback(let number):
             guard live.version == request.baseVersion else {
                 return .stale(
