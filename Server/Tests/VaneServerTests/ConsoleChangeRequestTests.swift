@@ -292,6 +292,37 @@ import VaneCore
         }
     }
 
+    /// The tabs filter in the database: an open request stays on "Open" however many finished
+    /// ones came after it (a list of the newest 200, filtered afterwards, lost it).
+    @Test(arguments: TestDatabase.allCases)
+    func anOldOpenRequestStaysListedBehindManyFinishedOnes(database: TestDatabase) async throws {
+        try await TestServer.run(database) { server in
+            try await Self.requireApproval(server)
+            let change: JSONObject = [
+                "kind": "template", "template": try await ChangeRequestTests.template(server, banner: "Later"),
+            ]
+            _ = try await ChangeRequestTests.open(server, change, title: "the-oldest-open-one")
+            for index in 0...200 {
+                let finished = try await ChangeRequestTests.open(server, change, title: "finished-\(index)")
+                let cancelled = try await server.send(
+                    .post,
+                    ChangeRequestTests.requests + "/" + finished.id + "/cancel"
+                )
+                #expect(cancelled.status == .ok, "\(cancelled.text)")
+            }
+            let admin = try await ConsoleTests.signIn(server, role: "admin")
+            let open = try await Self.page(server, Self.production + "/change-requests?view=open", as: admin)
+            #expect(open.status == .ok)
+            #expect(
+                open.text.contains("the-oldest-open-one"),
+                "the open tab lost the request behind 201 cancelled ones"
+            )
+            #expect(!open.text.contains("finished-200"))
+            let history = try await Self.page(server, Self.production + "/change-requests?view=history", as: admin)
+            #expect(history.text.contains("finished-200") && !history.text.contains("the-oldest-open-one"))
+        }
+    }
+
     @Test(arguments: TestDatabase.allCases)
     func theAuthorCancelsAndACommentNeedsText(database: TestDatabase) async throws {
         try await TestServer.run(database) { server in

@@ -44,6 +44,16 @@ struct ChangeRequestsController: EnvironmentPages {
             }
         }
 
+        /// The states the tab lists (the database filters on them).
+        var states: Set<ChangeRequestState> {
+            switch self {
+            case .open: Set(ChangeRequestState.allCases.filter { !$0.isFinal && $0 != .scheduled })
+            case .mine: [.inReview]
+            case .scheduled: [.scheduled]
+            case .history: Set(ChangeRequestState.allCases.filter(\.isFinal))
+            }
+        }
+
         /// Whether a request belongs in the tab; `mayReview` says whether the person may decide it.
         func contains(_ request: ChangeRequest, mayReview: Bool) -> Bool {
             switch self {
@@ -98,7 +108,7 @@ struct ChangeRequestsController: EnvironmentPages {
         let policy = try await requests.policy(key).policy
         let actor = principal.changeActor
         let mayPublish = principal.permits(.publish(key))
-        let rows = try await requests.requests(key, state: nil).filter { request in
+        let rows = try await requests.requests(key, states: view.states).filter { request in
             view.contains(request, mayReview: mayPublish && Self.awaitsDecision(request, from: actor, under: policy))
         }.map { request in
             ListPage.Row(

@@ -146,8 +146,18 @@ package struct ChangeRequestStore: Sendable {
 
     /// An environment's requests, newest first, optionally in one state (at most 200).
     package func requests(_ environment: EnvironmentKey, state: ChangeRequestState?) async throws -> [ChangeRequest] {
+        try await requests(environment, states: state.map { [$0] })
+    }
+
+    /// An environment's requests in any of `states` (all when nil), newest first, at most 200:
+    /// the filter is the database's, so the newest 200 finished requests never hide an open one.
+    package func requests(
+        _ environment: EnvironmentKey,
+        states: Set<ChangeRequestState>?
+    ) async throws -> [ChangeRequest] {
         try await engine.withSession { database in
-            let filter: SQLQueryString = state.map { " AND state = \(bind: $0.rawValue)" } ?? ""
+            let filter: SQLQueryString =
+                states.map { " AND state IN (\(binds: $0.map(\.rawValue).sorted()))" } ?? ""
             let rows = try await database.raw(
                 """
                 SELECT * FROM change_requests WHERE project_id = \(bind: environment.projectId) \
