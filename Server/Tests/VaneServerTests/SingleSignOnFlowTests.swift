@@ -362,6 +362,23 @@ import VaneCore
                     await Self.passwordRefusal(accounts, email: email, password: passwords[email] ?? "")
                 }
                 #expect(await signIn("pat@example.com")?.contains("password sign-in is turned off") == true)
+                // Nor may they change a password they cannot use (the console hides the form).
+                let pat = try #require(try await accounts.store.user(email: "pat@example.com")).user
+                #expect(!accounts.mayUsePassword(pat))
+                let (_, session) = try await accounts.startSession(user: pat, address: "127.0.0.1", userAgent: "test")
+                do {
+                    try await accounts.changePassword(
+                        user: pat,
+                        session: session,
+                        current: passwords["pat@example.com"] ?? "",
+                        new: "a long new passphrase 42"
+                    )
+                    Issue.record("a password change for an account that signs in only through the provider")
+                } catch let error as AccountError {
+                    #expect(error.message.contains("change your password at your identity provider"))
+                }
+                let root = try #require(try await accounts.store.user(email: "root@example.com")).user
+                #expect(accounts.mayUsePassword(root) == (policy != .nobody))
                 if policy == .nobody {
                     #expect(await signIn("root@example.com")?.contains("password sign-in is turned off") == true)
                 } else {

@@ -166,6 +166,9 @@ struct AccountController: ConsolePages {
         var email: String
         var role: String
         var mustChange: Bool
+        /// Whether the password form is shown: not to someone who signs in only through single
+        /// sign-on (``Accounts/mayUsePassword(_:)``).
+        var passwordForm: Bool
         var csrf: String
         var minimumLength = PasswordHasher.minimumLength
         var sessions: [Session]
@@ -201,6 +204,7 @@ struct AccountController: ConsolePages {
                 email: user.email,
                 role: user.role.rawValue,
                 mustChange: user.mustChangePassword,
+                passwordForm: accounts.mayUsePassword(user),
                 csrf: session.csrfToken,
                 sessions: sessions,
                 error: error

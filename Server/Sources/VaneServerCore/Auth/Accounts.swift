@@ -258,8 +258,23 @@ package final class Accounts: Sendable {
         return (session, user)
     }
 
+    /// Whether `user` may sign in with a password at all (``PasswordSignIn``: everyone, only the
+    /// break-glass admin, or nobody); the console offers a password change only then.
+    package func mayUsePassword(_ user: UserAccount) -> Bool {
+        guard passwordSignIn.admits(email: user.email.lowercased()) else { return false }
+        if case .breakGlassOnly = passwordSignIn { return user.role == .admin }
+        return true
+    }
+
     /// Changes a person's own password after checking the current one; their other sessions end.
+    /// Refused for a person who signs in only through single sign-on (``mayUsePassword(_:)``).
     package func changePassword(user: UserAccount, session: UserSession, current: String, new: String) async throws {
+        guard mayUsePassword(user) else {
+            throw AccountError.invalid(
+                "you sign in through single sign-on, and password sign-in is turned off for your account; "
+                    + "change your password at your identity provider"
+            )
+        }
         guard let stored = try await store.user(id: user.id),
             try await hasher.verify(String(current.prefix(200)), hash: stored.passwordHash)
         else { throw AccountError.invalid("the current password is wrong") }
