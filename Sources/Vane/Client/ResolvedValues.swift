@@ -13,7 +13,9 @@ struct ResolvedValues: Sendable {
         )
         for entry in defaults.entries { table.set(ResolvedValue(entry.value, source: .default), forKey: entry.key) }
         if let active {
-            for (key, text) in active.entries { table.set(ResolvedValue(CoercedValue(text), source: .remote), forKey: key) }
+            for (key, text) in active.entries {
+                table.set(ResolvedValue(CoercedValue(text), source: .remote), forKey: key)
+            }
         }
         for (key, text) in overrides { table.set(ResolvedValue(CoercedValue(text), source: .override), forKey: key) }
         self.table = table

@@ -60,7 +60,8 @@ public enum ValueCoercion {
     public static func trimmed(_ text: String) -> String {
         // Fast path: both ends are visible ASCII, so there is nothing to trim. (Unicode property
         // lookups dominated reading a 3,000-key cache before this.)
-        let ends = text.utf8.withContiguousStorageIfAvailable { ($0.first, $0.last) } ?? (text.utf8.first, text.utf8.last)
+        let ends =
+            text.utf8.withContiguousStorageIfAvailable { ($0.first, $0.last) } ?? (text.utf8.first, text.utf8.last)
         guard let firstByte = ends.0, let lastByte = ends.1 else { return text }
         if (0x21...0x7E).contains(firstByte) && (0x21...0x7E).contains(lastByte) { return text }
         guard let first = text.unicodeScalars.first, let last = text.unicodeScalars.last,

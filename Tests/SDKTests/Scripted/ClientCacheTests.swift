@@ -119,7 +119,9 @@ import VaneCore
         let payload = current[12...]
         var legacy = Array("VNC1".utf8)
         let checksum = ConfigCacheFile.fnvChecksum(payload)
-        for shift in stride(from: 0, to: 64, by: 8) { legacy.append(UInt8(truncatingIfNeeded: checksum >> UInt64(shift))) }
+        for shift in stride(from: 0, to: 64, by: 8) {
+            legacy.append(UInt8(truncatingIfNeeded: checksum >> UInt64(shift)))
+        }
         legacy.append(contentsOf: payload)
         try Data(legacy).write(to: cacheURL)
 
