@@ -219,6 +219,8 @@ let package = Package(
                 .product(name: "VaneCore", package: "vane"),
                 .product(name: "VaneAuthoring", package: "vane"),
                 .product(name: "Vane", package: "vane"),
+                // The baseline for VaneCore's own SHA-256.
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Benchmarks/VaneBenchmarks"
         ),

@@ -358,6 +358,12 @@ import Testing
         #expect(CoercedValue(text).boolValue == false)
     }
 
+    /// The reading compares packed bytes (issue #32); the published word lists must agree with it.
+    @Test func everyPublishedWordReadsAsItsValue() {
+        for word in ValueCoercion.trueWords { #expect(ValueCoercion.bool(word) == true, "\(word)") }
+        for word in ValueCoercion.falseWords { #expect(ValueCoercion.bool(word) == false, "\(word)") }
+    }
+
     @Test(arguments: ["2", "-1", "truthy", "enabled", "yes please", "1.0", "nope"])
     func otherTextIsNotABoolean(text: String) {
         #expect(CoercedValue(text).boolValue == nil)

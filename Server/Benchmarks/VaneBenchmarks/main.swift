@@ -1,4 +1,5 @@
 import BenchmarkHarness
+import Crypto
 import Foundation
 import Vane
 import VaneAuthoring
@@ -26,8 +27,36 @@ let dictionary = Dictionary(
 )
 let readKeys = typical.parameters.map(\.key)
 var readIndex = 0
+/// Percent bucketing hashes `seed.` and the randomization id: 43 bytes here, one SHA-256 block.
+let bucketId = context.randomizationId ?? ""
+let bucketBytes = Array("seed_2.\(bucketId)".utf8)
 
-// `--profile evaluate-large|evaluate-typical|sdk-startup|track` just loops one operation, for valgrind or perf.
+// `--profile evaluate-large|evaluate-typical|sdk-startup|sdk-read|sdk-flag|sha256|track` just loops one
+// operation, for valgrind or perf.
+let profiled = CommandLine.arguments.firstIndex(of: "--profile").flatMap {
+    $0 + 1 < CommandLine.arguments.count ? CommandLine.arguments[$0 + 1] : nil
+}
+if profiled == "sha256" {
+    for _ in 0..<5_000_000 { blackHole(PercentBucket.microPercentile(seed: "seed_2", randomizationId: bucketId)) }
+    exit(0)
+}
+if profiled == "sdk-read" || profiled == "sdk-flag" {
+    let entries = Dictionary(uniqueKeysWithValues: (0..<3000).map { ("key_\($0)", $0 % 2 == 0 ? "true" : "off") })
+    let keys = (0..<3000).map { "key_\($0)" }
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vane-profile-\(UUID().uuidString)")
+    try await SDKFixtures.writeCache(directory: directory, entries: entries)
+    let client = VaneClient(configuration: SDKFixtures.configuration(directory: directory, entries: entries))
+    let flag = FeatureFlag("key_42", default: false)
+    for round in 0..<30_000_000 {
+        if profiled == "sdk-flag" {
+            blackHole(client[flag])
+        } else {
+            blackHole(client.bool(forKey: keys[round % keys.count], default: false))
+        }
+    }
+    try? FileManager.default.removeItem(at: directory)
+    exit(0)
+}
 if let flag = CommandLine.arguments.firstIndex(of: "--profile"), flag + 1 < CommandLine.arguments.count,
     CommandLine.arguments[flag + 1] == "track"
 {
@@ -93,6 +122,23 @@ let sideBySide = harness.measureSideBySide([
 let (baseline, typedRead, stringRead, evaluateTypical, evaluateLarge) = (
     sideBySide[0], sideBySide[1], sideBySide[2], sideBySide[3], sideBySide[4]
 )
+// VaneCore's own SHA-256 (percent bucketing) beside swift-crypto's (BoringSSL, which uses the
+// CPU's SHA instructions where it has them) on the same 43 bytes, and beside the lookup.
+var readIndex4 = 0
+let hashing = harness.measureSideBySide([
+    (
+        "Dictionary<String, String> lookup (baseline)",
+        {
+            readIndex4 = (readIndex4 + 1) % readKeys.count
+            blackHole(dictionary[readKeys[readIndex4]])
+        }
+    ),
+    ("swift-crypto SHA256.hash(data:), 43 bytes (baseline)", { blackHole(SHA256.hash(data: bucketBytes)) }),
+    (
+        "VaneCore SHA-256: PercentBucket.microPercentile(seed:randomizationId:), 43 bytes",
+        { blackHole(PercentBucket.microPercentile(seed: "seed_2", randomizationId: bucketId)) }
+    ),
+])
 let quickHarness = Harness(rounds: 7, minimumRoundNanoseconds: 200_000_000)
 let compileLarge = quickHarness.measure("compile 3,000 / 2,000 template") {
     blackHole(try? CompiledTemplate(large))
@@ -106,7 +152,7 @@ let validateLarge = quickHarness.measure("validate 3,000 / 2,000 template") {
 
 // The SDK: reads through a client (a lock and a lookup), and a cold start from a 3,000-key cache.
 let sdkEntries = Dictionary(
-    uniqueKeysWithValues: (0..<3000).map { ("key_\($0)", $0 % 2 == 0 ? "true" : "value \($0)") }
+    uniqueKeysWithValues: (0..<3000).map { ("key_\($0)", $0 % 2 == 0 ? "true" : "off") }
 )
 let sdkKeys = (0..<3000).map { "key_\($0)" }
 let sdkDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("vane-bench-\(UUID().uuidString)")
@@ -185,6 +231,11 @@ struct Row {
 
 let readRatio = typedRead.nanosecondsPerOperation / baseline.nanosecondsPerOperation
 let stringRatio = stringRead.nanosecondsPerOperation / baseline.nanosecondsPerOperation
+let typicalRatio = evaluateTypical.nanosecondsPerOperation / baseline.nanosecondsPerOperation
+let largeRatio = evaluateLarge.nanosecondsPerOperation / baseline.nanosecondsPerOperation
+let boolReadRatio = sdkReads[1].nanosecondsPerOperation / sdkReads[0].nanosecondsPerOperation
+let flagReadRatio = sdkReads[2].nanosecondsPerOperation / sdkReads[0].nanosecondsPerOperation
+let startupRatio = startups[1].nanosecondsPerOperation / startups[0].nanosecondsPerOperation
 let rows = [
     Row(measurement: baseline, target: "1.00×", met: nil),
     Row(measurement: typedRead, target: String(format: "%.2f× baseline (target ≤ 3×)", readRatio), met: readRatio <= 3),
@@ -195,37 +246,36 @@ let rows = [
     ),
     Row(
         measurement: evaluateTypical,
-        target: String(
-            format: "%.0f× baseline (target < 10 µs)",
-            evaluateTypical.nanosecondsPerOperation / baseline.nanosecondsPerOperation
-        ),
-        met: evaluateTypical.nanosecondsPerOperation < 10_000
+        target: String(format: "%.0f× baseline (target ≤ 40×, issue #32)", typicalRatio),
+        met: typicalRatio <= 40
     ),
     Row(
         measurement: evaluateLarge,
-        target: String(
-            format: "%.0f× baseline (target < 1 ms)",
-            evaluateLarge.nanosecondsPerOperation / baseline.nanosecondsPerOperation
-        ),
-        met: evaluateLarge.nanosecondsPerOperation < 1_000_000
+        target: String(format: "%.0f× baseline (target ≤ 2,000×, issue #32)", largeRatio),
+        met: largeRatio <= 2000
     ),
     Row(measurement: compileLarge, target: "once per publish", met: nil),
+    Row(measurement: hashing[0], target: "1.00×", met: nil),
+    Row(measurement: hashing[1], target: "1.00× (SHA-256 baseline)", met: nil),
+    Row(
+        measurement: hashing[2],
+        target: String(
+            format: "%.2f× swift-crypto, %.1f× the lookup (recorded, no target)",
+            hashing[2].nanosecondsPerOperation / hashing[1].nanosecondsPerOperation,
+            hashing[2].nanosecondsPerOperation / hashing[0].nanosecondsPerOperation
+        ),
+        met: nil
+    ),
     Row(measurement: sdkReads[0], target: "1.00×", met: nil),
     Row(
         measurement: sdkReads[1],
-        target: String(
-            format: "%.2f× baseline (target ≤ 3×)",
-            sdkReads[1].nanosecondsPerOperation / sdkReads[0].nanosecondsPerOperation
-        ),
-        met: sdkReads[1].nanosecondsPerOperation <= 3 * sdkReads[0].nanosecondsPerOperation
+        target: String(format: "%.2f× baseline (target ≤ 1.2×, issue #32)", boolReadRatio),
+        met: boolReadRatio <= 1.2
     ),
     Row(
         measurement: sdkReads[2],
-        target: String(
-            format: "%.2f× baseline (target ≤ 3×)",
-            sdkReads[2].nanosecondsPerOperation / sdkReads[0].nanosecondsPerOperation
-        ),
-        met: sdkReads[2].nanosecondsPerOperation <= 3 * sdkReads[0].nanosecondsPerOperation
+        target: String(format: "%.2f× baseline (target ≤ 1.2×, issue #32)", flagReadRatio),
+        met: flagReadRatio <= 1.2
     ),
     Row(measurement: tracking[0], target: "1.00×", met: nil),
     Row(
@@ -239,11 +289,8 @@ let rows = [
     Row(measurement: startups[0], target: "1.00×", met: nil),
     Row(
         measurement: startups[1],
-        target: String(
-            format: "%.2f× baseline (target < 5 ms)",
-            startups[1].nanosecondsPerOperation / startups[0].nanosecondsPerOperation
-        ),
-        met: startups[1].nanosecondsPerOperation < 5_000_000
+        target: String(format: "%.2f× baseline (target ≤ 0.2×, issue #32)", startupRatio),
+        met: startupRatio <= 0.2
     ),
     Row(measurement: parseLarge, target: "once per publish", met: nil),
     Row(measurement: validateLarge, target: "once per publish", met: nil),

@@ -1,29 +1,38 @@
 import VaneCore
 
-/// The value every key reads as, worked out once per change so a read is one dictionary lookup.
+/// The value every key reads as, worked out once per change so a read is one lookup in a
+/// ``KeyTable``.
 ///
 /// Order: local override › activated remote value › bundled default.
 struct ResolvedValues: Sendable {
-    private(set) var values: [String: ResolvedValue]
+    private(set) var table: KeyTable<ResolvedValue>
 
     init(overrides: [String: String], active: FetchedConfig?, defaults: InAppDefaults) {
-        var values: [String: ResolvedValue] = [:]
-        values.reserveCapacity(defaults.entries.count + (active?.entries.count ?? 0) + overrides.count)
-        for entry in defaults.entries { values[entry.key] = ResolvedValue(entry.value, source: .default) }
+        var table = KeyTable<ResolvedValue>(
+            capacity: max(defaults.entries.count, active?.entries.count ?? 0) + overrides.count
+        )
+        for entry in defaults.entries { table.set(ResolvedValue(entry.value, source: .default), forKey: entry.key) }
         if let active {
-            for (key, text) in active.entries { values[key] = ResolvedValue(CoercedValue(text), source: .remote) }
+            for (key, text) in active.entries {
+                table.set(ResolvedValue(CoercedValue(text), source: .remote), forKey: key)
+            }
         }
-        for (key, text) in overrides { values[key] = ResolvedValue(CoercedValue(text), source: .override) }
-        self.values = values
+        for (key, text) in overrides { table.set(ResolvedValue(CoercedValue(text), source: .override), forKey: key) }
+        self.table = table
     }
 
-    subscript(key: String) -> ResolvedValue? { values[key] }
+    subscript(key: String) -> ResolvedValue? { table[key] }
+
+    /// Every key some source has a value for, in no particular order.
+    var keys: [String] { table.keys }
 
     /// The keys whose value or source differ between two resolutions.
     static func changedKeys(from old: ResolvedValues, to new: ResolvedValues) -> Set<String> {
         var changed = Set<String>()
-        for (key, value) in new.values where old.values[key] != value { changed.insert(key) }
-        for key in old.values.keys where new.values[key] == nil { changed.insert(key) }
+        for (position, key) in new.table.keys.enumerated() where old[key] != new.table.value(at: position) {
+            changed.insert(key)
+        }
+        for key in old.table.keys where new[key] == nil { changed.insert(key) }
         return changed
     }
 }

@@ -54,37 +54,15 @@ public final class VaneClient: RemoteConfigReader, Sendable {
         var backoff = BackoffState()
         var lastFetchError: VaneError?
         var reportedMismatches: Set<TypeMismatch> = []
-        /// Per key a running experiment controls in the active config: the exposure its first
-        /// read records (its time is the read's). Emptied as keys are read; made anew by every
-        /// resolution.
-        var unexposed: [String: Exposure] = [:]
+        /// The exposures of the keys running experiments control in the active config, each
+        /// recorded by the key's first read, then nil. Made anew by every resolution.
+        var exposures = PendingExposures()
 
         mutating func resolve(defaults: InAppDefaults) -> Set<String> {
             let old = resolved
             resolved = ResolvedValues(overrides: overrides, active: active, defaults: defaults)
-            unexposed = Self.exposures(active: active, resolved: resolved)
+            exposures = PendingExposures(active: active, resolved: resolved)
             return ResolvedValues.changedKeys(from: old, to: resolved)
-        }
-
-        /// The exposures of the active config's experiment keys, except those a local override
-        /// decides (the user does not see the variant).
-        static func exposures(active: FetchedConfig?, resolved: ResolvedValues) -> [String: Exposure] {
-            guard let active, active.metadata.values.contains(where: { $0.experiment != nil }),
-                let unit = active.randomizationId
-            else { return [:] }
-            var exposures: [String: Exposure] = [:]
-            for (key, metadata) in active.metadata {
-                guard let assignment = metadata.experiment, resolved[key]?.source != .override else { continue }
-                exposures[key] = Exposure(
-                    flagKey: key,
-                    experiment: assignment.experiment,
-                    variant: assignment.variant,
-                    unit: unit,
-                    templateVersion: active.templateVersion,
-                    time: .distantPast
-                )
-            }
-            return exposures
         }
     }
 
@@ -150,7 +128,7 @@ public final class VaneClient: RemoteConfigReader, Sendable {
                 fetched: cache?.fetched,
                 overrides: overrides,
                 resolved: resolved,
-                unexposed: State.exposures(active: cache?.active, resolved: resolved)
+                exposures: PendingExposures(active: cache?.active, resolved: resolved)
             )
         )
     }
@@ -169,10 +147,15 @@ public final class VaneClient: RemoteConfigReader, Sendable {
     /// - Parameter key: The key's name on the server.
     /// - Returns: The first value found, with where it came from; nil when no source has the key.
     public func value(forKey key: String) -> ResolvedValue? {
-        let (value, exposure) = state.withLockedValue { state -> (ResolvedValue?, Exposure?) in
-            // Without experiments this is the whole cost: one emptiness check.
-            if state.unexposed.isEmpty { return (state.resolved[key], nil) }
-            return (state.resolved[key], state.unexposed.removeValue(forKey: key))
+        var exposure: Exposure?
+        let value = state.withLockedValue { state -> ResolvedValue? in
+            guard let position = state.resolved.table.position(of: key) else {
+                exposure = state.exposures.take(absentKey: key)
+                return nil
+            }
+            // A key outside every experiment costs one comparison here.
+            exposure = state.exposures.take(at: position)
+            return state.resolved.table.value(at: position)
         }
         if var exposure {
             exposure.time = configuration.clock.now()
@@ -203,13 +186,13 @@ public final class VaneClient: RemoteConfigReader, Sendable {
     ///
     /// - Returns: A snapshot that later activations and overrides leave unchanged.
     public func snapshot() -> RemoteConfigSnapshot {
-        let (values, exposures) = state.withLockedValue { ($0.resolved, $0.unexposed) }
+        let (values, exposures) = state.withLockedValue { ($0.resolved, $0.exposures.byKey) }
         return RemoteConfigSnapshot(values: values, reporter: self, exposures: exposures)
     }
 
     /// Every key some source has a value for, sorted.
     public var keys: [String] {
-        state.withLockedValue { $0.resolved.values.keys.sorted() }
+        state.withLockedValue { $0.resolved.keys.sorted() }
     }
 
     /// The server's debug-menu details for a key, from the active config.

@@ -66,7 +66,7 @@ public struct DebugMenu: Sendable, Hashable {
         values: ResolvedValues
     ) -> DebugMenu {
         let declarations = Dictionary(declared.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        var keys = Set(values.values.keys)
+        var keys = Set(values.keys)
         keys.formUnion(declarations.keys)
         var sections: [String: [Item]] = [:]
         for key in keys {

@@ -35,7 +35,7 @@ public final class RemoteKey<Value: Sendable>: RemoteKeys, @unchecked Sendable {
     public let defaultValue: Value
     /// What the debug menu shows and how it lists the key.
     public let descriptor: KeyDescriptor
-    let read: @Sendable (CoercedValue) -> Value?
+    @usableFromInline let read: @Sendable (CoercedValue) -> Value?
     let write: @Sendable (Value) -> String
 
     /// Creates a key of any type from its reading and writing functions.

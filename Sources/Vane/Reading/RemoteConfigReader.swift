@@ -26,6 +26,8 @@ public protocol RemoteConfigReader: Sendable {
     func reportTypeMismatch(_ mismatch: TypeMismatch)
 }
 
+// The typed reads are inlinable so that an app's read of a `VaneClient` compiles to a direct call
+// of its `value(forKey:)`, not a generic call through the protocol (issue #32: a tenth of a read).
 extension RemoteConfigReader {
     /// The value of a declared key; its default when nothing reads as `Value`.
     ///
@@ -34,6 +36,7 @@ extension RemoteConfigReader {
     /// ```
     ///
     /// - Parameter key: A key declared as a static property of ``RemoteKeys``.
+    @inlinable
     public subscript<Value>(_ key: RemoteKey<Value>) -> Value { value(forKey: key) }
 
     /// The value of a declared key; its default when nothing reads as `Value`.
@@ -48,6 +51,7 @@ extension RemoteConfigReader {
     /// - Parameter key: A key declared as a static property of ``RemoteKeys``.
     /// - Returns: The first value an override, the remote config or the bundled defaults have,
     ///   read as `Value`; else `key.defaultValue`.
+    @inlinable
     public func value<Value>(forKey key: RemoteKey<Value>) -> Value {
         guard let resolved = value(forKey: key.name) else { return key.defaultValue }
         if let value = key.read(resolved.value) { return value }
@@ -76,6 +80,7 @@ extension RemoteConfigReader {
     ///   - key: The key's name on the server.
     ///   - defaultValue: What to answer when no source has the key or its value is not a Boolean.
     /// - Returns: The value read as a Boolean, else `defaultValue`.
+    @inlinable
     public func bool(forKey key: String, default defaultValue: Bool) -> Bool {
         guard let resolved = value(forKey: key) else { return defaultValue }
         if let value = resolved.value.boolValue { return value }
@@ -94,6 +99,7 @@ extension RemoteConfigReader {
     ///   - key: The key's name on the server.
     ///   - defaultValue: What to answer when no source has the key or its value is not an integer.
     /// - Returns: The value read as an integer, else `defaultValue`.
+    @inlinable
     public func int(forKey key: String, default defaultValue: Int) -> Int {
         guard let resolved = value(forKey: key) else { return defaultValue }
         if let value = resolved.value.intValue { return value }
@@ -110,6 +116,7 @@ extension RemoteConfigReader {
     ///   - key: The key's name on the server.
     ///   - defaultValue: What to answer when no source has the key or its value is not a number.
     /// - Returns: The value read as a number, else `defaultValue`.
+    @inlinable
     public func double(forKey key: String, default defaultValue: Double) -> Double {
         guard let resolved = value(forKey: key) else { return defaultValue }
         if let value = resolved.value.doubleValue { return value }
@@ -126,6 +133,7 @@ extension RemoteConfigReader {
     ///   - key: The key's name on the server.
     ///   - defaultValue: What to answer when no source has the key.
     /// - Returns: The value's text (a JSON value stays its JSON text), else `defaultValue`.
+    @inlinable
     public func string(forKey key: String, default defaultValue: String) -> String {
         value(forKey: key)?.value.stringValue ?? defaultValue
     }
@@ -170,7 +178,8 @@ extension RemoteConfigReader {
     }
 
     /// Reports a mismatch and returns the caller's default.
-    private func mismatch<T>(_ key: String, _ typeName: String, _ resolved: ResolvedValue, _ defaultValue: T) -> T {
+    @usableFromInline
+    func mismatch<T>(_ key: String, _ typeName: String, _ resolved: ResolvedValue, _ defaultValue: T) -> T {
         reportTypeMismatch(
             TypeMismatch(key: key, expectedType: typeName, value: resolved.value.stringValue, source: resolved.source)
         )

@@ -52,5 +52,5 @@ public struct RemoteConfigSnapshot: RemoteConfigReader {
     public func reportTypeMismatch(_ mismatch: TypeMismatch) { reporter?.reportTypeMismatch(mismatch) }
 
     /// Every key with a value, sorted.
-    public var keys: [String] { values.values.keys.sorted() }
+    public var keys: [String] { values.keys.sorted() }
 }

@@ -13,13 +13,18 @@ import Android
 /// The SDK needs one lock type on iOS 15+, macOS 12+ and Linux. `Synchronization.Mutex` only
 /// exists from iOS 18 and macOS 15 on, so this wraps a heap-allocated `pthread_mutex_t` (its
 /// address must never move), which every one of those systems has.
+///
+/// The value lives behind a pointer too, not in a stored property: `inout` access to a class's
+/// stored property is checked for exclusivity at run time (`swift_beginAccess`, a thread-local
+/// lookup), which cost about a tenth of an SDK read; the mutex already makes access exclusive.
 package final class LockedValue<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var value: Value
+    private let value: UnsafeMutablePointer<Value>
 
     /// Creates the box holding `value`.
     package init(_ value: Value) {
-        self.value = value
+        self.value = UnsafeMutablePointer<Value>.allocate(capacity: 1)
+        self.value.initialize(to: value)
         mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         // An error here means the system is out of resources; a default mutex cannot fail otherwise.
@@ -31,6 +36,8 @@ package final class LockedValue<Value>: @unchecked Sendable {
         pthread_mutex_destroy(mutex)
         mutex.deinitialize(count: 1)
         mutex.deallocate()
+        value.deinitialize(count: 1)
+        value.deallocate()
     }
 
     /// Runs `body` with the value while holding the lock; keep `body` short and never re-enter.
@@ -39,7 +46,7 @@ package final class LockedValue<Value>: @unchecked Sendable {
     ) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        return try body(&value)
+        return try body(&value.pointee)
     }
 }
 

@@ -26,11 +26,13 @@ public struct CoercedValue: Sendable, Hashable, CustomStringConvertible, Express
     /// Reads a value.
     public init(_ string: String) {
         self.stringValue = string
+        // Trimmed once for all three readings (an SDK start reads every cached value).
         let trimmed = ValueCoercion.trimmed(string)
-        self.boolValue = ValueCoercion.bool(trimmed)
-        let double = ValueCoercion.double(trimmed)
+        self.boolValue = ValueCoercion.bool(trimmed: trimmed)
+        let double = ValueCoercion.double(trimmed: trimmed)
         self.doubleValue = double
-        self.intValue = Int(trimmed) ?? double.flatMap(ValueCoercion.exactInt)
+        // Whatever `Int` parses is a decimal number too, so without a number there is no integer.
+        self.intValue = double.flatMap { Int(trimmed) ?? ValueCoercion.exactInt($0) }
     }
 
     /// Reads a value from a literal.
@@ -56,10 +58,11 @@ public enum ValueCoercion {
 
     /// The text without leading and trailing white space.
     public static func trimmed(_ text: String) -> String {
-        let utf8 = text.utf8
-        guard let firstByte = utf8.first, let lastByte = utf8.last else { return text }
         // Fast path: both ends are visible ASCII, so there is nothing to trim. (Unicode property
         // lookups dominated reading a 3,000-key cache before this.)
+        let ends =
+            text.utf8.withContiguousStorageIfAvailable { ($0.first, $0.last) } ?? (text.utf8.first, text.utf8.last)
+        guard let firstByte = ends.0, let lastByte = ends.1 else { return text }
         if (0x21...0x7E).contains(firstByte) && (0x21...0x7E).contains(lastByte) { return text }
         guard let first = text.unicodeScalars.first, let last = text.unicodeScalars.last,
             first.properties.isWhitespace || last.properties.isWhitespace
@@ -68,32 +71,34 @@ public enum ValueCoercion {
     }
 
     /// The Boolean a text reads as, or nil.
-    public static func bool(_ text: String) -> Bool? {
+    public static func bool(_ text: String) -> Bool? { bool(trimmed: trimmed(text)) }
+
+    /// The Boolean a text already trimmed reads as, or nil.
+    static func bool(trimmed: String) -> Bool? {
         // The words are ASCII and at most 5 bytes: pack the lower-cased bytes into an integer
-        // rather than allocating a lower-cased string.
+        // rather than allocating a lower-cased string, and compare it with the packed words.
         var packed: UInt64 = 0
         var count = 0
-        for byte in trimmed(text).utf8 {
+        for byte in trimmed.utf8 {
             count += 1
             guard count <= 5 else { return nil }
             let lower = (0x41...0x5A).contains(byte) ? byte + 0x20 : byte
             packed = packed << 8 | UInt64(lower)
         }
-        if packedTrueWords.contains(packed) { return true }
-        if packedFalseWords.contains(packed) { return false }
-        return nil
+        switch packed {
+        // "1", "true", "t", "yes", "y", "on" (`trueWords`; `CoercionTests` checks the lists agree)
+        case 0x31, 0x74_72_75_65, 0x74, 0x79_65_73, 0x79, 0x6F_6E: return true
+        // "0", "false", "f", "no", "n", "off", "" (`falseWords`)
+        case 0x30, 0x66_61_6C_73_65, 0x66, 0x6E_6F, 0x6E, 0x6F_66_66, 0: return false
+        default: return nil
+        }
     }
-
-    private static func pack(_ word: String) -> UInt64 {
-        word.utf8.reduce(0) { $0 << 8 | UInt64($1) }
-    }
-
-    private static let packedTrueWords = Set(trueWords.map(pack))
-    private static let packedFalseWords = Set(falseWords.map(pack))
 
     /// The number a text reads as, or nil.
-    public static func double(_ text: String) -> Double? {
-        let trimmed = trimmed(text)
+    public static func double(_ text: String) -> Double? { double(trimmed: trimmed(text)) }
+
+    /// The number a text already trimmed reads as, or nil.
+    static func double(trimmed: String) -> Double? {
         guard isDecimalNumber(trimmed), let value = Double(trimmed), value.isFinite else { return nil }
         return value
     }

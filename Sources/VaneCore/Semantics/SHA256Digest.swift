@@ -5,51 +5,47 @@
 /// the plugin compiled BoringSSL's C sources again for the host, twice per build plan (SwiftPM's
 /// plugin-tool build and the main build each record the shared outputs as their own). Bucketing
 /// is not a security use; `SHA256DigestTests` checks this against swift-crypto.
+///
+/// The rounds are unrolled eight at a time, so the eight working words stay in registers without
+/// being shifted along every round; words are read with one big-endian load each.
 enum SHA256Digest {
     /// The digest of `first` followed by `second`, as eight big-endian words.
     static func hash(_ first: UnsafeBufferPointer<UInt8>, _ second: UnsafeBufferPointer<UInt8>) -> SIMD8<UInt32> {
         let length = first.count + second.count
         // The message, 0x80, zeros, and the length in bits as 8 bytes: a whole number of blocks.
         let blocks = (length + 8) / 64 + 1
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: blocks * 64) { message in
-            message.initialize(repeating: 0)
-            var end = message.startIndex
-            for byte in first {
-                message[end] = byte
-                end += 1
-            }
-            for byte in second {
-                message[end] = byte
-                end += 1
-            }
-            message[end] = 0x80
-            let bits = UInt64(length) &* 8
-            for index in 0..<8 {
-                message[blocks * 64 - 1 - index] = UInt8(truncatingIfNeeded: bits >> (8 * UInt64(index)))
-            }
+        return withUnsafeTemporaryAllocation(byteCount: blocks * 64, alignment: 8) { message in
+            message.initializeMemory(as: UInt8.self, repeating: 0)
+            UnsafeMutableRawBufferPointer(rebasing: message[0..<first.count]).copyMemory(
+                from: UnsafeRawBufferPointer(first)
+            )
+            UnsafeMutableRawBufferPointer(rebasing: message[first.count..<length]).copyMemory(
+                from: UnsafeRawBufferPointer(second)
+            )
+            message[length] = 0x80
+            message.storeBytes(
+                of: (UInt64(length) &* 8).bigEndian,
+                toByteOffset: blocks * 64 - 8,
+                as: UInt64.self
+            )
             var state = initialState
             withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
                 for block in 0..<blocks {
                     compress(
                         &state,
-                        block: UnsafeBufferPointer(rebasing: message[(block * 64)..<(block * 64 + 64)]),
+                        block: UnsafeRawBufferPointer(rebasing: message[(block * 64)..<(block * 64 + 64)]),
                         schedule: schedule
                     )
                 }
             }
-            return state
+            return SIMD8(state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7)
         }
     }
 
-    private static let initialState = SIMD8<UInt32>(
-        0x6a09_e667,
-        0xbb67_ae85,
-        0x3c6e_f372,
-        0xa54f_f53a,
-        0x510e_527f,
-        0x9b05_688c,
-        0x1f83_d9ab,
-        0x5be0_cd19
+    typealias State = (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32)
+
+    private static let initialState: State = (
+        0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
     )
 
     private static let roundConstants: [UInt32] = [
@@ -68,17 +64,36 @@ enum SHA256Digest {
         (value >> count) | (value << (32 - count))
     }
 
+    /// One round: `d` and `h` are the two words it changes; the caller rotates the names.
+    @inline(__always)
+    private static func round(
+        _ a: UInt32,
+        _ b: UInt32,
+        _ c: UInt32,
+        _ d: inout UInt32,
+        _ e: UInt32,
+        _ f: UInt32,
+        _ g: UInt32,
+        _ h: inout UInt32,
+        _ constantPlusWord: UInt32
+    ) {
+        let sum1 = rotateRight(e, 6) ^ rotateRight(e, 11) ^ rotateRight(e, 25)
+        let choice = g ^ (e & (f ^ g))
+        let first = h &+ sum1 &+ choice &+ constantPlusWord
+        let sum0 = rotateRight(a, 2) ^ rotateRight(a, 13) ^ rotateRight(a, 22)
+        let majority = (a & b) | (c & (a | b))
+        d = d &+ first
+        h = first &+ sum0 &+ majority
+    }
+
     /// One 64-byte block into the state.
     private static func compress(
-        _ state: inout SIMD8<UInt32>,
-        block: UnsafeBufferPointer<UInt8>,
+        _ state: inout State,
+        block: UnsafeRawBufferPointer,
         schedule: UnsafeMutableBufferPointer<UInt32>
     ) {
         for index in 0..<16 {
-            let offset = block.startIndex + index * 4
-            schedule[index] =
-                UInt32(block[offset]) << 24 | UInt32(block[offset + 1]) << 16 | UInt32(block[offset + 2]) << 8
-                | UInt32(block[offset + 3])
+            schedule[index] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self))
         }
         for index in 16..<64 {
             let early = schedule[index - 15]
@@ -87,32 +102,24 @@ enum SHA256Digest {
             let sigma1 = rotateRight(late, 17) ^ rotateRight(late, 19) ^ (late >> 10)
             schedule[index] = schedule[index - 16] &+ sigma0 &+ schedule[index - 7] &+ sigma1
         }
-        var a = state[0]
-        var b = state[1]
-        var c = state[2]
-        var d = state[3]
-        var e = state[4]
-        var f = state[5]
-        var g = state[6]
-        var h = state[7]
+        var (a, b, c, d, e, f, g, h) = state
         roundConstants.withUnsafeBufferPointer { constants in
-            for index in 0..<64 {
-                let sum1 = rotateRight(e, 6) ^ rotateRight(e, 11) ^ rotateRight(e, 25)
-                let choice = (e & f) ^ (~e & g)
-                let first = h &+ sum1 &+ choice &+ constants[index] &+ schedule[index]
-                let sum0 = rotateRight(a, 2) ^ rotateRight(a, 13) ^ rotateRight(a, 22)
-                let majority = (a & b) ^ (a & c) ^ (b & c)
-                let second = sum0 &+ majority
-                h = g
-                g = f
-                f = e
-                e = d &+ first
-                d = c
-                c = b
-                b = a
-                a = first &+ second
+            var index = 0
+            while index < 64 {
+                round(a, b, c, &d, e, f, g, &h, constants[index] &+ schedule[index])
+                round(h, a, b, &c, d, e, f, &g, constants[index + 1] &+ schedule[index + 1])
+                round(g, h, a, &b, c, d, e, &f, constants[index + 2] &+ schedule[index + 2])
+                round(f, g, h, &a, b, c, d, &e, constants[index + 3] &+ schedule[index + 3])
+                round(e, f, g, &h, a, b, c, &d, constants[index + 4] &+ schedule[index + 4])
+                round(d, e, f, &g, h, a, b, &c, constants[index + 5] &+ schedule[index + 5])
+                round(c, d, e, &f, g, h, a, &b, constants[index + 6] &+ schedule[index + 6])
+                round(b, c, d, &e, f, g, h, &a, constants[index + 7] &+ schedule[index + 7])
+                index += 8
             }
         }
-        state &+= SIMD8(a, b, c, d, e, f, g, h)
+        state = (
+            state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e, state.5 &+ f, state.6 &+ g,
+            state.7 &+ h
+        )
     }
 }

@@ -99,4 +99,43 @@ import VaneCore
         try await next.fetch()
         #expect(setup.sentETags == [nil, nil], "no ETag without its values")
     }
+
+    /// The cache file of the first format ("VNC1", an FNV-1a checksum; issue #32 changed the
+    /// checksum) still starts the next launch, and a damaged one still falls back to the defaults.
+    @Test func aCacheWrittenInTheFirstFormatStillLoads() async throws {
+        let setup = ScriptedSetup()
+        defer { setup.removeFiles() }
+        setup.transport.enqueue(
+            .fetch,
+            .update(version: 3, ["banner": "cached", "limit": "5"], etag: "\"e3\""),
+            .notModified(etag: "\"e3\"")
+        )
+        let first = try setup.client()
+        try await first.fetchAndActivate()
+        await first.waitForPendingWrites()
+        let cacheURL = setup.directory.appendingPathComponent("config.vanecache")
+        let current = [UInt8](try Data(contentsOf: cacheURL))
+        #expect(Array(current[0..<4]) == Array("VNC2".utf8))
+        let payload = current[12...]
+        var legacy = Array("VNC1".utf8)
+        let checksum = ConfigCacheFile.fnvChecksum(payload)
+        for shift in stride(from: 0, to: 64, by: 8) {
+            legacy.append(UInt8(truncatingIfNeeded: checksum >> UInt64(shift)))
+        }
+        legacy.append(contentsOf: payload)
+        try Data(legacy).write(to: cacheURL)
+
+        let second = try setup.client { $0.defaults = InAppDefaults(["banner": "bundled"]) }
+        #expect(second.string(forKey: "banner", default: "") == "cached")
+        #expect(second.int(forKey: "limit", default: 0) == 5)
+        #expect(second.activeTemplateVersion == 3)
+        #expect(try await second.fetch(minimumInterval: 0) == .noChange, "its ETag came back with it")
+        #expect(setup.sentETags.last == "\"e3\"")
+
+        legacy[legacy.count / 2] ^= 0x20
+        try Data(legacy).write(to: cacheURL)
+        let damaged = try setup.client { $0.defaults = InAppDefaults(["banner": "bundled"]) }
+        #expect(damaged.string(forKey: "banner", default: "") == "bundled")
+        #expect(damaged.activeTemplateVersion == nil)
+    }
 }

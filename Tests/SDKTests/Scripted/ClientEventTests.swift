@@ -182,4 +182,22 @@ import VaneCore
         #expect(sent["templateVersion"] == "4")
         #expect(sent["time"]?.stringValue == ISO8601Timestamp.string(milliseconds: 1_800_000_005_000))
     }
+
+    /// An experiment key no source has a value for is exposed by its first read all the same, as
+    /// before issue #32 found exposures by the key's place in the read table (this key has none).
+    @Test func anExperimentKeyWithoutAValueIsExposedByItsFirstRead() async throws {
+        let setup = ScriptedSetup()
+        defer { setup.removeFiles() }
+        let assignment = ExperimentAssignment(experiment: "layout-test", variant: "control")
+        setup.transport.enqueue(
+            .fetch,
+            .update(version: 2, ["banner": "hi"], metadata: ["layout": KeyMetadata(experiment: assignment)])
+        )
+        let client = try setup.client { $0.events = EventOptions(flushInterval: 0) }
+        try await client.fetchAndActivate()
+        #expect(client.string(forKey: "layout", default: "app default") == "app default")
+        _ = client.string(forKey: "layout", default: "")
+        _ = client.string(forKey: "banner", default: "")
+        #expect(client.queuedEventCount == 1)
+    }
 }

@@ -1,0 +1,56 @@
+import Testing
+
+@testable import Vane
+
+/// The SDK's read table (issue #32) finds exactly what a `Dictionary<String, …>` finds: by
+/// String's equality, which is canonical equivalence, not bytes.
+@Suite struct KeyTableTests {
+    @Test func itFindsWhatADictionaryFindsAsItGrows() {
+        // Short (inline) and long (heap) keys, a shared prefix, lengths around the 8-byte step.
+        let keys = (0..<3000).map { index in
+            switch index % 4 {
+            case 0: "key_\(index)"
+            case 1: "a_much_longer_key_name_for_the_checkout_flow_\(index)"
+            case 2: String(repeating: "x", count: index % 17 + 1) + "\(index)"
+            default: "k\(index)"
+            }
+        }
+        var table = KeyTable<Int>()
+        var dictionary: [String: Int] = [:]
+        for (index, key) in keys.enumerated() {
+            table.set(index, forKey: key)
+            dictionary[key] = index
+        }
+        #expect(table.count == dictionary.count)
+        for key in keys { #expect(table[key] == dictionary[key], "\(key)") }
+        for missing in ["", "key_", "key_3000", "k", "a_much_longer_key_name_for_the_checkout_flow_"] {
+            #expect(table[missing] == nil, "\(missing)")
+        }
+        let position = table.position(of: "key_8")
+        table.set(-1, forKey: "key_8")
+        #expect(table.position(of: "key_8") == position, "a key set again keeps its place")
+        #expect(table["key_8"] == -1)
+        #expect(table.count == keys.count)
+    }
+
+    @Test func keysAreEqualAsStringsAreNotAsBytes() {
+        let composed = "caf\u{E9}"  // é as one scalar
+        let decomposed = "cafe\u{301}"  // e and a combining accent
+        let kelvin = "\u{212A}ey"  // KELVIN SIGN is canonically "K"
+        var table = KeyTable<String>()
+        table.set("composed", forKey: composed)
+        table.set("ascii", forKey: "Key")
+        #expect(table[decomposed] == "composed")
+        #expect(table[kelvin] == "ascii", "a non-ASCII spelling of an ASCII key")
+        table.set("kelvin", forKey: kelvin)
+        #expect(table.count == 2, "the same key, as in a Dictionary")
+        #expect(table["Key"] == "kelvin")
+
+        var reversed = KeyTable<String>()
+        reversed.set("kelvin", forKey: kelvin)
+        #expect(reversed["Key"] == "kelvin", "an ASCII spelling of a non-ASCII key")
+        #expect(reversed["key"] == nil)
+        let dictionary = [kelvin: "kelvin"]
+        #expect(dictionary["Key"] == reversed["Key"])
+    }
+}
