@@ -148,7 +148,8 @@ extension ConfigStore {
         actor: Actor,
         rollbackSource: Int64? = nil,
         authorization: ChangeAuthorization = .direct("the publish"),
-        change: WebhookChange? = nil
+        change: WebhookChange? = nil,
+        alongside: PublishAlongside? = nil
     ) async throws -> StoredVersion {
         try await publishQueue.withLock {
             // A forced publish retries when a publisher on another node takes the number it chose.
@@ -162,7 +163,8 @@ extension ConfigStore {
                         actor: actor,
                         rollbackSource: rollbackSource,
                         authorization: authorization,
-                        change: change
+                        change: change,
+                        alongside: alongside
                     )
                 } catch  where StoreErrors.isBusy(error) {
                     // SQLite already waited its busy timeout for the write lock: another process
@@ -190,7 +192,8 @@ extension ConfigStore {
         actor: Actor,
         rollbackSource: Int64?,
         authorization: ChangeAuthorization,
-        change: WebhookChange?
+        change: WebhookChange?,
+        alongside: PublishAlongside?
     ) async throws -> StoredVersion {
         let retained = retainedVersions
         let kind = engine.kind
@@ -263,6 +266,8 @@ extension ConfigStore {
                     ?? "published version \(number) (\(updateType.rawValue))",
                 details: ["versionNumber": .string(String(number)), "changes": diff.json()]
             )
+            // What must commit with this version or not at all (a rollout's step and its claim).
+            try await alongside?(database, number)
             try await WebhookStore.enqueue(
                 database,
                 kind: kind,
