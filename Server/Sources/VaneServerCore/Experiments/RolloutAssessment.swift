@@ -62,12 +62,9 @@ package struct RolloutAssessment: Sendable, Hashable {
             let measure: Measure = guardrail.kind == .mean ? .meanPerUnit : .conversionRate
             let interval = history.sequence(metric: guardrail.event, measure: measure, variant: RolloutPlan.treatmentArm)?
                 .absoluteInterval
-            let worse: Bool
-            switch (guardrail.bad, interval) {
-            case (.increase, let interval?): worse = interval.lower > guardrail.margin
-            case (.decrease, let interval?): worse = interval.upper < -guardrail.margin
-            case (_, nil): worse = false
-            }
+            let worse = interval.map {
+                OneSidedRegression.isWorse($0, margin: guardrail.margin, increaseIsBad: guardrail.bad == .increase)
+            } ?? false
             figures.append(
                 GuardrailFigure(
                     event: guardrail.event,

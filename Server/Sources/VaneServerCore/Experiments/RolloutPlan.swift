@@ -1,4 +1,6 @@
-package import VaneCore
+import ExperimentStatistics
+import Foundation
+import VaneCore
 
 /// What a progressive rollout does, as its creator wrote it (docs/ROLLOUTS.md): which parameters
 /// get which new values, for whom, in which steps, and which guardrails stop it. Immutable once
@@ -39,8 +41,6 @@ package struct RolloutPlan: Sendable, Hashable {
     package static let treatmentArm = "treatment"
     package static let comparisonArm = "comparison"
 
-    /// Each guardrail's share of the error rate.
-    package var errorRatePerGuardrail: Double { errorRate / Double(max(1, guardrails.count)) }
 }
 
 /// One parameter a rollout changes.
@@ -163,21 +163,21 @@ extension RolloutPlan {
         let metrics = guardrails.map(\.metric)
         return ExperimentDefinition(
             key: Self.experimentKey(id: id, step: step),
-            hypothesis: "rollout \(id), step \(step + 1) (\(percentText(percent)) %)",
+            hypothesis: "rollout \(id), step \(step + 1) (\(Self.percentText(percent)) %)",
             parameters: parameters.map(\.key),
             variants: [
                 ExperimentVariant(
                     name: Self.comparisonArm,
-                    condition: comparisonCondition(id),
-                    weight: comparisonShare(percent)
+                    condition: Self.comparisonCondition(id),
+                    weight: Self.comparisonShare(percent)
                 ),
-                ExperimentVariant(name: Self.treatmentArm, condition: treatmentCondition(id), weight: percent),
+                ExperimentVariant(name: Self.treatmentArm, condition: Self.treatmentCondition(id), weight: percent),
             ],
             controlVariant: Self.comparisonArm,
             primaryMetric: metrics[0],
             guardrailMetrics: Array(metrics.dropFirst()),
             method: .sequential,
-            confidenceLevel: 1 - errorRatePerGuardrail,
+            confidenceLevel: OneSidedRegression.confidenceLevel(errorRate: errorRate, guardrails: guardrails.count),
             sampleRatioThreshold: Self.sampleRatioThreshold
         )
     }

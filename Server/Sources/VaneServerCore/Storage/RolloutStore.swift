@@ -1,5 +1,5 @@
 package import SQLKit
-package import VaneCore
+import VaneCore
 
 /// Rollouts, their decisions and their step experiments, over SQLite and PostgreSQL.
 ///
@@ -113,6 +113,7 @@ package final class RolloutStore: Sendable {
         id: String,
         from states: Set<RolloutState>,
         step expectedStep: Int?,
+        unchangedSince updateTime: Int64? = nil,
         to state: RolloutState,
         decision: RolloutDecision,
         actor: Actor,
@@ -136,7 +137,8 @@ package final class RolloutStore: Sendable {
                 to: state,
                 step: rollout.step,
                 stepStart: rollout.stepStartTime,
-                now: decision.time
+                now: decision.time,
+                unchangedSince: updateTime
             )
             changed.plan = rollout.plan
             if state.isFinal {
@@ -150,8 +152,8 @@ package final class RolloutStore: Sendable {
 
     // MARK: - Inside a transaction, for the rollout's publishes
 
-    /// The compare-and-set: moves the rollout from (`state`, `step`) to (`newState`, `newStep`),
-    /// or throws ``StorageError/rolloutState(id:state:action:)`` when the row is elsewhere (another
+    /// The compare-and-set: moves the rollout from (`state`, `step`) — and, when given, as it was
+    /// at `updateTime` — to (`newState`, `newStep`), or throws ``StorageError/rolloutState(id:state:action:)`` when the row is elsewhere (another
     /// node decided first).
     package static func claim(
         _ database: any SQLDatabase,
@@ -162,15 +164,21 @@ package final class RolloutStore: Sendable {
         to newState: RolloutState,
         step newStep: Int,
         stepStart: Int64?,
-        now: Int64
+        now: Int64,
+        unchangedSince updateTime: Int64? = nil
     ) async throws -> Rollout {
+        // The guard also expects the row as it read it (its update time), so two passes that read
+        // the same step cannot both record a hold; update times only grow, also within a millisecond.
+        let unchanged = updateTime.map { SQLQueryString(" AND update_time = \(bind: $0)") } ?? SQLQueryString("")
         guard
             let row = try await database.raw(
                 """
                 UPDATE rollouts SET state = \(bind: newState.rawValue), step = \(bind: newStep), \
-                step_start_time = \(bind: stepStart), update_time = \(bind: now) \
+                step_start_time = \(bind: stepStart), \
+                update_time = (CASE WHEN update_time >= \(bind: now) THEN update_time + 1 ELSE \(bind: now) END) \
                 WHERE project_id = \(bind: environment.projectId) AND environment_id = \(bind: environment.environmentId) \
-                AND rollout_id = \(bind: id) AND state = \(bind: state.rawValue) AND step = \(bind: step) RETURNING *
+                AND rollout_id = \(bind: id) AND state = \(bind: state.rawValue) AND step = \(bind: step)\(unchanged) \
+                RETURNING *
                 """
             ).first()
         else {

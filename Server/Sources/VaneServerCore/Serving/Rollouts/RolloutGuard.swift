@@ -92,6 +92,7 @@ package struct RolloutGuard: Service {
                 environment,
                 id: rollout.id,
                 expectedStep: rollout.step,
+                unchangedSince: rollout.updateTime,
                 reason: assessment.reason,
                 figures: assessment.json,
                 actor: RolloutLifecycle.guardActor(rollout.id)

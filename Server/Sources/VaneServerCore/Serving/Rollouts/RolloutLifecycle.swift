@@ -65,6 +65,7 @@ package struct RolloutLifecycle: Sendable {
 
     /// The guard's advance of a running rollout from the step it read to the next (the last
     /// completes it).
+    @discardableResult
     package func advance(_ rollout: Rollout, assessment: RolloutAssessment) async throws -> Rollout {
         let next = rollout.step + 1
         return try await publishStep(
@@ -73,16 +74,19 @@ package struct RolloutLifecycle: Sendable {
             action: next == rollout.plan.steps.count - 1 ? .complete : .advance,
             reason: assessment.reason,
             figures: assessment.json,
-            actor: Self.guardActor(rollout.id)
+            actor: Self.guardActor(rollout.id),
+            unchangedSince: rollout.updateTime
         )
     }
 
     /// Publishes the template without the rollout's values: everyone gets what they got before.
-    /// The guard passes the step it read (`expectedStep`), a person nil.
+    /// The guard passes the step and update time it read, a person nil.
+    @discardableResult
     package func rollBack(
         _ environment: EnvironmentKey,
         id: String,
         expectedStep: Int? = nil,
+        unchangedSince updateTime: Int64? = nil,
         reason: String,
         figures: JSONObject?,
         actor: Actor
@@ -113,7 +117,8 @@ package struct RolloutLifecycle: Sendable {
             step: rollout.step,
             decision: decision,
             webhook: .rolloutRolledBack,
-            actor: actor
+            actor: actor,
+            unchangedSince: updateTime
         )
     }
 
@@ -144,6 +149,7 @@ package struct RolloutLifecycle: Sendable {
 
     /// The guard's hold: the decision and its webhook, once per step and kind; a regression under
     /// `onRegression: hold` pauses the rollout.
+    @discardableResult
     package func hold(_ rollout: Rollout, assessment: RolloutAssessment, pausing: Bool) async throws -> Rollout {
         let decision = RolloutDecision(
             time: clock.nowMilliseconds(),
@@ -159,6 +165,7 @@ package struct RolloutLifecycle: Sendable {
             id: rollout.id,
             from: [.running],
             step: rollout.step,
+            unchangedSince: rollout.updateTime,
             to: pausing ? .paused : .running,
             decision: decision,
             actor: Self.guardActor(rollout.id),
@@ -221,7 +228,8 @@ package struct RolloutLifecycle: Sendable {
         action: RolloutDecision.Action,
         reason: String,
         figures: JSONObject?,
-        actor: Actor
+        actor: Actor,
+        unchangedSince updateTime: Int64? = nil
     ) async throws -> Rollout {
         let plan = rollout.plan
         let percent = plan.steps[step]
@@ -248,7 +256,8 @@ package struct RolloutLifecycle: Sendable {
             decision: decision,
             webhook: action == .start ? .rolloutStarted : (last ? .rolloutCompleted : .rolloutAdvanced),
             expectedVersion: live.version,
-            actor: actor
+            actor: actor,
+            unchangedSince: updateTime
         )
     }
 
@@ -261,7 +270,8 @@ package struct RolloutLifecycle: Sendable {
         decision: RolloutDecision,
         webhook: WebhookEventType,
         expectedVersion: Int64? = nil,
-        actor: Actor
+        actor: Actor,
+        unchangedSince updateTime: Int64? = nil
     ) async throws -> Rollout {
         let environment = rollout.environment
         let kind = publisher.store.engine.kind
@@ -290,7 +300,8 @@ package struct RolloutLifecycle: Sendable {
                     to: state,
                     step: step,
                     stepStart: now,
-                    now: now
+                    now: now,
+                    unchangedSince: updateTime
                 )
                 moved.plan = rollout.plan
                 if state == .running {
