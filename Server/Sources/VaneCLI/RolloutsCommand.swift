@@ -29,7 +29,9 @@ struct RolloutsCommand: AsyncParsableCommand {
     /// One line about a rollout: id, state, step and share.
     static func summary(_ rollout: JSONObject) -> String {
         let steps = rollout["steps"]?.arrayValue?.count ?? 0
-        let step = rollout["step"]?.numberValue.map { "step \($0) of \(steps) (\(rollout["percent"]?.numberValue?.description ?? "?") %)" }
+        let step = rollout["step"]?.numberValue.map {
+            "step \($0) of \(steps) (\(rollout["percent"]?.numberValue?.description ?? "?") %)"
+        }
         return "rollout \(rollout["id"]?.stringValue ?? "?") is \(rollout["state"]?.stringValue ?? "?")"
             + (step.map { ", \($0)" } ?? "")
     }
@@ -136,7 +138,9 @@ struct RolloutsStatusCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard let id else {
-            guard let listed = try await RolloutsCommand.send(remote, "GET", RolloutsCommand.path(remote)) else { return }
+            guard let listed = try await RolloutsCommand.send(remote, "GET", RolloutsCommand.path(remote)) else {
+                return
+            }
             let rollouts = (listed["rollouts"]?.arrayValue ?? []).compactMap(\.objectValue)
             if rollouts.isEmpty { print("No rollouts in \(remote.scope).") }
             for rollout in rollouts { print(RolloutsCommand.summary(rollout)) }

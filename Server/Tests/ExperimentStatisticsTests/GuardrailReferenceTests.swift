@@ -80,9 +80,10 @@ struct GuardrailReferenceTests {
                 } else {
                     #expect(interval == nil, "\(what): no informative look yet")
                 }
-                let worse = interval.map {
-                    OneSidedRegression.isWorse($0, margin: scenario.margin, increaseIsBad: true)
-                } ?? false
+                let worse =
+                    interval.map {
+                        OneSidedRegression.isWorse($0, margin: scenario.margin, increaseIsBad: true)
+                    } ?? false
                 #expect(worse == look.worse, "\(what): the guard says worse = \(worse)")
             }
         }

@@ -100,7 +100,9 @@ import VaneCore
                     )
                 )
                 if index * crashes / count != (index + 1) * crashes / count {
-                    events.append(event("c-\(experiment)-\(unit)", unit, -1_000, ["type": "metric", "name": "app_crashed"]))
+                    events.append(
+                        event("c-\(experiment)-\(unit)", unit, -1_000, ["type": "metric", "name": "app_crashed"])
+                    )
                 }
             }
         }
@@ -155,7 +157,8 @@ import VaneCore
     func aRolloutAdvancesStepByStepWhileTheDataIsHealthyAndCompletes(database: TestDatabase) async throws {
         let clock = TestClock()
         // Hundreds of fetches from one address: no per-address limit.
-        try await TestServer.run(database, configure: { $0.addressRateLimit = 0 }, clock: clock) { server in
+        let noAddressLimit: (inout ServerConfiguration) -> Void = { $0.addressRateLimit = 0 }
+        try await TestServer.run(database, configure: noAddressLimit, clock: clock) { server in
             let started = try await Self.started(server)
             #expect(started["state"] == "running")
             #expect(started["step"] == 1)
@@ -350,7 +353,10 @@ import VaneCore
             await Self.guardOf(server).pass()
             let held = try await Self.rollout(server)
             #expect(Self.actions(held) == ["start", "hold"])
-            #expect(held["decisions"]?.arrayValue?.last?.objectValue?["reason"]?.stringValue?.contains("missing exposures") == true)
+            #expect(
+                held["decisions"]?.arrayValue?.last?.objectValue?["reason"]?.stringValue?.contains("missing exposures")
+                    == true
+            )
             #expect(held["step"] == 1)
         }
     }
@@ -458,11 +464,19 @@ import VaneCore
                 (with { $0["steps"] = [0, 100] }, "steps[0]"),
                 (
                     with {
-                        $0["guardrails"] = [["event": "app_crashed", "kind": "conversion", "bad": "increase", "margin": 2]]
+                        $0["guardrails"] = [
+                            ["event": "app_crashed", "kind": "conversion", "bad": "increase", "margin": 2]
+                        ]
                     }, "guardrails[0].margin"
                 ),
-                (with { $0["guardrails"] = [["event": "app_crashed", "kind": "ratio", "bad": "increase"]] }, "guardrails[0].kind"),
-                (with { $0["guardrails"] = [["event": "app_crashed", "kind": "mean", "bad": "up"]] }, "guardrails[0].bad"),
+                (
+                    with { $0["guardrails"] = [["event": "app_crashed", "kind": "ratio", "bad": "increase"]] },
+                    "guardrails[0].kind"
+                ),
+                (
+                    with { $0["guardrails"] = [["event": "app_crashed", "kind": "mean", "bad": "up"]] },
+                    "guardrails[0].bad"
+                ),
                 (with { $0["guardrails"] = [] }, "guardrails"),
                 (with { $0["audience"] = "no_such_condition" }, "audience"),
                 (with { $0["minimumHoldSeconds"] = -1 }, "minimumHoldSeconds"),

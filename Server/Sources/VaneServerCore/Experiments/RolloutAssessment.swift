@@ -60,11 +60,16 @@ package struct RolloutAssessment: Sendable, Hashable {
         var figures: [GuardrailFigure] = []
         for guardrail in plan.guardrails {
             let measure: Measure = guardrail.kind == .mean ? .meanPerUnit : .conversionRate
-            let interval = history.sequence(metric: guardrail.event, measure: measure, variant: RolloutPlan.treatmentArm)?
-                .absoluteInterval
-            let worse = interval.map {
-                OneSidedRegression.isWorse($0, margin: guardrail.margin, increaseIsBad: guardrail.bad == .increase)
-            } ?? false
+            let interval = history.sequence(
+                metric: guardrail.event,
+                measure: measure,
+                variant: RolloutPlan.treatmentArm
+            )?
+            .absoluteInterval
+            let worse =
+                interval.map {
+                    OneSidedRegression.isWorse($0, margin: guardrail.margin, increaseIsBad: guardrail.bad == .increase)
+                } ?? false
             figures.append(
                 GuardrailFigure(
                     event: guardrail.event,

@@ -100,7 +100,11 @@ package enum RolloutPlanReader {
         case .string(let text)? where RolloutRegressionAction(rawValue: text) != nil:
             onRegression = RolloutRegressionAction(rawValue: text) ?? .rollBack
         case let other?:
-            problem(root.appending("onRegression"), "enum", "expected \"roll_back\" or \"hold\", found \(describe(other))")
+            problem(
+                root.appending("onRegression"),
+                "enum",
+                "expected \"roll_back\" or \"hold\", found \(describe(other))"
+            )
         }
         switch object["onMissingData"] {
         case nil, .null?, .string("hold")?: break
@@ -121,7 +125,11 @@ package enum RolloutPlanReader {
                 problem(root.appending("errorRate"), "range", "expected a number from 0.001 to 0.2, found \(number)")
             }
         case let other?:
-            problem(root.appending("errorRate"), "type", "expected a number from 0.001 to 0.2, found \(other.kindDescription)")
+            problem(
+                root.appending("errorRate"),
+                "type",
+                "expected a number from 0.001 to 0.2, found \(other.kindDescription)"
+            )
         }
         if !guardrails.isEmpty, errorRate / Double(guardrails.count) < 0.001 {
             problem(
@@ -137,7 +145,11 @@ package enum RolloutPlanReader {
         case .string(let text)? where !text.isEmpty && text.count <= 100 && !text.contains("'"):
             seed = text
         case let other?:
-            problem(root.appending("seed"), "type", "expected a string of 1-100 characters without quotes, found \(describe(other))")
+            problem(
+                root.appending("seed"),
+                "type",
+                "expected a string of 1-100 characters without quotes, found \(describe(other))"
+            )
         }
 
         guard issues.isEmpty else { return .failure(DocumentError(issues: issues)) }
@@ -265,7 +277,11 @@ package enum RolloutPlanReader {
             {
                 return Int64(double)
             }
-            problem(path, "range", "expected a whole number from \(range.lowerBound) to \(range.upperBound), found \(number)")
+            problem(
+                path,
+                "range",
+                "expected a whole number from \(range.lowerBound) to \(range.upperBound), found \(number)"
+            )
         case let other?:
             problem(path, "type", "expected a whole number, found \(other.kindDescription)")
         }
@@ -291,7 +307,11 @@ package enum RolloutPlanReader {
                 continue
             }
             for member in object where !["event", "kind", "bad", "margin"].contains(member.key) {
-                problem(here.appending(member.key), "unknown-member", "unknown member; expected event, kind, bad or margin")
+                problem(
+                    here.appending(member.key),
+                    "unknown-member",
+                    "unknown member; expected event, kind, bad or margin"
+                )
             }
             var valid = true
             let event = object["event"]?.stringValue ?? ""
@@ -342,7 +362,11 @@ package enum RolloutPlanReader {
                     valid = false
                 }
             case let other?:
-                problem(here.appending("margin"), "type", "expected a number from \(range), found \(other.kindDescription)")
+                problem(
+                    here.appending("margin"),
+                    "type",
+                    "expected a number from \(range), found \(other.kindDescription)"
+                )
                 valid = false
             }
             if valid { guardrails.append(RolloutGuardrail(event: event, kind: kind, bad: bad, margin: margin)) }

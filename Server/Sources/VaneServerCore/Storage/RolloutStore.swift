@@ -27,7 +27,12 @@ package final class RolloutStore: Sendable {
 
     /// Stores a new rollout as a draft.
     /// - Throws: ``StorageError/environmentNotFound(project:environment:)``, ``StorageError/rolloutExists(_:)``.
-    package func create(_ plan: RolloutPlan, in environment: EnvironmentKey, actor: Actor, now: Int64) async throws
+    package func create(
+        _ plan: RolloutPlan,
+        in environment: EnvironmentKey,
+        actor: Actor,
+        now: Int64
+    ) async throws
         -> Rollout
     {
         let rollout = Rollout(
@@ -145,7 +150,16 @@ package final class RolloutStore: Sendable {
                 try await Self.stopStepExperiment(database, environment, rollout: rollout, now: decision.time)
             }
             let version = try await ConfigStore.currentVersion(database, environment)
-            try await Self.record(database, environment, id: id, decision, actor: actor, kind: kind, version: version, webhook: webhook)
+            try await Self.record(
+                database,
+                environment,
+                id: id,
+                decision,
+                actor: actor,
+                kind: kind,
+                version: version,
+                webhook: webhook
+            )
             return changed
         }
     }
@@ -271,7 +285,12 @@ package final class RolloutStore: Sendable {
         actor: Actor
     ) async throws {
         if step > 0 {
-            try await stopExperiment(database, environment, key: RolloutPlan.experimentKey(id: plan.id, step: step - 1), now: now)
+            try await stopExperiment(
+                database,
+                environment,
+                key: RolloutPlan.experimentKey(id: plan.id, step: step - 1),
+                now: now
+            )
         }
         let definition = plan.stepExperiment(step: step)
         let running = try await database.raw(
@@ -321,7 +340,11 @@ package final class RolloutStore: Sendable {
         ).run()
     }
 
-    package static func row(_ database: any SQLDatabase, _ environment: EnvironmentKey, id: String) async throws
+    package static func row(
+        _ database: any SQLDatabase,
+        _ environment: EnvironmentKey,
+        id: String
+    ) async throws
         -> Rollout?
     {
         try await database.raw(
@@ -365,7 +388,9 @@ package final class RolloutStore: Sendable {
 
     private static func decision(_ row: any SQLRow) throws -> RolloutDecision {
         let actionText = try row.decode(column: "action", as: String.self)
-        let figures = try row.decode(column: "figures", as: String?.self).flatMap { try? JSONValue.parse($0).objectValue }
+        let figures = try row.decode(column: "figures", as: String?.self).flatMap {
+            try? JSONValue.parse($0).objectValue
+        }
         return RolloutDecision(
             time: try row.decode(column: "decision_time", as: Int64.self),
             step: Int(try row.decode(column: "step", as: Int64.self)),

@@ -56,7 +56,9 @@ package struct RolloutGuard: Service {
             } catch {
                 logger.info(
                     "a rollout decision did not apply",
-                    metadata: ["rollout": "\(rollout.id)", "environment": "\(rollout.environment)", "error": "\(error)"]
+                    metadata: [
+                        "rollout": "\(rollout.id)", "environment": "\(rollout.environment)", "error": "\(error)",
+                    ]
                 )
             }
         }
@@ -70,7 +72,11 @@ package struct RolloutGuard: Service {
         }
         let environment = rollout.environment
         let experiments = lifecycle.experiments.experiments
-        guard let (experiment, stored) = try await experiments.experimentWithTally(environment, key: rollout.stepExperimentKey)
+        guard
+            let (experiment, stored) = try await experiments.experimentWithTally(
+                environment,
+                key: rollout.stepExperimentKey
+            )
         else { return nil }
         let assessment = RolloutAssessment.assess(
             rollout.plan,
@@ -97,7 +103,10 @@ package struct RolloutGuard: Service {
                 figures: assessment.json,
                 actor: RolloutLifecycle.guardActor(rollout.id)
             )
-            logger.warning("rollout rolled back", metadata: ["rollout": "\(rollout.id)", "reason": "\(assessment.reason)"])
+            logger.warning(
+                "rollout rolled back",
+                metadata: ["rollout": "\(rollout.id)", "reason": "\(assessment.reason)"]
+            )
             return .rollBack
         case .regression, .hold:
             // Told once per step: a hold already recorded at this step is not repeated every pass.

@@ -124,12 +124,28 @@ package struct RolloutLifecycle: Sendable {
 
     /// Pauses a running rollout: the current step stays as published, the guard decides nothing.
     package func pause(_ environment: EnvironmentKey, id: String, actor: Actor) async throws -> Rollout {
-        try await change(environment, id: id, from: [.running], to: .paused, action: .pause, webhook: .rolloutPaused, actor: actor)
+        try await change(
+            environment,
+            id: id,
+            from: [.running],
+            to: .paused,
+            action: .pause,
+            webhook: .rolloutPaused,
+            actor: actor
+        )
     }
 
     /// Resumes a paused rollout: the guard decides again, the step's hold time counting from its start.
     package func resume(_ environment: EnvironmentKey, id: String, actor: Actor) async throws -> Rollout {
-        try await change(environment, id: id, from: [.paused], to: .running, action: .resume, webhook: .rolloutResumed, actor: actor)
+        try await change(
+            environment,
+            id: id,
+            from: [.paused],
+            to: .running,
+            action: .resume,
+            webhook: .rolloutResumed,
+            actor: actor
+        )
     }
 
     /// Stops a rollout where it stands: the current share keeps the new value (the template is not
@@ -236,7 +252,8 @@ package struct RolloutLifecycle: Sendable {
         let live = try await publisher.liveTemplate(rollout.environment)
         var template = try RolloutTemplate.applying(plan, percent: percent, to: live.template)
         template.version = TemplateVersion(
-            description: "rollout \(rollout.id): step \(step + 1) of \(plan.steps.count), \(RolloutPlan.percentText(percent)) %"
+            description:
+                "rollout \(rollout.id): step \(step + 1) of \(plan.steps.count), \(RolloutPlan.percentText(percent)) %"
         )
         let decision = RolloutDecision(
             time: clock.nowMilliseconds(),
@@ -332,7 +349,11 @@ package struct RolloutLifecycle: Sendable {
         )
         try await serveRunning(in: environment)
         guard let moved = claimed.withLockedValue({ $0 }) else {
-            throw StorageError.rolloutState(id: rollout.id, state: rollout.state.rawValue, action: decision.action.rawValue)
+            throw StorageError.rolloutState(
+                id: rollout.id,
+                state: rollout.state.rawValue,
+                action: decision.action.rawValue
+            )
         }
         return moved
     }

@@ -63,7 +63,8 @@ package enum RolloutTemplate {
         let managed: Set<String> = [RolloutPlan.treatmentCondition(id), RolloutPlan.comparisonCondition(id)]
         var result = template
         result.conditions.removeAll { managed.contains($0.name) }
-        for parameter in template.allParameters where parameter.conditionalValues.contains(where: {
+        for parameter in template.allParameters
+        where parameter.conditionalValues.contains(where: {
             managed.contains($0.conditionName)
         }) {
             var changed = parameter
@@ -89,7 +90,9 @@ package enum RolloutTemplate {
             )
         }
         if let audience = plan.audience {
-            let managed: Set<String> = [RolloutPlan.treatmentCondition(plan.id), RolloutPlan.comparisonCondition(plan.id)]
+            let managed: Set<String> = [
+                RolloutPlan.treatmentCondition(plan.id), RolloutPlan.comparisonCondition(plan.id),
+            ]
             if managed.contains(audience) || !template.conditions.contains(where: { $0.name == audience }) {
                 let known = template.conditions.map(\.name).filter { !managed.contains($0) }.prefix(20)
                 issues.append(
@@ -108,7 +111,10 @@ package enum RolloutTemplate {
     }
 
     /// The audience's expression in Vane syntax, nil for everyone.
-    private static func audienceText(_ plan: RolloutPlan, in template: ConfigTemplate) throws(RolloutTemplateError)
+    private static func audienceText(
+        _ plan: RolloutPlan,
+        in template: ConfigTemplate
+    ) throws(RolloutTemplateError)
         -> String?
     {
         guard let name = plan.audience, let condition = template.conditions.first(where: { $0.name == name }) else {
