@@ -398,7 +398,7 @@ public final class VaneServerApplication: Sendable {
 
     /// How change requests apply, for the API and the scheduler.
     var changeRequestApplying: ChangeRequestApplying {
-        ChangeRequestApplying(publisher: publisher, lifecycle: experimentLifecycle)
+        ChangeRequestApplying(publisher: publisher, lifecycle: experimentLifecycle, clock: clock)
     }
 
     /// Where webhooks may be sent (the API checks new endpoints with it, the delivery service

@@ -541,6 +541,52 @@ import VaneCore
         }
     }
 
+    @Test(arguments: TestDatabase.allCases)
+    func underAChangePolicyARolloutStartsOnlyThroughAnApprovedRequestThenAdvancesByItself(
+        database: TestDatabase
+    ) async throws {
+        let clock = TestClock()
+        try await TestServer.run(database, clock: clock) { server in
+            #expect(try await server.publish(Self.template).status == .ok)
+            #expect(try await server.send(.post, Self.path, json: Self.plan()).status == .created)
+            try await ChangeRequestTests.setPolicy(server, ["required": true, "approvals": 1, "approvers": []])
+            let direct = try await server.send(.post, Self.path + "/image-cache-v2/start")
+            #expect(direct.status == .conflict, "\(direct.text)")
+            #expect(direct.errorMessage?.contains("rollout_start") == true, "says what to open: \(direct.text)")
+            #expect(try await Self.rollout(server)["state"] == "draft")
+
+            let reviewer = try await ChangeRequestTests.reviewer(server)
+            let request = try await ChangeRequestTests.open(
+                server,
+                ["kind": "rollout_start", "rollout": "image-cache-v2"],
+                title: "roll the new image cache out"
+            )
+            #expect(try await ChangeRequestTests.apply(server, request.id).status != .ok, "not yet approved")
+            try await ChangeRequestTests.review(server, request.id, "approve", hash: request.hash, key: reviewer.key)
+            let applied = try await ChangeRequestTests.apply(server, request.id)
+            #expect(applied.object?["state"] == "applied", "\(applied.text)")
+            #expect(try await Self.rollout(server)["state"] == "running")
+
+            // Approved once: the guard's next step publishes under the started rollout.
+            try await Self.sendArms(
+                server,
+                clock: clock,
+                experiment: "rollout-image-cache-v2-1",
+                treatment: 100,
+                comparison: 100,
+                treatmentCrashes: 2,
+                comparisonCrashes: 2
+            )
+            clock.advance(seconds: 3_601)
+            await Self.guardOf(server).pass()
+            let advanced = try await Self.rollout(server)
+            #expect(advanced["step"] == 2, "\(advanced)")
+            // Other direct publishes are still refused.
+            let publish = try await server.publish(Self.template)
+            #expect(publish.status == .conflict)
+        }
+    }
+
     /// An endpoint (that nothing answers) for every rollout event, so the outbox keeps them.
     static func subscribe(_ server: TestServer) async throws {
         let events: [JSONValue] = WebhookEventType.allCases.map(\.rawValue).filter { $0.hasPrefix("rollout.") }.map {

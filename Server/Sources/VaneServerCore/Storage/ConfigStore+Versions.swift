@@ -149,7 +149,8 @@ extension ConfigStore {
         rollbackSource: Int64? = nil,
         authorization: ChangeAuthorization = .direct("the publish"),
         change: WebhookChange? = nil,
-        alongside: PublishAlongside? = nil
+        alongside: PublishAlongside? = nil,
+        kind changeKind: String? = nil
     ) async throws -> StoredVersion {
         try await publishQueue.withLock {
             // A forced publish retries when a publisher on another node takes the number it chose.
@@ -164,7 +165,8 @@ extension ConfigStore {
                         rollbackSource: rollbackSource,
                         authorization: authorization,
                         change: change,
-                        alongside: alongside
+                        alongside: alongside,
+                        kind: changeKind
                     )
                 } catch  where StoreErrors.isBusy(error) {
                     // SQLite already waited its busy timeout for the write lock: another process
@@ -193,7 +195,8 @@ extension ConfigStore {
         rollbackSource: Int64?,
         authorization: ChangeAuthorization,
         change: WebhookChange?,
-        alongside: PublishAlongside?
+        alongside: PublishAlongside?,
+        kind changeKind: String?
     ) async throws -> StoredVersion {
         let retained = retainedVersions
         let kind = engine.kind
@@ -224,7 +227,7 @@ extension ConfigStore {
                 database,
                 authorization,
                 in: EnvironmentKey(projectId: projectId, environmentId: environmentId),
-                kind: rollbackSource == nil ? "template" : "rollback",
+                kind: changeKind ?? (rollbackSource == nil ? "template" : "rollback"),
                 actor: actor,
                 liveVersion: current,
                 publishes: true,

@@ -128,6 +128,8 @@ package final class TemplatePublisher: Sendable {
     ///     (``ChangeRequestApplying``) and the kill switch.
     ///   - change: What webhooks are told when it is more than a publish or rollback (a kill switch).
     ///   - alongside: Work that commits with the version or not at all (a rollout's step).
+    ///   - kind: The change request kind the change policy checks, when not `template` or
+    ///     `rollback` (a rollout's start: `rollout_start`).
     /// - Throws: ``PublishError``; database failures as they come.
     @discardableResult
     package func publish(
@@ -138,7 +140,8 @@ package final class TemplatePublisher: Sendable {
         rollbackSource: Int64? = nil,
         authorization: ChangeAuthorization = .direct("the publish"),
         change: WebhookChange? = nil,
-        alongside: PublishAlongside? = nil
+        alongside: PublishAlongside? = nil,
+        kind: String? = nil
     ) async throws -> ServedTemplate {
         let compiled: CompiledTemplate
         do {
@@ -157,7 +160,8 @@ package final class TemplatePublisher: Sendable {
                 rollbackSource: rollbackSource,
                 authorization: authorization,
                 change: change,
-                alongside: alongside
+                alongside: alongside,
+                kind: kind
             )
         } catch let error as StorageError {
             throw PublishError.storage(error)

@@ -48,7 +48,14 @@ package struct RolloutLifecycle: Sendable {
     }
 
     /// Starts a draft at its first step.
-    package func start(_ environment: EnvironmentKey, id: String, actor: Actor) async throws -> Rollout {
+    /// - Parameter authorization: What allows it under the change policy: direct while none is in
+    ///   force, else an approved `rollout_start` change request (``ChangeRequestApplying``).
+    package func start(
+        _ environment: EnvironmentKey,
+        id: String,
+        actor: Actor,
+        authorization: ChangeAuthorization = .direct("starting the rollout")
+    ) async throws -> Rollout {
         let rollout = try await existing(environment, id: id)
         guard rollout.state == .draft else {
             throw StorageError.rolloutState(id: id, state: rollout.state.rawValue, action: "start")
@@ -59,7 +66,8 @@ package struct RolloutLifecycle: Sendable {
             action: .start,
             reason: "started by \(actor.name)",
             figures: nil,
-            actor: actor
+            actor: actor,
+            authorization: authorization
         )
     }
 
@@ -245,6 +253,7 @@ package struct RolloutLifecycle: Sendable {
         reason: String,
         figures: JSONObject?,
         actor: Actor,
+        authorization: ChangeAuthorization? = nil,
         unchangedSince updateTime: Int64? = nil
     ) async throws -> Rollout {
         let plan = rollout.plan
@@ -274,6 +283,7 @@ package struct RolloutLifecycle: Sendable {
             webhook: action == .start ? .rolloutStarted : (last ? .rolloutCompleted : .rolloutAdvanced),
             expectedVersion: live.version,
             actor: actor,
+            authorization: authorization,
             unchangedSince: updateTime
         )
     }
@@ -288,6 +298,7 @@ package struct RolloutLifecycle: Sendable {
         webhook: WebhookEventType,
         expectedVersion: Int64? = nil,
         actor: Actor,
+        authorization: ChangeAuthorization? = nil,
         unchangedSince updateTime: Int64? = nil
     ) async throws -> Rollout {
         let environment = rollout.environment
@@ -299,7 +310,8 @@ package struct RolloutLifecycle: Sendable {
             to: environment,
             expectedVersion: expectedVersion,
             actor: actor,
-            authorization: .direct("the rollout's step"),
+            // The start: direct or an approved request; every later step: the started rollout.
+            authorization: authorization ?? .rollout(rollout.id),
             change: WebhookChange(
                 type: webhook,
                 details: [
@@ -345,7 +357,8 @@ package struct RolloutLifecycle: Sendable {
                     webhook: nil
                 )
                 claimed.withLockedValue { $0 = moved }
-            }
+            },
+            kind: authorization == nil ? nil : "rollout_start"
         )
         try await serveRunning(in: environment)
         guard let moved = claimed.withLockedValue({ $0 }) else {
