@@ -32,7 +32,9 @@ package enum ProposedChange: Sendable {
     }
 
     /// The kinds, for messages.
-    package static let kinds = ["template", "rollback", "experiment_start", "experiment_stop", "policy", "rollout_start"]
+    package static let kinds = [
+        "template", "rollback", "experiment_start", "experiment_stop", "policy", "rollout_start",
+    ]
 
     /// Whether the change publishes a template version (and so rebases or goes stale with it).
     package var publishesVersion: Bool {
