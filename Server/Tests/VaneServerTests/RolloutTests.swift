@@ -498,6 +498,12 @@ import VaneCore
             #expect(notANumber.status == .badRequest, "\(notANumber.text)")
             #expect(try await server.send(.get, Self.path).object?["rollouts"]?.arrayValue == [], "nothing stored")
             #expect(try await server.send(.post, Self.path + "/nobody/start").status == .notFound)
+            // The step experiments' keys are the rollouts' own.
+            var experiment = ExperimentAPITests.checkout.objectValue ?? [:]
+            experiment["key"] = "rollout-image-cache-v2-1"
+            let taken = try await server.send(.post, ExperimentAPITests.path, json: .object(experiment))
+            #expect(taken.status == .badRequest, "\(taken.text)")
+            #expect(taken.errorMessage?.contains("names the steps of rollouts") == true, "\(taken.text)")
         }
     }
 
