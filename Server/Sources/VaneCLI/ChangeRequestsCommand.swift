@@ -131,7 +131,7 @@ struct ChangeRequestsCreateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "create",
         abstract:
-            "Open a change request on the live version: a template, a rollback, an experiment start or stop, or a policy."
+            "Open a change request on the live version: a template, a rollback, an experiment start or stop, a policy, or a rollout's start."
     )
 
     @OptionGroup var remote: RemoteOptions
@@ -157,14 +157,21 @@ struct ChangeRequestsCreateCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Propose this change policy (a JSON file as PUT …/change-policy takes).")
     var policy: String?
 
+    @Option(name: .long, help: "Propose starting this draft rollout (its steps then advance by themselves).")
+    var startRollout: String?
+
     @Flag(name: .long, help: "Keep it a draft: not in review yet.")
     var draft = false
 
     func validate() throws {
-        let given = [template != nil, rollback != nil, startExperiment != nil, stopExperiment != nil, policy != nil]
+        let given = [
+            template != nil, rollback != nil, startExperiment != nil, stopExperiment != nil, policy != nil,
+            startRollout != nil,
+        ]
         guard given.filter({ $0 }).count == 1 else {
             throw ValidationError(
-                "give exactly one of --template, --rollback, --start-experiment, --stop-experiment, --policy"
+                "give exactly one of --template, --rollback, --start-experiment, --stop-experiment, --policy, "
+                    + "--start-rollout"
             )
         }
     }
@@ -179,6 +186,8 @@ struct ChangeRequestsCreateCommand: AsyncParsableCommand {
             change = ["kind": "experiment_start", "experiment": .string(startExperiment)]
         } else if let stopExperiment {
             change = ["kind": "experiment_stop", "experiment": .string(stopExperiment)]
+        } else if let startRollout {
+            change = ["kind": "rollout_start", "rollout": .string(startRollout)]
         } else {
             change = ["kind": "policy", "policy": try InputFiles.json(policy ?? "-")]
         }

@@ -15,7 +15,8 @@ struct VaneCommand: AsyncParsableCommand {
             ServeCommand.self, EvalCommand.self, ExplainCommand.self, ValidateCommand.self, PercentileCommand.self,
             PublishCommand.self, GetCommand.self, VersionsCommand.self, RollbackCommand.self, DiffCommand.self,
             RebaseCommand.self,
-            KeysCommand.self, UsersCommand.self, ExperimentsCommand.self, ChangeRequestsCommand.self,
+            KeysCommand.self, UsersCommand.self, ExperimentsCommand.self, RolloutsCommand.self,
+            ChangeRequestsCommand.self,
             WebhooksCommand.self,
             ImportCommand.self, ExportCommand.self, GenerateCommand.self, FlagsCommand.self,
         ]

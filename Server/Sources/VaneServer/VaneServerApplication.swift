@@ -78,6 +78,12 @@ public final class VaneServerApplication: Sendable {
     let consoleAssets: ConsoleAssets
     /// Wakes this node's scheduler when a change request is scheduled here.
     let scheduleWake = WakeSignal()
+    /// Creates rollouts and changes their state.
+    let rolloutLifecycle: RolloutLifecycle
+    /// Wakes this node's rollout guard when events for a rollout's step arrive.
+    let rolloutWake = WakeSignal()
+    /// Decides running rollouts' steps (a service; tests call its passes directly).
+    let rolloutGuard: RolloutGuard
     private let boundPort = NIOLockedValueBox<Int?>(nil)
     private let boundHealthPort = NIOLockedValueBox<Int?>(nil)
 
@@ -105,6 +111,13 @@ public final class VaneServerApplication: Sendable {
         self.publisher = publisher
         self.experiments = experiments
         self.experimentLifecycle = ExperimentLifecycle(store: store, experiments: experiments, cache: publisher.cache)
+        self.rolloutLifecycle = RolloutLifecycle(
+            publisher: publisher,
+            rollouts: RolloutStore(engine: store.engine),
+            experiments: experimentLifecycle,
+            clock: clock
+        )
+        self.rolloutGuard = RolloutGuard(lifecycle: rolloutLifecycle, wake: rolloutWake, logger: logger)
         self.streamHub = StreamHub(
             events: events,
             heartbeatSeconds: configuration.streamHeartbeatSeconds,
@@ -376,14 +389,16 @@ public final class VaneServerApplication: Sendable {
                 .key: configuration.eventKeyRateLimit,
             ]),
             quota: EventQuota(eventsPerDay: configuration.eventQuotaPerDay),
-            clock: clock
+            clock: clock,
+            rolloutWake: rolloutWake
         ).register(on: environment)
+        RolloutRoutes(lifecycle: rolloutLifecycle).register(on: environment)
         return router
     }
 
     /// How change requests apply, for the API and the scheduler.
     var changeRequestApplying: ChangeRequestApplying {
-        ChangeRequestApplying(publisher: publisher, lifecycle: experimentLifecycle)
+        ChangeRequestApplying(publisher: publisher, lifecycle: experimentLifecycle, clock: clock)
     }
 
     /// Where webhooks may be sent (the API checks new endpoints with it, the delivery service
@@ -450,6 +465,7 @@ public final class VaneServerApplication: Sendable {
                 logger: logger
             )
         )
+        services.append(rolloutGuard)
         if store.engine.kind == .postgres, case .postgres(let url) = configuration.databaseLocation {
             services.append(
                 VersionPoller(

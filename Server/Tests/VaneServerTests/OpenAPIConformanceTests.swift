@@ -92,6 +92,7 @@ import Yams
             .replacingOccurrences(of: "{request}", with: "cr_000000000000")
             .replacingOccurrences(of: "{webhook}", with: "ep_000000000000")
             .replacingOccurrences(of: "{message}", with: "msg_000000000000")
+            .replacingOccurrences(of: "{rollout}", with: "conformance")
         var headers: HTTPFields = [:]
         var body: JSONValue?
         switch operation.operationId {
@@ -117,6 +118,11 @@ import Yams
                 "key": "conformance", "parameters": ["banner_text"],
                 "variants": [["name": "control", "weight": 1], ["name": "b", "condition": "b", "weight": 1]],
                 "primaryMetric": ["event": "checkout_completed", "kind": "conversion"],
+            ]
+        case "createRollout":
+            body = [
+                "id": "conformance", "parameters": [["key": "banner_text", "value": "rolled"]],
+                "guardrails": [["event": "app_crashed", "kind": "conversion", "bad": "increase"]],
             ]
         default: break
         }

@@ -340,6 +340,7 @@ extension ChangeRequestsController {
         case .rollback(let number): return ("Roll back to version \(number)", [])
         case .experimentStart(let key): return ("Start the experiment \(key)", [])
         case .experimentStop(let key): return ("Stop the experiment \(key)", [])
+        case .rolloutStart(let id): return ("Start the rollout \(id) (its steps then advance by themselves)", [])
         case .policy(let policy):
             let view = ChangePolicyView(policy)
             return ("Change the change policy: \(view.summary)", view.details)

@@ -174,12 +174,12 @@ extension APIError {
     /// Maps a storage error to its HTTP answer.
     init(_ error: StorageError) {
         switch error {
-        case .projectExists, .environmentExists, .userExists, .experimentExists:
+        case .projectExists, .environmentExists, .userExists, .experimentExists, .rolloutExists:
             self = .alreadyExists(error.description)
         case .projectNotFound, .environmentNotFound, .versionNotFound, .keyNotFound, .userNotFound, .experimentNotFound,
-            .webhookEndpointNotFound, .webhookMessageNotFound:
+            .rolloutNotFound, .webhookEndpointNotFound, .webhookMessageNotFound:
             self = .notFound(error.description)
-        case .versionConflict, .experimentStatus, .parameterInRunningExperiment:
+        case .versionConflict, .experimentStatus, .parameterInRunningExperiment, .rolloutState:
             self = .failedPrecondition(error.description)
         case .invalidPageToken: self = .invalidArgument(error.description)
         case .cannotOpen, .schemaTooNew: self = APIError(.serviceUnavailable, "UNAVAILABLE", error.description)

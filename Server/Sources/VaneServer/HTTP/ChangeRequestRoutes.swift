@@ -278,6 +278,13 @@ struct ChangeRequestRoutes {
             guard try await experiments.experiment(environment, key: key) != nil else {
                 throw StorageError.experimentNotFound(key)
             }
+        case .rolloutStart(let id):
+            guard let rollout = try await applying.rollouts.rollouts.rollout(environment, id: id) else {
+                throw StorageError.rolloutNotFound(id)
+            }
+            guard rollout.state == .draft else {
+                throw StorageError.rolloutState(id: id, state: rollout.state.rawValue, action: "start")
+            }
         case .policy:
             break
         }

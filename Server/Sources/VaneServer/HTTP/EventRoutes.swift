@@ -19,6 +19,8 @@ struct EventRoutes {
     let quota: EventQuota
     /// Each batch's receipt time, which orders exports and counts retention.
     let clock: ServerClock
+    /// Wakes this node's rollout guard when events for a rollout's step are stored.
+    let rolloutWake: WakeSignal
 
     func register(on group: RouterGroup<VaneRequestContext>) {
         group.post("events", use: ingest)
@@ -86,6 +88,9 @@ struct EventRoutes {
             throw error
         }
         quota.release(kept.count - stored.count, of: reservation)
+        if !stored.isEmpty, runningList.contains(where: { $0.key.hasPrefix(RolloutPlan.experimentKeyPrefix) }) {
+            rolloutWake.signal()
+        }
         rejected.sort { $0.index < $1.index }
         return JSONResponse.make([
             "accepted": .number(JSONNumber(stored.count)),

@@ -35,6 +35,13 @@ struct ExperimentRoutes {
         case .failure(let error):
             throw APIError.invalidArgument(ExperimentDefinitionReader.summary(error.issues), details: error.issues)
         }
+        // Keys that start so name the rollouts' step experiments (docs/ROLLOUTS.md).
+        guard !definition.key.hasPrefix(RolloutPlan.experimentKeyPrefix) else {
+            throw APIError.invalidArgument(
+                "key: \"\(definition.key)\" starts with \"\(RolloutPlan.experimentKeyPrefix)\", which names the steps of "
+                    + "rollouts; choose another key"
+            )
+        }
         let issues = ExperimentTemplateCheck.issues(definition, against: live.template, version: live.version)
         guard issues.isEmpty else {
             throw APIError.invalidArgument(ExperimentDefinitionReader.summary(issues), details: issues)

@@ -28,4 +28,12 @@ package enum AuditAction: String, Sendable, Hashable, CaseIterable {
     case webhookDelete = "webhook.delete"
     case webhookRotateSecret = "webhook.rotate_secret"
     case webhookRedeliver = "webhook.redeliver"
+    case rolloutCreate = "rollout.create"
+    case rolloutStart = "rollout.start"
+    case rolloutAdvance = "rollout.advance"
+    case rolloutHold = "rollout.hold"
+    case rolloutPause = "rollout.pause"
+    case rolloutResume = "rollout.resume"
+    case rolloutStop = "rollout.stop"
+    case rolloutRollBack = "rollout.roll_back"
 }

@@ -14,6 +14,10 @@ package enum ChangeAuthorization: Sendable {
     /// Applies change request `id` at once by break-glass, with the reason; the actor must be
     /// named in the policy's `breakGlass` list.
     case breakGlass(String, reason: String, by: ChangeActor)
+    /// A step, completion or roll back of rollout `id`: allowed while no policy is in force, or
+    /// when the rollout is running or paused — it was started directly before the policy, or
+    /// by an approved `rollout_start` request, and advances by itself from then on.
+    case rollout(String)
 }
 
 /// Why a change was refused or a change request cannot do what was asked; each case says what

@@ -15,6 +15,9 @@ package enum ProposedChange: Sendable {
     case experimentStop(String)
     /// Replace the environment's change policy.
     case policy(ChangePolicy)
+    /// Start a draft rollout (its plan is stored with it and never changes): once approved, the
+    /// rollout's later steps need no request (docs/ROLLOUTS.md).
+    case rolloutStart(String)
 
     /// The kind's name in JSON and the database.
     package var kind: String {
@@ -24,17 +27,20 @@ package enum ProposedChange: Sendable {
         case .experimentStart: "experiment_start"
         case .experimentStop: "experiment_stop"
         case .policy: "policy"
+        case .rolloutStart: "rollout_start"
         }
     }
 
     /// The kinds, for messages.
-    package static let kinds = ["template", "rollback", "experiment_start", "experiment_stop", "policy"]
+    package static let kinds = [
+        "template", "rollback", "experiment_start", "experiment_stop", "policy", "rollout_start",
+    ]
 
     /// Whether the change publishes a template version (and so rebases or goes stale with it).
     package var publishesVersion: Bool {
         switch self {
         case .template, .rollback: true
-        case .experimentStart, .experimentStop, .policy: false
+        case .experimentStart, .experimentStop, .policy, .rolloutStart: false
         }
     }
 
@@ -51,6 +57,8 @@ package enum ProposedChange: Sendable {
             return ["kind": .string(kind), "experiment": .string(key)]
         case .policy(let policy):
             return ["kind": .string(kind), "policy": .object(policy.json())]
+        case .rolloutStart(let id):
+            return ["kind": .string(kind), "rollout": .string(id)]
         }
     }
 
@@ -96,6 +104,11 @@ package enum ProposedChange: Sendable {
                 throw ChangeInputError(path: path + ".policy", message: "a policy change needs the new policy object")
             }
             return .policy(try ChangePolicy.read(policy, path: path + ".policy"))
+        case "rollout_start":
+            guard let id = object["rollout"]?.stringValue, !id.isEmpty, id.count <= 64 else {
+                throw ChangeInputError(path: path + ".rollout", message: "name the draft rollout by its id")
+            }
+            return .rolloutStart(id)
         default:
             throw ChangeInputError(
                 path: path + ".kind",

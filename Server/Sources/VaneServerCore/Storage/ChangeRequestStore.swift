@@ -500,6 +500,22 @@ package struct ChangeRequestStore: Sendable {
                 approvals: policy.approvalsRequired,
                 kind: "template"
             )
+        case .rollout(let rolloutId):
+            guard policy.inForce else { return }
+            let started = try await database.raw(
+                """
+                SELECT state FROM rollouts WHERE project_id = \(bind: environment.projectId) \
+                AND environment_id = \(bind: environment.environmentId) AND rollout_id = \(bind: rolloutId) \
+                AND state IN ('running', 'paused')
+                """
+            ).first()
+            guard started == nil else { return }
+            throw ChangeRefusal.changeRequestRequired(
+                environment,
+                what: "starting rollout \(rolloutId)",
+                approvals: policy.approvalsRequired,
+                kind: "rollout_start"
+            )
         case .request(let requestId), .scheduled(let requestId): id = requestId
         case .breakGlass(let requestId, _, let by):
             id = requestId

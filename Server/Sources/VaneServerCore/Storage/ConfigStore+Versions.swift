@@ -148,7 +148,9 @@ extension ConfigStore {
         actor: Actor,
         rollbackSource: Int64? = nil,
         authorization: ChangeAuthorization = .direct("the publish"),
-        change: WebhookChange? = nil
+        change: WebhookChange? = nil,
+        alongside: PublishAlongside? = nil,
+        kind changeKind: String? = nil
     ) async throws -> StoredVersion {
         try await publishQueue.withLock {
             // A forced publish retries when a publisher on another node takes the number it chose.
@@ -162,7 +164,9 @@ extension ConfigStore {
                         actor: actor,
                         rollbackSource: rollbackSource,
                         authorization: authorization,
-                        change: change
+                        change: change,
+                        alongside: alongside,
+                        kind: changeKind
                     )
                 } catch  where StoreErrors.isBusy(error) {
                     // SQLite already waited its busy timeout for the write lock: another process
@@ -190,7 +194,9 @@ extension ConfigStore {
         actor: Actor,
         rollbackSource: Int64?,
         authorization: ChangeAuthorization,
-        change: WebhookChange?
+        change: WebhookChange?,
+        alongside: PublishAlongside?,
+        kind changeKind: String?
     ) async throws -> StoredVersion {
         let retained = retainedVersions
         let kind = engine.kind
@@ -221,7 +227,7 @@ extension ConfigStore {
                 database,
                 authorization,
                 in: EnvironmentKey(projectId: projectId, environmentId: environmentId),
-                kind: rollbackSource == nil ? "template" : "rollback",
+                kind: changeKind ?? (rollbackSource == nil ? "template" : "rollback"),
                 actor: actor,
                 liveVersion: current,
                 publishes: true,
@@ -263,6 +269,8 @@ extension ConfigStore {
                     ?? "published version \(number) (\(updateType.rawValue))",
                 details: ["versionNumber": .string(String(number)), "changes": diff.json()]
             )
+            // What must commit with this version or not at all (a rollout's step and its claim).
+            try await alongside?(database, number)
             try await WebhookStore.enqueue(
                 database,
                 kind: kind,

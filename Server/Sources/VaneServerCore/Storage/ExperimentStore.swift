@@ -58,6 +58,12 @@ package final class ExperimentStore: Sendable {
         return experiments
     }
 
+    /// Drops this node's list of the environment's running experiments: a rollout's step started
+    /// or stopped one in its own transaction.
+    package func forgetRunning(_ environment: EnvironmentKey) {
+        running.withLockedValue { $0[environment] = nil }
+    }
+
     /// A stored definition that no longer reads (written by a newer server, or edited by hand).
     package struct UnreadableDefinition: Error, CustomStringConvertible {
         package var key: String

@@ -473,6 +473,49 @@ package enum Migrations {
                 "CREATE INDEX change_requests_due ON change_requests (state, apply_time)"
             ]
         ),
+        Migration(
+            version: 16,
+            description: "progressive rollouts and their decisions",
+            statements: [
+                // The plan is the JSON the API reads (RolloutJSON), kept whole: it never changes
+                // after creation. State and step change only by a compare-and-set on both, in the
+                // transaction of the publish or hold that goes with it.
+                """
+                CREATE TABLE rollouts (
+                    project_id TEXT NOT NULL,
+                    environment_id TEXT NOT NULL,
+                    rollout_id TEXT NOT NULL,
+                    plan TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    step BIGINT NOT NULL,
+                    step_start_time BIGINT,
+                    create_time BIGINT NOT NULL,
+                    creator TEXT NOT NULL,
+                    update_time BIGINT NOT NULL,
+                    PRIMARY KEY (project_id, environment_id, rollout_id)
+                )
+                """,
+                "CREATE INDEX rollouts_by_state ON rollouts (state)",
+                // Every decision, numbered per rollout: what was decided at which step, why, and
+                // the figures per guardrail (JSON).
+                """
+                CREATE TABLE rollout_decisions (
+                    project_id TEXT NOT NULL,
+                    environment_id TEXT NOT NULL,
+                    rollout_id TEXT NOT NULL,
+                    sequence BIGINT NOT NULL,
+                    decision_time BIGINT NOT NULL,
+                    step BIGINT NOT NULL,
+                    percent DOUBLE PRECISION NOT NULL,
+                    action TEXT NOT NULL,
+                    actor TEXT NOT NULL,
+                    reason TEXT NOT NULL,
+                    figures TEXT,
+                    PRIMARY KEY (project_id, environment_id, rollout_id, sequence)
+                )
+                """,
+            ]
+        ),
     ]
 
     package static var latestVersion: Int { all.last?.version ?? 0 }

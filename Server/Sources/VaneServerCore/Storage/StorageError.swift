@@ -33,6 +33,13 @@ package enum StorageError: Error, Sendable, CustomStringConvertible, Equatable {
     case experimentStatus(key: String, status: String, action: String)
     /// Another running experiment of the environment controls one of the parameters.
     case parameterInRunningExperiment(parameter: String, experiment: String)
+    /// A rollout with this id already exists in the environment.
+    case rolloutExists(String)
+    /// No such rollout in the environment.
+    case rolloutNotFound(String)
+    /// The rollout's state does not allow the change (starting a running rollout, resuming a
+    /// stopped one), or another node changed it first.
+    case rolloutState(id: String, state: String, action: String)
     /// No such webhook endpoint in the project.
     case webhookEndpointNotFound(String)
     /// The endpoint never received this message.
@@ -85,6 +92,12 @@ package enum StorageError: Error, Sendable, CustomStringConvertible, Equatable {
         case .parameterInRunningExperiment(let parameter, let experiment):
             return "parameter \"\(parameter)\" is already tested by running experiment \"\(experiment)\"; "
                 + "stop that experiment first, or test another parameter"
+        case .rolloutExists(let id):
+            return "a rollout \"\(id)\" already exists in this environment; choose another id"
+        case .rolloutNotFound(let id):
+            return "no rollout \"\(id)\" in this environment; list them with GET …/rollouts"
+        case .rolloutState(let id, let state, let action):
+            return "rollout \"\(id)\" is \(state), so it cannot \(action)"
         case .webhookEndpointNotFound(let id):
             return "no webhook endpoint \"\(id.prefix(64))\" in this project; list them with GET …/webhooks"
         case .webhookMessageNotFound(let id):

@@ -1,3 +1,4 @@
+package import SQLKit
 package import VaneCore
 
 /// A project: one app or product, with its environments.
@@ -134,3 +135,7 @@ package struct AuditFilter: Sendable, Hashable {
         self.endTime = endTime
     }
 }
+
+/// Work a publish does in its own transaction, after the new version's row (numbered as given)
+/// and before the commit: throwing undoes the publish. A rollout's step claims its row here.
+package typealias PublishAlongside = @Sendable (any SQLDatabase, Int64) async throws -> Void

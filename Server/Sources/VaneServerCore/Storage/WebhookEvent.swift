@@ -13,6 +13,14 @@ package enum WebhookEventType: String, Sendable, Hashable, CaseIterable {
     case changeRequestRejected = "change_request.rejected"
     case changeRequestApplied = "change_request.applied"
     case changeRequestSuspended = "change_request.suspended"
+    case rolloutStarted = "rollout.started"
+    case rolloutAdvanced = "rollout.advanced"
+    case rolloutCompleted = "rollout.completed"
+    case rolloutRolledBack = "rollout.rolled_back"
+    case rolloutHeld = "rollout.held"
+    case rolloutPaused = "rollout.paused"
+    case rolloutResumed = "rollout.resumed"
+    case rolloutStopped = "rollout.stopped"
 }
 
 /// What one change tells webhook endpoints: its type and what it carries beyond the project,

@@ -65,7 +65,8 @@ package struct ExperimentLifecycle: Sendable {
         cache.serveRunning(try await experiments.allRunning().mapValues(ServedExperiments.init))
     }
 
-    private func serveRunning(in environment: EnvironmentKey) async throws {
+    /// Serves one environment's running experiments on this node (after a rollout's step changes them).
+    package func serveRunning(in environment: EnvironmentKey) async throws {
         let running = try await experiments.experiments(environment, status: .running)
         cache.serve(ServedExperiments(running.map(\.definition)), in: environment)
     }

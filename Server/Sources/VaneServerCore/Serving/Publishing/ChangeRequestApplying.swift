@@ -10,11 +10,19 @@ package struct ChangeRequestApplying: Sendable {
     package let publisher: TemplatePublisher
     package let lifecycle: ExperimentLifecycle
     package let requests: ChangeRequestStore
+    package let rollouts: RolloutLifecycle
 
-    package init(publisher: TemplatePublisher, lifecycle: ExperimentLifecycle) {
+    /// - Parameter clock: The time a rollout started by a request records.
+    package init(publisher: TemplatePublisher, lifecycle: ExperimentLifecycle, clock: ServerClock = .system) {
         self.publisher = publisher
         self.lifecycle = lifecycle
         self.requests = ChangeRequestStore(engine: publisher.store.engine)
+        self.rollouts = RolloutLifecycle(
+            publisher: publisher,
+            rollouts: RolloutStore(engine: publisher.store.engine),
+            experiments: lifecycle,
+            clock: clock
+        )
     }
 
     /// What a template or rollback request would publish on the live version.
@@ -52,7 +60,7 @@ package struct ChangeRequestApplying: Sendable {
                 )
             }
             return .publishes(try await template(request.environment, number: number), onto: live.version)
-        case .experimentStart, .experimentStop, .policy:
+        case .experimentStart, .experimentStop, .policy, .rolloutStart:
             return .noTemplate
         }
     }
@@ -145,6 +153,8 @@ package struct ChangeRequestApplying: Sendable {
                 _ = try await lifecycle.stop(environment, key: key, actor: actor, authorization: authorization)
             case .policy(let policy):
                 _ = try await requests.setPolicy(policy, in: environment, authorization: authorization, actor: actor)
+            case .rolloutStart(let id):
+                _ = try await rollouts.start(environment, id: id, actor: actor, authorization: authorization)
             }
         } catch let error as PublishError {
             if case .changeRefused(let refusal) = error {

@@ -127,6 +127,9 @@ package final class TemplatePublisher: Sendable {
     ///     publish transaction: every path publishes directly except an approved change request
     ///     (``ChangeRequestApplying``) and the kill switch.
     ///   - change: What webhooks are told when it is more than a publish or rollback (a kill switch).
+    ///   - alongside: Work that commits with the version or not at all (a rollout's step).
+    ///   - kind: The change request kind the change policy checks, when not `template` or
+    ///     `rollback` (a rollout's start: `rollout_start`).
     /// - Throws: ``PublishError``; database failures as they come.
     @discardableResult
     package func publish(
@@ -136,7 +139,9 @@ package final class TemplatePublisher: Sendable {
         actor: Actor,
         rollbackSource: Int64? = nil,
         authorization: ChangeAuthorization = .direct("the publish"),
-        change: WebhookChange? = nil
+        change: WebhookChange? = nil,
+        alongside: PublishAlongside? = nil,
+        kind: String? = nil
     ) async throws -> ServedTemplate {
         let compiled: CompiledTemplate
         do {
@@ -154,7 +159,9 @@ package final class TemplatePublisher: Sendable {
                 actor: actor,
                 rollbackSource: rollbackSource,
                 authorization: authorization,
-                change: change
+                change: change,
+                alongside: alongside,
+                kind: kind
             )
         } catch let error as StorageError {
             throw PublishError.storage(error)

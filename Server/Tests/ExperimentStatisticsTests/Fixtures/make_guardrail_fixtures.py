@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Reference values for GuardrailReferenceTests: the rollout guard's one-sided reading of a
+crash-rate guardrail over many looks, computed independently of the Swift code.
+
+Made with (from the repository root; numpy and scipy as for make_fixtures.py):
+
+    python3 Server/Tests/ExperimentStatisticsTests/Fixtures/make_guardrail_fixtures.py
+
+which rewrites Server/Tests/ExperimentStatisticsTests/Fixtures/guardrail_reference.json.
+
+Each scenario simulates, with a fixed seed, units of a comparison arm crashing at one rate and of
+a treatment arm at another, looked at every `lookEvery` units per arm. At each look it writes the
+arms' aggregates as the server keeps them and, from the raw units:
+  * the conversion-rate difference and its Wald variance (numpy),
+  * the mSPRT confidence set at level 1 - errorRate / guardrails, found by scipy.optimize.brentq on
+    the normal-mixture likelihood ratio {theta : Lambda(theta) = guardrails / errorRate} (not the
+    closed form the Swift uses), with tau^2 = (0.1 * control rate)^2, the default mixture,
+  * the running interval: the intersection of every informative look's set so far (a look whose
+    set misses the running one leaves it as it was), and
+  * the guard's verdict: worse when the running interval's lower end is above the margin.
+"""
+import json
+import pathlib
+
+import numpy as np
+from scipy import optimize
+
+HERE = pathlib.Path(__file__).parent
+
+
+def msprt_interval(d, V, tau2, alpha):
+    def log_lr(theta):
+        return 0.5 * np.log(V / (V + tau2)) + tau2 * (d - theta) ** 2 / (2 * V * (V + tau2))
+
+    target = np.log(1 / alpha)
+    step = np.sqrt(V) * 10
+    hi = d + step
+    while log_lr(hi) < target:
+        hi = d + (hi - d) * 2
+    lo = d - step
+    while log_lr(lo) < target:
+        lo = d - (d - lo) * 2
+    f = lambda t: log_lr(t) - target
+    upper = optimize.brentq(f, d, hi, xtol=1e-18, rtol=1e-15, maxiter=500)
+    lower = optimize.brentq(f, lo, d, xtol=1e-18, rtol=1e-15, maxiter=500)
+    return lower, upper
+
+
+def scenario(name, seed, comparison_rate, treatment_rate, units, look_every, error_rate, guardrails, margin):
+    rng = np.random.default_rng(seed)
+    comparison = rng.random(units) < comparison_rate
+    treatment = rng.random(units) < treatment_rate
+    alpha = error_rate / guardrails
+    running = None
+    looks = []
+    for n in range(look_every, units + 1, look_every):
+        c = comparison[:n].mean()
+        t = treatment[:n].mean()
+        vc = c * (1 - c) / n
+        vt = t * (1 - t) / n
+        look = {
+            "units": n,
+            "comparisonConverted": int(comparison[:n].sum()),
+            "treatmentConverted": int(treatment[:n].sum()),
+        }
+        if vc > 0 and vt > 0:
+            tau2 = (0.1 * c) ** 2
+            lower, upper = msprt_interval(t - c, vt + vc, tau2, alpha)
+            if running is None:
+                running = (lower, upper)
+            else:
+                new = (max(running[0], lower), min(running[1], upper))
+                if new[0] <= new[1]:
+                    running = new
+        if running is not None:
+            look["lower"] = running[0]
+            look["upper"] = running[1]
+            look["worse"] = bool(running[0] > margin)
+        else:
+            look["worse"] = False
+        looks.append(look)
+    return {
+        "name": name, "errorRate": error_rate, "guardrails": guardrails, "margin": margin,
+        "comparisonRate": comparison_rate, "treatmentRate": treatment_rate, "looks": looks,
+    }
+
+
+def main():
+    scenarios = [
+        scenario("aa", 1, 0.01, 0.01, 6000, 500, 0.05, 1, 0.0),
+        scenario("crash_rate_1_to_3", 2, 0.01, 0.03, 6000, 500, 0.05, 1, 0.0),
+        scenario("crash_rate_1_to_1_5", 3, 0.01, 0.015, 20000, 2000, 0.05, 1, 0.0),
+        scenario("three_guardrails", 4, 0.01, 0.03, 6000, 500, 0.05, 3, 0.0),
+        scenario("within_margin", 5, 0.02, 0.025, 20000, 2000, 0.05, 2, 0.01),
+    ]
+    (HERE / "guardrail_reference.json").write_text(json.dumps({"scenarios": scenarios}, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,99 @@
+import ExperimentStatistics
+import Foundation
+import Testing
+
+/// The rollout guard's one-sided reading (``OneSidedRegression``) over the running always-valid
+/// readings (``AlwaysValidHistory``), look by look, against Fixtures/guardrail_reference.json:
+/// written by Fixtures/make_guardrail_fixtures.py with scipy's brentq on the mSPRT likelihood ratio.
+struct GuardrailReferenceTests {
+    struct Fixture: Decodable {
+        struct Scenario: Decodable {
+            struct Look: Decodable {
+                let units: Int
+                let comparisonConverted: Int
+                let treatmentConverted: Int
+                let lower: Double?
+                let upper: Double?
+                let worse: Bool
+            }
+
+            let name: String
+            let errorRate: Double
+            let guardrails: Int
+            let margin: Double
+            let looks: [Look]
+        }
+
+        let scenarios: [Scenario]
+    }
+
+    static func fixture() throws -> Fixture {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/guardrail_reference.json")
+        return try JSONDecoder().decode(Fixture.self, from: Data(contentsOf: url))
+    }
+
+    static func arm(_ name: String, units: Int, converted: Int) -> VariantAggregates {
+        // A conversion: a unit's value is 1 once it converted, so sum = sum of squares = converted.
+        VariantAggregates(
+            name: name,
+            splitWeight: 1,
+            exposedUnits: units,
+            metrics: [
+                "app_crashed": MetricAggregates(
+                    convertedUnits: converted,
+                    valueSum: Double(converted),
+                    valueSumOfSquares: Double(converted)
+                )
+            ]
+        )
+    }
+
+    @Test func theGuardsRunningIntervalAndVerdictMatchScipyAtEveryLook() throws {
+        let fixture = try Self.fixture()
+        #expect(fixture.scenarios.count == 5)
+        for scenario in fixture.scenarios {
+            let configuration = AnalysisConfiguration(
+                confidenceLevel: OneSidedRegression.confidenceLevel(
+                    errorRate: scenario.errorRate,
+                    guardrails: scenario.guardrails
+                )
+            )
+            var history = AlwaysValidHistory()
+            for look in scenario.looks {
+                history.recordLook(
+                    ExperimentAggregates(
+                        controlVariant: "comparison",
+                        variants: [
+                            Self.arm("comparison", units: look.units, converted: look.comparisonConverted),
+                            Self.arm("treatment", units: look.units, converted: look.treatmentConverted),
+                        ]
+                    ),
+                    configuration: configuration
+                )
+                let what = "\(scenario.name) at \(look.units) units per arm"
+                let interval = history.sequence(metric: "app_crashed", measure: .conversionRate, variant: "treatment")?
+                    .absoluteInterval
+                if let lower = look.lower, let upper = look.upper {
+                    expectClose(interval?.lower, lower, "\(what): lower end", relative: 1e-7, absolute: 1e-12)
+                    expectClose(interval?.upper, upper, "\(what): upper end", relative: 1e-7, absolute: 1e-12)
+                } else {
+                    #expect(interval == nil, "\(what): no informative look yet")
+                }
+                let worse =
+                    interval.map {
+                        OneSidedRegression.isWorse($0, margin: scenario.margin, increaseIsBad: true)
+                    } ?? false
+                #expect(worse == look.worse, "\(what): the guard says worse = \(worse)")
+            }
+        }
+    }
+
+    @Test func aDecreaseIsBadOnlyBelowTheNegativeMargin() {
+        let interval = Interval(lower: -0.05, upper: -0.02)
+        #expect(OneSidedRegression.isWorse(interval, margin: 0.01, increaseIsBad: false))
+        #expect(!OneSidedRegression.isWorse(interval, margin: 0.03, increaseIsBad: false), "within the margin")
+        #expect(!OneSidedRegression.isWorse(interval, margin: 0, increaseIsBad: true), "better, not worse")
+        #expect(OneSidedRegression.confidenceLevel(errorRate: 0.05, guardrails: 5) == 1 - 0.01)
+    }
+}
