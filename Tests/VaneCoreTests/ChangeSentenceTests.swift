@@ -18,7 +18,9 @@ import Testing
             parameters: [TemplateParameter(key: "banner_text", defaultValue: .value("Hello"))]
         )
         var new = old
-        new.parameters[0].conditionalValues = [ConditionalValue(conditionName: "germany_app_2_1", value: .value("Frühling!"))]
+        new.parameters[0].conditionalValues = [
+            ConditionalValue(conditionName: "germany_app_2_1", value: .value("Frühling!"))
+        ]
         #expect(sentences(old, new) == ["banner_text: for germany_app_2_1, 'Frühling!' instead of none"])
     }
 
@@ -56,7 +58,9 @@ import Testing
     }
 
     @Test func jsonValuesAreCompactedAndLongOnesShortened() {
-        let old = ConfigTemplate(parameters: [TemplateParameter(key: "layout", defaultValue: .value("{\n  \"a\": 1\n}"))])
+        let old = ConfigTemplate(parameters: [
+            TemplateParameter(key: "layout", defaultValue: .value("{\n  \"a\": 1\n}"))
+        ])
         var new = old
         new.parameters[0].defaultValue = .value(String(repeating: "x", count: 200))
         let sentence = sentences(old, new)

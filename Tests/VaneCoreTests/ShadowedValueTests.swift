@@ -30,7 +30,9 @@ import Testing
             ("germany_austria", "device.country in ['de', 'at']"),
             ("germany_app_2_1", "device.country in ['DE'] && app.version.>=(['2.1'])"),
         ])
-        #expect(found == [ShadowedValue(parameterKey: "flag", condition: "germany_app_2_1", shadowedBy: "germany_austria")])
+        #expect(
+            found == [ShadowedValue(parameterKey: "flag", condition: "germany_app_2_1", shadowedBy: "germany_austria")]
+        )
         #expect(found.first?.message.contains("Move germany_app_2_1 above germany_austria") == true)
     }
 

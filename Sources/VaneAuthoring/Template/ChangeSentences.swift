@@ -111,7 +111,9 @@ struct ChangeSentenceBuilder {
                 "for everyone else, \(Self.text(after.defaultValue)) instead of \(Self.text(before.defaultValue))"
             )
         }
-        let names = ordered(before.conditionalValues.map(\.conditionName) + after.conditionalValues.map(\.conditionName))
+        let names = ordered(
+            before.conditionalValues.map(\.conditionName) + after.conditionalValues.map(\.conditionName)
+        )
         for name in names {
             let was = before.conditionalValue(for: name)
             let now = after.conditionalValue(for: name)

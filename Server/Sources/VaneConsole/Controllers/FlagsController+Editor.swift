@@ -389,8 +389,10 @@ extension FlagsController {
                 conditionName.isEmpty ? [.key("defaultValue")] : [.key("conditionalValues"), .key(conditionName)]
             let found = problems { Array($0.prefix(path.count)) == path }
             // A Boolean's stored text is kept when it is neither true nor false, so saving never
-            // changes it silently: such a value is typed until it is fixed.
-            let isBoolean = parameter.valueType == .boolean && (text.isEmpty || ["true", "false"].contains(text))
+            // changes it silently: such a value is typed until it is fixed. A new flag's type is
+            // still being chosen on the page, so its values are typed (and checked as typed).
+            let isBoolean =
+                !isNew && parameter.valueType == .boolean && (text.isEmpty || ["true", "false"].contains(text))
             return FlagEditorPage.ValueField(
                 id: id,
                 label: label,

@@ -224,7 +224,8 @@ struct ReviewController: DraftPages {
         var sampleRows = sample.rows
         for index in sampleRows.indices where sampleRows[index].noneChange {
             if let finding = findings.first(where: { $0.parameterKey == sampleRows[index].key }) {
-                sampleRows[index].reason = "\(finding.shadowedBy) decides before \(finding.condition) for every user \(finding.condition) matches"
+                sampleRows[index].reason =
+                    "\(finding.shadowedBy) decides before \(finding.condition) for every user \(finding.condition) matches"
             }
         }
         let page = ReviewPage(
@@ -270,7 +271,9 @@ struct ReviewController: DraftPages {
                 "Someone published while you were reviewing, so nothing was published. Their change is shown below; review again."
             )
         } else if let name = request.uri.queryParameters.get("ordered") {
-            chrome.flash = .ok("Moved \(name) up in your draft's condition order. The review below is of the new order.")
+            chrome.flash = .ok(
+                "Moved \(name) up in your draft's condition order. The review below is of the new order."
+            )
         } else if request.uri.queryParameters.get("resolved") != nil {
             chrome.flash = .ok(
                 "Conflicts settled; your draft now starts from version \(copy.liveVersion). Review it again."
