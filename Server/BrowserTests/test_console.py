@@ -103,9 +103,11 @@ def test_history_diff_and_rollback(admin, server):
     page.get_by_role("link", name="Roll back to version 2").click()
     expect(page.get_by_role("heading", name="Roll back to version 2?")).to_be_visible()
     # The confirmation shows what the rollback changes: payments go off again.
-    expect(page.get_by_role("region", name="payments_enabled after")).to_contain_text('"value": "false"')
-    expect(page.get_by_role("region", name="payments_enabled before")).to_contain_text('"value": "true"')
+    expect(page.get_by_role("region", name="payments_enabled after")).to_contain_text("for everyone else: false")
+    expect(page.get_by_role("region", name="payments_enabled before")).to_contain_text("for everyone else: true")
+    expect(page.get_by_text("payments_enabled: for everyone else, 'false' instead of 'true'", exact=True)).to_be_visible()
     check_page(page, "rollback")
+    page.get_by_label("Why roll back? (recorded in the history and the audit log)").fill("Payments fail again")
     page.get_by_role("button", name="Roll back and publish").click()
     expect(page.get_by_role("row", name=re.compile("Rollback to version 2"))).to_contain_text("4")
     assert server.fetch({"randomizationId": "u1"})["payments_enabled"] == "false"

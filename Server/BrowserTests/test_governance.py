@@ -123,7 +123,7 @@ def test_a_release_manager_requests_review_another_approves_and_it_applies(brows
 
     # Riley changes the banner in a draft; the review says why there is no Publish here.
     riley.goto(server.url + RELEASE + "/flags/banner_text/edit")
-    riley.get_by_label("Value for Value for everyone else", exact=True).fill("Release 2.0 is here")
+    riley.get_by_label("Value for everyone else", exact=True).fill("Release 2.0 is here")
     riley.get_by_role("button", name="Save to draft").click()
     riley.goto(server.url + RELEASE + "/review")
     policy = riley.get_by_role("region", name="Change policy")

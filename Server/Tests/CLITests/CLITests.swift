@@ -147,8 +147,10 @@ import VaneCore
         let output = try await CLIRunner.run(["validate", file])
         #expect(output.status == 1)
         let lines = output.stdout.split(separator: "\n")
-        #expect(lines.count == 4, "\(output.stdout)")
+        #expect(lines.count == 5, "\(output.stdout)")
         #expect(output.stdout.contains("conditions[0].expression"))
+        // Warnings print too: no parameter uses the condition "c".
+        #expect(output.stdout.contains(#"conditions[0].name: no parameter has a value for the condition "c""#))
         #expect(output.stdout.contains("parameters.flag.defaultValue.value"))
         #expect(output.stdout.contains(#"parameters["bad key"]"#))
         #expect(output.stdout.contains("parameters.db.defaultValue.value"))

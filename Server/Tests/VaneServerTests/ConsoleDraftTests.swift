@@ -25,6 +25,12 @@ import VaneCore
             "_csrf": browser.csrf, "type": type, "default_mode": "value", "default_value": defaultValue,
             "description": description,
         ]
+        // The demo's conditional values stay as they are, as the page's own fields would keep them
+        // (a value dropped would leave its condition unused: a warning on the review).
+        for (index, name) in ["germany_austria", "new_app_versions", "checkout_test_b", "pro_plan"].enumerated() {
+            form["c\(index)_name"] = name
+            form["c\(index)_mode"] = "keep"
+        }
         form.merge(extra) { _, new in new }
         return form
     }

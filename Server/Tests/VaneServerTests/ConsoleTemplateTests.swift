@@ -83,6 +83,7 @@ import VaneServerCore
             try await get(environment + "/history")
             try await get(environment + "/diff?from=1&to=2")
             try await get(environment + "/rollback?version=1")
+            try await get(environment + "/rollback?version=1&flag=payments_enabled")
             try await get(environment + "/conditions")
             try await get(environment + "/conditions/new")
             try await get(environment + "/conditions/germany_austria/edit")
@@ -96,6 +97,22 @@ import VaneServerCore
                 ["name": "ios_users", "expression": "true"],
                 status: .seeOther
             )
+            // A value germany_austria shadows: the editor and the review show it with its move.
+            try await post(
+                environment + "/conditions/new",
+                ["name": "germans", "expression": "device.country in ['de']"],
+                status: .seeOther
+            )
+            try await post(
+                environment + "/flags/banner_text/edit",
+                [
+                    "type": "STRING", "default_mode": "value", "default_value": "Hi", "description": "",
+                    "c0_name": "germany_austria", "c0_mode": "value", "c0_value": "Hallo",
+                    "c4_name": "germans", "c4_mode": "value", "c4_value": "Servus",
+                ],
+                status: .seeOther
+            )
+            try await get(environment + "/flags/banner_text/edit")
             try await get(environment + "/review")
             try await get(environment + "/flags")
             try await get(environment + "/evaluate")

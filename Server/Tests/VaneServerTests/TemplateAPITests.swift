@@ -89,9 +89,10 @@ import VaneCore
             #expect(reply.errorStatus == "INVALID_ARGUMENT")
             let details = reply.object?["error"]?.objectValue?["details"]?.arrayValue ?? []
             let paths = Set(details.compactMap { $0.objectValue?["path"]?.stringValue })
+            // Warnings too: no parameter uses the condition `c` (conditions[0].name).
             #expect(
                 paths == [
-                    "conditions[0].expression", "parameters.flag.defaultValue.value",
+                    "conditions[0].expression", "conditions[0].name", "parameters.flag.defaultValue.value",
                     "parameters.db.defaultValue.value",
                 ]
             )

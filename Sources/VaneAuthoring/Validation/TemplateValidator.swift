@@ -7,7 +7,8 @@ extension ConfigTemplate {
     /// Checked: condition names (empty, duplicate) and expressions (syntax, with the column);
     /// conditional values naming unknown conditions; parameter keys (`^[A-Za-z_][A-Za-z0-9_]*$`,
     /// length, duplicates across groups); values against `valueType` (BOOLEAN, NUMBER, JSON) and
-    /// against `allowedValues`; Firebase's limits; and values that look like credentials.
+    /// against `allowedValues`; Firebase's limits; values that look like credentials; conditions no
+    /// parameter uses; and conditional values an earlier condition shadows (``ShadowedValue``).
     public func validate(options: ValidationOptions = .default) -> [ValidationIssue] {
         ParsedTemplate(self).validate(options: options)
     }
@@ -50,6 +51,43 @@ struct TemplateValidator {
         checkConditions()
         checkParameters()
         checkVersion()
+        checkPriorities()
+    }
+
+    /// Conditions no parameter uses, and conditional values an earlier condition shadows.
+    mutating func checkPriorities() {
+        let conditionsPath = JSONPath.root.appending("conditions")
+        let unused = Set(parsed.unusedConditions())
+        // An empty name is an error already.
+        for (index, condition) in template.conditions.enumerated()
+        where !condition.name.isEmpty && unused.contains(condition.name) {
+            warning(
+                conditionsPath.appending(index).appending("name"),
+                "unused-condition",
+                "no parameter has a value for the condition \"\(condition.name)\" any more; "
+                    + "delete it, or give a parameter a value for it"
+            )
+        }
+        let shadowed = parsed.shadowedValues()
+        guard !shadowed.isEmpty else { return }
+        var paths: [String: JSONPath] = [:]
+        for parameter in template.parameters {
+            paths[parameter.key] = JSONPath.root.appending("parameters").appending(parameter.key)
+        }
+        for group in template.parameterGroups {
+            for parameter in group.parameters where paths[parameter.key] == nil {
+                paths[parameter.key] = JSONPath.root.appending("parameterGroups").appending(group.name)
+                    .appending("parameters").appending(parameter.key)
+            }
+        }
+        for finding in shadowed {
+            guard let path = paths[finding.parameterKey] else { continue }
+            warning(
+                path.appending("conditionalValues").appending(finding.condition),
+                "shadowed-value",
+                finding.message
+            )
+        }
     }
 
     mutating func checkConditions() {

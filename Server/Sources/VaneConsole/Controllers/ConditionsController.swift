@@ -293,13 +293,37 @@ struct ConditionsController: DraftPages {
         switch form.text("to") ?? "" {
         case "up": target = index - 1
         case "down": target = index + 1
-        default: throw ConsolePageError.badRequest("a condition moves \"up\" or \"down\"")
+        case "above":
+            // The fix a shadowed value offers (flag editor, review): just above the condition
+            // that shadows it, through the same rule as `ShadowedValue` names.
+            let other = form.text("above") ?? ""
+            guard template.condition(named: other) != nil else {
+                throw ConsolePageError.notFound("your working copy has no condition \"\(other)\"")
+            }
+            if let moved = template.movingCondition(name, above: other) {
+                try await saveDraft(editing.key, user: editing.user, template: moved, copy: editing.copy)
+            }
+            throw ConsoleRedirect(location: Self.returnPath(form, key: editing.key, moved: name))
+        default: throw ConsolePageError.badRequest("a condition moves \"up\", \"down\" or \"above\" another")
         }
         if template.conditions.indices.contains(target) {
             template.conditions.swapAt(index, target)
             try await saveDraft(editing.key, user: editing.user, template: template, copy: editing.copy)
         }
         throw backToConditions(editing.key, "moved=" + ConsolePaths.encodeQueryValue(name))
+    }
+
+    /// Where a move from another page goes back to: the review, a flag's editor, or the list.
+    static func returnPath(_ form: ConsoleForm, key: EnvironmentKey, moved name: String) -> String {
+        let base = ConsolePaths.environment(key)
+        let query = "ordered=" + ConsolePaths.encodeQueryValue(name)
+        switch form.text("return") {
+        case "review": return "\(base)/review?\(query)"
+        case "flag":
+            if let flag = form.text("flag") { return "\(base)/flags/\(ConsolePaths.encode(flag))/edit?\(query)" }
+            return "\(base)/conditions?moved=" + ConsolePaths.encodeQueryValue(name)
+        default: return "\(base)/conditions?moved=" + ConsolePaths.encodeQueryValue(name)
+        }
     }
 
     /// The whole order at once (drag and drop): `order` holds every name, one a line.

@@ -21,13 +21,25 @@ extension FlagsController {
         /// The default value or one conditional value.
         struct ValueField: Sendable {
             var id: String
+            /// What the value is for: `everyone else`, or the condition's name.
             var label: String
+            /// The fieldset's legend: `Everyone else`, or the condition's place and name.
+            var legend: String
             var conditionName: String
+            /// The condition's expression, shown beside its value; nil for everyone else.
+            var expression: String?
             var modes: [Option]
             var value: String
+            /// A Boolean flag's value is chosen (true or false), not typed.
+            var isBoolean: Bool
+            var booleanOptions: [Option]
             var managedNote: String?
             var problems: [Problem]
             var hasProblems: Bool
+            /// Among the conditions the flag uses: can move up or down among them.
+            var movable: Bool
+            var canMoveUp: Bool
+            var canMoveDown: Bool
         }
 
         var isNew: Bool
@@ -39,7 +51,18 @@ extension FlagsController {
         var canEdit: Bool
         var types: [Option]
         var defaultValue: ValueField
-        var conditionalValues: [ValueField]
+        /// The conditions the flag has a value for, in the template's order.
+        var usedValues: [ValueField]
+        /// Every other condition, behind "add a value for another condition".
+        var otherValues: [ValueField]
+        var hasOtherValues: Bool
+        var hasUsedValues: Bool
+        /// The used conditions' names, one a line, in order: the script rewrites it as people
+        /// reorder, and saving applies it.
+        var conditionOrder: String
+        var shadows: [ShadowNotice]
+        var hasShadows: Bool
+        var canMove: Bool
         var title: String
         var description: String
         var category: String
@@ -117,6 +140,8 @@ extension FlagsController {
         )
         if request.uri.queryParameters.get("saved") != nil {
             chrome.flash = .ok("Saved to your draft. Nothing is live until you review and publish it.")
+        } else if let moved = request.uri.queryParameters.get("ordered") {
+            chrome.flash = .ok("Moved \(moved) in your draft's condition order. Nothing is live until you publish it.")
         }
         let page = editorPage(
             parameter,
@@ -172,6 +197,15 @@ extension FlagsController {
         } else {
             template.parameters.append(parameter)
         }
+        // The order of the flag's conditions, as the script left it or one step of the plain
+        // form's move buttons; a stale order (the conditions changed meanwhile) is ignored.
+        var order = (form.fields["condition_order"] ?? "").split(whereSeparator: \.isNewline).map(String.init)
+        let move = form.text("move").flatMap(Self.moveStep)
+        if let move, let index = order.firstIndex(of: move.name) {
+            let target = move.up ? index - 1 : index + 1
+            if order.indices.contains(target) { order.swapAt(index, target) }
+        }
+        if !order.isEmpty, let reordered = template.reorderingConditions(order) { template = reordered }
         issues += ParameterIssues.issues(about: parameter.key, in: copy.parse(template).validate())
         if issues.contains(where: { $0.severity == .error }) {
             let page = editorPage(
@@ -204,9 +238,18 @@ extension FlagsController {
             )
         }
         try await saveDraft(key, user: user, template: template, copy: copy)
+        let query = move.map { "ordered=" + ConsolePaths.encodeQueryValue($0.name) } ?? "saved=1"
         throw ConsoleRedirect(
-            location: "\(ConsolePaths.environment(key))/flags/\(ConsolePaths.encode(parameter.key))/edit?saved=1"
+            location: "\(ConsolePaths.environment(key))/flags/\(ConsolePaths.encode(parameter.key))/edit?\(query)"
         )
+    }
+
+    /// The plain form's move button: `up:name` or `down:name`.
+    static func moveStep(_ value: String) -> (name: String, up: Bool)? {
+        guard let colon = value.firstIndex(of: ":") else { return nil }
+        let direction = value[..<colon]
+        guard direction == "up" || direction == "down" else { return nil }
+        return (String(value[value.index(after: colon)...]), direction == "up")
     }
 
     @Sendable func deleteFlag(_ request: Request, context: VaneRequestContext) async throws -> Response {
@@ -316,7 +359,9 @@ extension FlagsController {
         func field(
             id: String,
             label: String,
+            legend: String,
             conditionName: String,
+            expression: String?,
             value: ParameterValue?,
             optional: Bool
         )
@@ -343,15 +388,29 @@ extension FlagsController {
             let path: [JSONPath.Component] =
                 conditionName.isEmpty ? [.key("defaultValue")] : [.key("conditionalValues"), .key(conditionName)]
             let found = problems { Array($0.prefix(path.count)) == path }
+            // A Boolean's stored text is kept when it is neither true nor false, so saving never
+            // changes it silently: such a value is typed until it is fixed. A new flag's type is
+            // still being chosen on the page, so its values are typed (and checked as typed).
+            let isBoolean =
+                !isNew && parameter.valueType == .boolean && (text.isEmpty || ["true", "false"].contains(text))
             return FlagEditorPage.ValueField(
                 id: id,
                 label: label,
+                legend: legend,
                 conditionName: conditionName,
+                expression: expression,
                 modes: choices.map { FlagEditorPage.Option(value: $0.0.rawValue, label: $0.1, selected: $0.0 == mode) },
                 value: text,
+                isBoolean: isBoolean,
+                booleanOptions: ["true", "false"].map {
+                    FlagEditorPage.Option(value: $0, label: $0, selected: $0 == (text.isEmpty ? "false" : text))
+                },
                 managedNote: managed,
                 problems: found,
-                hasProblems: !found.isEmpty
+                hasProblems: !found.isEmpty,
+                movable: false,
+                canMoveUp: false,
+                canMoveDown: false
             )
         }
         let base = ConsolePaths.environment(key)
@@ -370,6 +429,45 @@ extension FlagsController {
         let typeProblems = problems { $0.first == .key("valueType") }
         let descriptionProblems = problems { $0.first == .key("description") }
         let encodedKey = ConsolePaths.encode(parameter.key)
+        var withParameter = template
+        if let replaced = TemplateEdits.replacing(parameter, in: template) {
+            withParameter = replaced
+        } else {
+            withParameter.parameters.append(parameter)
+        }
+        // Parsed once: the expressions beside the values and the shadow check read it.
+        let parsed = ParsedTemplate(withParameter)
+        var used: [FlagEditorPage.ValueField] = []
+        var others: [FlagEditorPage.ValueField] = []
+        for (index, condition) in template.conditions.enumerated() {
+            let value = parameter.conditionalValue(for: condition.name)
+            let expression: String
+            switch condition.source {
+            case .expression(let text): expression = text
+            case .structured:
+                expression = parsed.conditions[index].expression?.expressionText ?? "(a structured condition)"
+            }
+            let made = field(
+                id: "c\(index)",
+                label: condition.name,
+                legend: value == nil ? condition.name : "Priority \(used.count + 1): \(condition.name)",
+                conditionName: condition.name,
+                expression: expression,
+                value: value,
+                optional: true
+            )
+            if value == nil { others.append(made) } else { used.append(made) }
+        }
+        for index in used.indices {
+            used[index].movable = canEdit && used.count > 1
+            used[index].canMoveUp = index > 0
+            used[index].canMoveDown = index < used.count - 1
+        }
+        let shadows = ShadowNotice.notices(
+            parsed.shadowedValues().filter { $0.parameterKey == parameter.key },
+            key: key,
+            returnTo: "flag"
+        )
         return FlagEditorPage(
             isNew: isNew,
             key: parameter.key,
@@ -381,20 +479,21 @@ extension FlagsController {
             types: typeOptions,
             defaultValue: field(
                 id: "default",
-                label: "Value for everyone else",
+                label: "everyone else",
+                legend: "Everyone else",
                 conditionName: "",
+                expression: nil,
                 value: parameter.defaultValue,
                 optional: false
             ),
-            conditionalValues: template.conditions.enumerated().map { index, condition in
-                field(
-                    id: "c\(index)",
-                    label: "\(index + 1). \(condition.name)",
-                    conditionName: condition.name,
-                    value: parameter.conditionalValue(for: condition.name),
-                    optional: true
-                )
-            },
+            usedValues: used,
+            otherValues: others,
+            hasOtherValues: !others.isEmpty,
+            hasUsedValues: !used.isEmpty,
+            conditionOrder: used.map(\.conditionName).joined(separator: "\n"),
+            shadows: shadows,
+            hasShadows: !shadows.isEmpty,
+            canMove: canEdit,
             title: metadata.title ?? "",
             description: metadata.description ?? "",
             category: metadata.category ?? "",

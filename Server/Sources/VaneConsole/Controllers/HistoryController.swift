@@ -120,11 +120,22 @@ struct HistoryController: EnvironmentPages {
     }
 
     struct RollbackPage: Sendable {
+        /// A flag the rollback would change, with the page that restores only it.
+        struct FlagLink: Sendable {
+            var key: String
+            var href: String
+        }
+
         var target: Int64
         var current: Int64
         var nextVersion: Int64
         var environment: String
+        /// The one flag restored, or nil for the whole template.
+        var flag: String?
         var diff: DiffView
+        var flagLinks: [FlagLink]
+        var hasFlagLinks: Bool
+        var wholeHref: String
         var action: String
         var back: String
         var csrf: String
@@ -138,12 +149,37 @@ struct HistoryController: EnvironmentPages {
             target < current
         else { throw ConsolePageError.badRequest("choose a version before the live one (\(current)) to roll back to") }
         let base = ConsolePaths.environment(key)
+        let flag = request.uri.queryParameters.get("flag").map { String($0) }
+        let live = try await template(key, number: current)
+        let old = try await template(key, number: target)
+        let result: ConfigTemplate
+        if let flag {
+            do throws(PublishError) {
+                result = try TemplatePublisher.restoring(flag, from: old, version: target, onto: live)
+            } catch {
+                throw ConsolePageError.badRequest(ConsolePublishing.message(error))
+            }
+        } else {
+            result = old
+        }
+        let whole = TemplateDiff(from: live, to: old)
+        let keys = flag == nil ? whole.changedParameters + whole.addedParameters + whole.removedParameters : []
+        let links = keys.map {
+            RollbackPage.FlagLink(
+                key: $0,
+                href: "\(base)/rollback?version=\(target)&flag=\(ConsolePaths.encodeQueryValue($0))"
+            )
+        }
         let page = RollbackPage(
             target: target,
             current: current,
             nextVersion: current + 1,
             environment: "\(key)",
-            diff: DiffView(from: try await template(key, number: current), to: try await template(key, number: target)),
+            flag: flag,
+            diff: DiffView(from: live, to: result),
+            flagLinks: links,
+            hasFlagLinks: !links.isEmpty,
+            wholeHref: "\(base)/rollback?version=\(target)",
             action: "\(base)/rollback",
             back: "\(base)/history",
             csrf: session.csrfToken
@@ -151,7 +187,7 @@ struct HistoryController: EnvironmentPages {
         return renderer.render(
             .rollback,
             chrome: try await environmentChrome(
-                title: "Roll back",
+                title: flag.map { "Roll back \($0)" } ?? "Roll back",
                 user: user,
                 project: project,
                 environment: environment,
@@ -168,8 +204,17 @@ struct HistoryController: EnvironmentPages {
         let (key, _, _) = try await self.environment(context)
         guard let target = form.text("version").flatMap(Int64.init), let seen = form.text("current").flatMap(Int64.init)
         else { throw ConsolePageError.badRequest("the form names no version to roll back to") }
+        let reason = try form.required("reason", label: "The reason for the rollback")
+        let flag = form.text("flag")
         do {
-            try await publisher.rollback(key, to: target, expectedVersion: seen, actor: principal.actor)
+            try await publisher.rollback(
+                key,
+                to: target,
+                expectedVersion: seen,
+                actor: principal.actor,
+                reason: reason,
+                flag: flag
+            )
         } catch let error as PublishError {
             if case .storage(.versionConflict) = error {
                 throw ConsolePageError(

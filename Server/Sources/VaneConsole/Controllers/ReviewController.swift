@@ -78,6 +78,10 @@ struct ReviewController: DraftPages {
         var sampleRows: [SampleRow]
         var hasSample: Bool
         var sampleNote: String?
+        /// Values an earlier condition shadows, each with the move that fixes it.
+        var shadows: [ShadowNotice]
+        var hasShadows: Bool
+        var canMove: Bool
     }
 
     /// Where a draft stands against what is live now.
@@ -213,6 +217,17 @@ struct ReviewController: DraftPages {
                 for: stored
             )
         }
+        // Only worked out when validation found one: most drafts have none.
+        let findings =
+            issues.contains { $0.rule == "shadowed-value" } ? copy.parse(result).shadowedValues() : []
+        let shadows = ShadowNotice.notices(findings, key: key, returnTo: "review")
+        var sampleRows = sample.rows
+        for index in sampleRows.indices where sampleRows[index].noneChange {
+            if let finding = findings.first(where: { $0.parameterKey == sampleRows[index].key }) {
+                sampleRows[index].reason =
+                    "\(finding.shadowedBy) decides before \(finding.condition) for every user \(finding.condition) matches"
+            }
+        }
         let page = ReviewPage(
             hasDraft: copy.draft != nil,
             others: others,
@@ -237,9 +252,12 @@ struct ReviewController: DraftPages {
             resolveAction: "\(base)/review/resolve",
             csrf: session.csrfToken,
             flagsHref: "\(base)/flags",
-            sampleRows: sample.rows,
-            hasSample: !sample.rows.isEmpty,
-            sampleNote: sample.note
+            sampleRows: sampleRows,
+            hasSample: !sampleRows.isEmpty,
+            sampleNote: sample.note,
+            shadows: shadows,
+            hasShadows: !shadows.isEmpty,
+            canMove: mayPublish
         )
         var chrome = try await environmentChrome(
             title: "Review",
@@ -251,6 +269,10 @@ struct ReviewController: DraftPages {
         if request.uri.queryParameters.get("moved") != nil {
             chrome.flash = .error(
                 "Someone published while you were reviewing, so nothing was published. Their change is shown below; review again."
+            )
+        } else if let name = request.uri.queryParameters.get("ordered") {
+            chrome.flash = .ok(
+                "Moved \(name) up in your draft's condition order. The review below is of the new order."
             )
         } else if request.uri.queryParameters.get("resolved") != nil {
             chrome.flash = .ok(

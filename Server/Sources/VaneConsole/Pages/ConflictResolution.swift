@@ -32,9 +32,9 @@ struct ConflictResolution: Sendable {
                 fields: conflict.fields.enumerated().map { number, field in
                     Field(
                         field: field.field,
-                        base: field.base ?? "(none)",
-                        theirs: field.theirs ?? "(none)",
-                        ours: field.ours ?? "(none)",
+                        base: field.base.map(DiffView.pretty) ?? "(none)",
+                        theirs: field.theirs.map(DiffView.pretty) ?? "(none)",
+                        ours: field.ours.map(DiffView.pretty) ?? "(none)",
                         input: Self.input(index, number),
                         revert: TemplateRebasing.Revert(subject: conflict.subject, conflict: field, result: field.ours)?
                             .message

@@ -12,6 +12,8 @@ struct ReviewSample: Sendable {
         var href: String?
         var changed: String
         var noneChange: Bool
+        /// Why nobody's value changes, when it is known (a shadowed value); set by the page.
+        var reason: String?
     }
 
     var rows: [Row]
@@ -44,7 +46,8 @@ struct ReviewSample: Sendable {
                     href: proposed.parameter(forKey: count.key) == nil
                         ? nil : "\(flagsBase)/\(ConsolePaths.encode(count.key))/edit",
                     changed: "\(count.changed) of \(count.of) (\(percentText(share)))",
-                    noneChange: count.changed == 0
+                    noneChange: count.changed == 0,
+                    reason: nil
                 )
             }
             let synthetic = ValueChangeSample.syntheticCount

@@ -25,6 +25,7 @@ enum ConsoleTemplate: String, CaseIterable, Sendable {
     case review
     case rollback
     case samplePartial = "sample-partial"
+    case shadowPartial = "shadow-partial"
     case signIn = "sign-in"
     case user
     case users

@@ -189,11 +189,15 @@ struct TemplateRoutes {
         else {
             throw APIError.invalidArgument("\"versionNumber\" is required: the version to roll back to")
         }
+        let reason = try RequestReading.optionalString(body, "reason")
+        let flag = try RequestReading.optionalString(body, "flag")
         let served = try await publisher.rollback(
             environment,
             to: number,
             expectedVersion: nil,
-            actor: principal.actor
+            actor: principal.actor,
+            reason: reason.flatMap { $0.isEmpty ? nil : $0 },
+            flag: flag
         )
         return JSONResponse.make(text: served.templateJSON, headers: [.eTag: served.etag])
     }
@@ -210,10 +214,12 @@ struct TemplateRoutes {
         }
         let old = try await template(environment, number: from)
         let new = try await template(environment, number: to)
-        var json = TemplateDiff(from: old, to: new).json()
+        let diff = TemplateDiff(from: old, to: new)
+        var json = diff.json()
         if case .object(var object) = json {
             object["from"] = .string(String(from))
             object["to"] = .string(String(to))
+            object["summary"] = .array(diff.sentences(from: old, to: new).map { .string($0.description) })
             json = .object(object)
         }
         return JSONResponse.make(json)

@@ -133,6 +133,7 @@ extension ConfigStore {
     /// - Parameters:
     ///   - expectedVersion: The version the publisher read (from its ETag); nil forces the publish.
     ///   - rollbackSource: For a rollback, the version copied.
+    ///   - rollbackNote: For a rollback, its reason and the one flag it restores, if only one.
     ///   - authorization: What allows the change under the environment's change policy, checked
     ///     in the transaction (``ChangeRequestStore/authorize(_:_:in:kind:actor:liveVersion:publishes:)``).
     ///   - change: What webhooks are told, when it is more than a publish or a rollback (a kill
@@ -147,6 +148,7 @@ extension ConfigStore {
         expectedVersion: Int64?,
         actor: Actor,
         rollbackSource: Int64? = nil,
+        rollbackNote: RollbackNote? = nil,
         authorization: ChangeAuthorization = .direct("the publish"),
         change: WebhookChange? = nil,
         alongside: PublishAlongside? = nil,
@@ -163,6 +165,7 @@ extension ConfigStore {
                         expectedVersion: expectedVersion,
                         actor: actor,
                         rollbackSource: rollbackSource,
+                        rollbackNote: rollbackNote,
                         authorization: authorization,
                         change: change,
                         alongside: alongside,
@@ -193,6 +196,7 @@ extension ConfigStore {
         expectedVersion: Int64?,
         actor: Actor,
         rollbackSource: Int64?,
+        rollbackNote: RollbackNote?,
         authorization: ChangeAuthorization,
         change: WebhookChange?,
         alongside: PublishAlongside?,
@@ -259,15 +263,25 @@ extension ConfigStore {
             let diff =
                 previous.map { TemplateDiff(from: $0.template, to: stored) }
                 ?? TemplateDiff(from: ConfigTemplate(), to: stored)
+            var details: JSONObject = ["versionNumber": .string(String(number)), "changes": diff.json()]
+            var summary = "published version \(number) (\(updateType.rawValue))"
+            if let rollbackSource {
+                let what = rollbackNote?.flag.map { "\($0) " } ?? ""
+                summary = "rolled back \(what)to version \(rollbackSource) as version \(number)"
+                if let reason = rollbackNote?.reason {
+                    summary += ": \(reason)"
+                    details["reason"] = .string(reason)
+                }
+                if let flag = rollbackNote?.flag { details["flag"] = .string(flag) }
+            }
             try await Self.insertAudit(
                 database,
                 actor: actor,
                 action: rollbackSource == nil ? .templatePublish : .templateRollback,
                 projectId: projectId,
                 environmentId: environmentId,
-                summary: rollbackSource.map { "rolled back to version \($0) as version \(number)" }
-                    ?? "published version \(number) (\(updateType.rawValue))",
-                details: ["versionNumber": .string(String(number)), "changes": diff.json()]
+                summary: summary,
+                details: .object(details)
             )
             // What must commit with this version or not at all (a rollout's step and its claim).
             try await alongside?(database, number)

@@ -60,6 +60,42 @@ document.addEventListener("DOMContentLoaded", () => {
   }
   if (typeSelect) typeSelect.addEventListener("change", () => valueAreas.forEach(checkValue));
 
+  // A flag's conditions reordered in place: the move buttons (plain submits without this
+  // script) move the fieldset and rewrite the hidden order, which saving applies.
+  const conditionList = document.querySelector("[data-condition-list]");
+  const orderField = document.querySelector("input[data-condition-order]");
+  const orderStatus = document.querySelector("[data-order-status]");
+  if (conditionList && orderField) {
+    const renumber = () => {
+      const fields = Array.from(conditionList.querySelectorAll("fieldset[data-condition]"));
+      fields.forEach((field, index) => {
+        const legend = field.querySelector("[data-legend]");
+        if (legend) legend.textContent = `Priority ${index + 1}: ${field.dataset.condition}`;
+        const up = field.querySelector("button[data-move='up']");
+        const down = field.querySelector("button[data-move='down']");
+        if (up) up.disabled = index === 0;
+        if (down) down.disabled = index === fields.length - 1;
+      });
+      orderField.value = fields.map((field) => field.dataset.condition).join("\n");
+    };
+    conditionList.addEventListener("click", (event) => {
+      const button = event.target instanceof Element ? event.target.closest("button[data-move]") : null;
+      if (!button) return;
+      event.preventDefault();
+      const field = button.closest("fieldset[data-condition]");
+      if (!field) return;
+      if (button.dataset.move === "up" && field.previousElementSibling) {
+        conditionList.insertBefore(field, field.previousElementSibling);
+      } else if (button.dataset.move === "down" && field.nextElementSibling) {
+        conditionList.insertBefore(field.nextElementSibling, field);
+      }
+      renumber();
+      button.focus();
+      const position = Array.from(conditionList.children).indexOf(field) + 1;
+      if (orderStatus) orderStatus.textContent = `${field.dataset.condition} is now priority ${position}. Save to keep the order.`;
+    });
+  }
+
   // Live filtering of table rows: <input data-filter-rows="#tbody"> over rows with data-search.
   for (const input of document.querySelectorAll("input[data-filter-rows]")) {
     const body = document.querySelector(input.dataset.filterRows);

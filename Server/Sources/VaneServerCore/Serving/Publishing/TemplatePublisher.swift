@@ -74,13 +74,20 @@ package final class TemplatePublisher: Sendable {
         return CheckedTemplate(parsed: parsed, issues: issues)
     }
 
-    /// Publishes an earlier version's template again as the next version.
+    /// Publishes an earlier version's template again as the next version, or, with `flag`, the
+    /// live template with only that flag as it was in the earlier version.
     ///
-    /// The copy is parsed and compiled but not validated again: it was published once, and
-    /// today's rules must not stand between an operator and the last version that worked.
+    /// A whole copy is parsed and compiled but not validated again: it was published once, and
+    /// today's rules must not stand between an operator and the last version that worked. A
+    /// one-flag rollback is a new combination (live + that flag's old definition, with the
+    /// conditions it needs that live lacks appended at the end; a flag the old version did not
+    /// have is removed), so it is validated like any publish.
     /// - Parameters:
     ///   - number: The version to copy, before the current one.
-    ///   - expectedVersion: The version the caller saw as current; nil rolls back whatever is live.
+    ///   - expectedVersion: The version the caller saw as current; nil rolls back whatever is live
+    ///     (a one-flag rollback then expects the live version it read).
+    ///   - reason: Why, for the version's description and the audit entry.
+    ///   - flag: The one flag to restore; nil restores the whole template.
     ///   - authorization: What allows it under the change policy.
     /// - Throws: ``PublishError``; database failures as they come.
     @discardableResult
@@ -89,6 +96,8 @@ package final class TemplatePublisher: Sendable {
         to number: Int64,
         expectedVersion: Int64?,
         actor: Actor,
+        reason: String? = nil,
+        flag: String? = nil,
         authorization: ChangeAuthorization = .direct("the rollback")
     ) async throws -> ServedTemplate {
         let current = try await store.currentVersionNumber(
@@ -101,21 +110,72 @@ package final class TemplatePublisher: Sendable {
             )
         }
         guard
-            var template = try await store.version(
+            let old = try await store.version(
                 projectId: environment.projectId,
                 environmentId: environment.environmentId,
                 number: number
             )?.template
         else { throw PublishError.storage(.versionNotFound(number)) }
-        template.version = TemplateVersion(description: "Rollback to version \(number)")
+        let note = RollbackNote(reason: reason, flag: flag)
+        guard let flag else {
+            var template = old
+            template.version = TemplateVersion(
+                description: "Rollback to version \(number)" + (reason.map { ": \($0)" } ?? "")
+            )
+            return try await publish(
+                try check(template, validating: false),
+                to: environment,
+                expectedVersion: expectedVersion,
+                actor: actor,
+                rollbackSource: number,
+                rollbackNote: note,
+                authorization: authorization
+            )
+        }
+        let live = try await liveTemplate(environment)
+        var template = try Self.restoring(flag, from: old, version: number, onto: live.template)
+        template.version = TemplateVersion(
+            description: "Rollback of \(flag) to version \(number)" + (reason.map { ": \($0)" } ?? "")
+        )
         return try await publish(
-            try check(template, validating: false),
+            try check(template),
             to: environment,
-            expectedVersion: expectedVersion,
+            expectedVersion: expectedVersion ?? live.version,
             actor: actor,
             rollbackSource: number,
+            rollbackNote: note,
             authorization: authorization
         )
+    }
+
+    /// `live` with the parameter `key` as `old` has it: replaced, added (with the conditions it
+    /// needs that `live` lacks, at the end of the order) or removed.
+    /// - Throws: ``PublishError/invalidRollback(_:)`` when neither has the flag or nothing changes.
+    package static func restoring(
+        _ key: String,
+        from old: ConfigTemplate,
+        version number: Int64,
+        onto live: ConfigTemplate
+    ) throws(PublishError) -> ConfigTemplate {
+        var template = live
+        if let parameter = old.parameter(forKey: key) {
+            if let replaced = TemplateEdits.replacing(parameter, in: template) {
+                template = replaced
+            } else {
+                template.parameters.append(parameter)
+            }
+            for value in parameter.conditionalValues where template.condition(named: value.conditionName) == nil {
+                if let condition = old.condition(named: value.conditionName) { template.conditions.append(condition) }
+            }
+        } else if let removed = TemplateEdits.removing(key, from: template) {
+            template = removed
+        } else {
+            throw .invalidRollback("neither version \(number) nor the live template has a flag \"\(key)\"")
+        }
+        guard TemplateDiff(from: live, to: template).isEmpty == false else {
+            throw .invalidRollback("\(key) is the same in version \(number) as live; there is nothing to roll back")
+        }
+        return template
     }
 
     /// Compiles a checked template, stores it as the environment's next version, serves it on
@@ -123,6 +183,7 @@ package final class TemplatePublisher: Sendable {
     /// - Parameters:
     ///   - expectedVersion: The version the publisher read (from its ETag); nil forces the publish.
     ///   - rollbackSource: For a rollback, the version copied.
+    ///   - rollbackNote: For a rollback, its reason and the one flag it restores, if only one.
     ///   - authorization: What allows it under the environment's change policy, checked in the
     ///     publish transaction: every path publishes directly except an approved change request
     ///     (``ChangeRequestApplying``) and the kill switch.
@@ -138,6 +199,7 @@ package final class TemplatePublisher: Sendable {
         expectedVersion: Int64?,
         actor: Actor,
         rollbackSource: Int64? = nil,
+        rollbackNote: RollbackNote? = nil,
         authorization: ChangeAuthorization = .direct("the publish"),
         change: WebhookChange? = nil,
         alongside: PublishAlongside? = nil,
@@ -158,6 +220,7 @@ package final class TemplatePublisher: Sendable {
                 expectedVersion: expectedVersion,
                 actor: actor,
                 rollbackSource: rollbackSource,
+                rollbackNote: rollbackNote,
                 authorization: authorization,
                 change: change,
                 alongside: alongside,
