@@ -351,7 +351,9 @@ for row in rows {
     )
 }
 // A run that missed deliveries measured something else: fail, so scripts/check-benchmarks notices.
-let complete = rows.allSatisfy { $0.vane.delivered == $0.vane.expected && $0.baseline.delivered == $0.baseline.expected }
+let complete = rows.allSatisfy {
+    $0.vane.delivered == $0.vane.expected && $0.baseline.delivered == $0.baseline.expected
+}
 if !complete { FileHandle.standardError.write(Data("some subscribers missed a publish (delivered above)\n".utf8)) }
 // Leave without running exit handlers: FoundationNetworking's URLSession machinery can spin at
 // process exit on Linux once thousands of sockets have come and gone.
