@@ -38,6 +38,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        // NIOHTTPTypes: event streams write their events to the connection (StreamSubscriber).
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         // One trait, not Hummingbird's two defaults: SwiftPM orders several traits' -D flags
         // differently from one build plan to the next, and every reordering recompiled Hummingbird
         // and all that imports it. Nothing here uses its ConfigurationSupport (ConfigReader inits).
@@ -76,6 +78,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),

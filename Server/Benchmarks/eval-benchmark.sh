@@ -8,6 +8,8 @@
 # EVAL_PARAMETERS (300) and EVAL_CONTEXTS (2000) size the work. VANE_BIN times another vane binary
 # (an older build, for a before/after) instead of building this one. firebase-admin is installed
 # into a virtual environment in VANE_EVAL_VENV (default ~/.cache/vane-eval-bench-venv).
+# EVAL_FIREBASE=0 runs vane alone, without firebase-admin (no download, no comparison): what
+# scripts/check-benchmarks runs to check that the benchmark still works.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rounds=${1:-7}
@@ -16,9 +18,14 @@ contexts=${EVAL_CONTEXTS:-2000}
 venv=${VANE_EVAL_VENV:-$HOME/.cache/vane-eval-bench-venv}
 helper=$(pwd)/Server/Benchmarks/Eval/eval_bench.py
 
-[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-"$venv/bin/python" -c 'import firebase_admin' 2>/dev/null || "$venv/bin/pip" install --quiet 'firebase-admin==7.7.0'
-python="$venv/bin/python"
+firebase=${EVAL_FIREBASE:-1}
+if [ "$firebase" = 1 ]; then
+    [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+    "$venv/bin/python" -c 'import firebase_admin' 2>/dev/null || "$venv/bin/pip" install --quiet 'firebase-admin==7.7.0'
+    python="$venv/bin/python"
+else
+    python=python3
+fi
 
 if [ -z "${VANE_BIN:-}" ]; then
     log=$(mktemp)
@@ -35,9 +42,17 @@ cd "$work"
 
 echo "vane eval over $contexts contexts x $parameters parameters (40 conditions), $rounds rounds"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(date -u +%Y-%m-%dT%H:%MZ)"
-echo "firebase-admin $("$python" -c 'import firebase_admin; print(firebase_admin.__version__)'), $("$python" --version)"
+[ "$firebase" = 1 ] && echo "firebase-admin $("$python" -c 'import firebase_admin; print(firebase_admin.__version__)'), $("$python" --version)"
 echo "vane: $vane"
 echo
+
+if [ "$firebase" != 1 ]; then
+    # vane alone: it runs, and its output is one result per context.
+    "$python" "$helper" time "$rounds" "vane=$vane eval --template template.json --context contexts.json"
+    python3 -c "import json, sys; results = json.load(open('vane.out')); sys.exit(len(results) != $contexts)" ||
+        { echo "vane eval did not give one result per context" >&2; exit 1; }
+    exit 0
+fi
 
 # One untimed run of each first (page cache, venv), then rounds alternating between the two; each
 # writes its output to NAME.out.

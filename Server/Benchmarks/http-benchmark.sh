@@ -1,21 +1,31 @@
 #!/usr/bin/env bash
-# Fetch throughput and latency of `vane serve`, beside Hummingbird's hello-world route measured in
-# the same run. Release build, loopback only, bounded in time. Needs wrk (apt-get install wrk).
+# Fetch throughput and latency of `vane serve`, beside Hummingbird's bare routes measured in the
+# same run: a POST that reads the same body and answers 304 (the floor under fetch's 304 path) and
+# hello world (the baseline of full evaluations). Each fetch route runs on two nodes: one with
+# every rate limiter off, one with all three on at limits wrk cannot reach (the per-request cost
+# of the token buckets is part of the deployed path). Release build, loopback only, bounded in
+# time. Needs wrk (apt-get install wrk).
 #
-#   Server/Benchmarks/http-benchmark.sh [seconds-per-run]     (default 15)
+#   Server/Benchmarks/http-benchmark.sh [seconds-per-run] [connections]     (default 15, 64)
 #
+# VANE_BIN names a vane binary to measure instead of building one in release; vane-http-baseline
+# is taken from the same folder (scripts/check-benchmarks passes the debug build).
 # Prints a Markdown table for docs/PERFORMANCE.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 duration=${1:-15}
-connections=64
+connections=${2:-64}
 threads=2
 scratch=.build-release
 
 command -v wrk >/dev/null || { echo "wrk is missing: apt-get install -y wrk" >&2; exit 1; }
-swift build -c release --scratch-path "$scratch" --product vane >/dev/null
-swift build -c release --scratch-path "$scratch" --product vane-http-baseline >/dev/null
-bin=$(swift build -c release --scratch-path "$scratch" --show-bin-path)
+if [ -z "${VANE_BIN:-}" ]; then
+    swift build -c release --scratch-path "$scratch" --product vane >/dev/null
+    swift build -c release --scratch-path "$scratch" --product vane-http-baseline >/dev/null
+    VANE_BIN="$(swift build -c release --scratch-path "$scratch" --show-bin-path)/vane"
+fi
+bin=$(cd "$(dirname "$VANE_BIN")" && pwd)
+vane_bin="$bin/$(basename "$VANE_BIN")"
 
 work=$(mktemp -d)
 cleanup() { kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"; }
@@ -25,22 +35,29 @@ trap cleanup EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 hello_port=$(free_port)
 vane_port=$(free_port)
+limited_port=$(free_port)
 admin=vane_admin_benchmark-key-000000000000000000000000000
 
 "$bin/vane-http-baseline" "$hello_port" >"$work/hello.log" 2>&1 &
 pids+=($!)
-VANE_LOG_LEVEL=error "$bin/vane" serve --port "$vane_port" --data-dir "$work/data" --admin-key "$admin" --rate-limit 0 --address-rate-limit 0 --key-rate-limit 0 --no-demo \
-    >"$work/vane.log" 2>&1 &
+VANE_LOG_LEVEL=error "$vane_bin" serve --port "$vane_port" --data-dir "$work/data" --admin-key "$admin" \
+    --rate-limit 0 --address-rate-limit 0 --key-rate-limit 0 --no-demo >"$work/vane.log" 2>&1 &
 pids+=($!)
-for _ in $(seq 1 100); do
-    curl -sf "http://127.0.0.1:$vane_port/readyz" >/dev/null && curl -sf "http://127.0.0.1:$hello_port/" >/dev/null && break
+# The same with every limiter on, at the highest rates a setting takes: wrk never reaches them,
+# so every request pays for the three buckets and none is refused.
+VANE_LOG_LEVEL=error "$vane_bin" serve --port "$limited_port" --data-dir "$work/data-limited" --admin-key "$admin" \
+    --rate-limit 1000000 --address-rate-limit 1000000 --key-rate-limit 1000000 --no-demo >"$work/limited.log" 2>&1 &
+pids+=($!)
+ready=0
+for _ in $(seq 1 300); do
+    if curl -sf "http://127.0.0.1:$vane_port/readyz" >/dev/null && curl -sf "http://127.0.0.1:$limited_port/readyz" >/dev/null &&
+        curl -sf "http://127.0.0.1:$hello_port/" >/dev/null; then
+        ready=1
+        break
+    fi
     sleep 0.1
 done
-
-api() { curl -sf -H "Authorization: Bearer $admin" -H 'Content-Type: application/json' "$@"; }
-base="http://127.0.0.1:$vane_port/v1/projects/bench/environments/prod"
-api -X POST "http://127.0.0.1:$vane_port/v1/projects" -d '{"id": "bench"}' >/dev/null
-api -X POST "http://127.0.0.1:$vane_port/v1/projects/bench/environments" -d '{"id": "prod"}' >/dev/null
+[ "$ready" = 1 ] || { echo "the servers did not start:" >&2; cat "$work"/*.log >&2; exit 1; }
 
 # A 200-parameter template: 40 conditions of the common kinds, 0-3 conditional values each.
 python3 - >"$work/template.json" <<'PY'
@@ -64,28 +81,44 @@ for i in range(200):
     parameters["parameter_%d" % i] = p
 print(json.dumps({"conditions": conditions, "parameters": parameters}))
 PY
-api -X PUT "$base/template" -H 'If-Match: *' --data-binary @"$work/template.json" >/dev/null
-client=$(api -X POST "http://127.0.0.1:$vane_port/v1/keys" -d '{"name": "bench", "role": "client", "project": "bench", "environment": "prod"}' \
-    | python3 -c 'import json,sys; print(json.load(sys.stdin)["key"])')
-
+api() { curl -sf -H "Authorization: Bearer $admin" -H 'Content-Type: application/json' "$@"; }
 body='{"context": {"randomizationId": "8f14e45f-ceea-467f-a0e6-1c4f7c1d2a3b", "device.country": "de", "device.os": "ios", "device.language": "de", "app.version": "3.2.1", "plan": "pro", "seats": 12}}'
-etag=$(curl -s -D - -o /dev/null -X POST "$base/fetch" -H "Authorization: Bearer $client" -d "$body" | awk 'tolower($1)=="etag:" {print $2}' | tr -d '\r')
-entries=$(curl -s -X POST "$base/fetch" -H "Authorization: Bearer $client" -d "$body" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["entries"]))')
 
-lua() { # $1 file, $2 extra header line
+lua() { # $1 file, $2 client key, $3 extra header line
     cat >"$1" <<LUA
 wrk.method = "POST"
 wrk.body = [[$body]]
 wrk.headers["Content-Type"] = "application/json"
-wrk.headers["Authorization"] = "Bearer $client"
-$2
+wrk.headers["Authorization"] = "Bearer $2"
+$3
 LUA
 }
-lua "$work/full.lua" ""
-lua "$work/notmodified.lua" "wrk.headers[\"If-None-Match\"] = [[$etag]]"
-# The same values without the proof (as after a publish that changed nothing for this user): 304 after evaluating.
-values_only="\"$(tr -d '"' <<<"$etag" | cut -d. -f1)\""
-lua "$work/evaluated304.lua" "wrk.headers[\"If-None-Match\"] = [[$values_only]]"
+
+# Publishes the template on a node, makes a client key and writes the node's wrk scripts: NAME-full,
+# NAME-notmodified and NAME-evaluated304.lua.
+prepare() { # $1 port, $2 name
+    local root="http://127.0.0.1:$1" client etag
+    local base="$root/v1/projects/bench/environments/prod"
+    api -X POST "$root/v1/projects" -d '{"id": "bench"}' >/dev/null
+    api -X POST "$root/v1/projects/bench/environments" -d '{"id": "prod"}' >/dev/null
+    api -X PUT "$base/template" -H 'If-Match: *' --data-binary @"$work/template.json" >/dev/null
+    client=$(api -X POST "$root/v1/keys" -d '{"name": "bench", "role": "client", "project": "bench", "environment": "prod"}' |
+        python3 -c 'import json,sys; print(json.load(sys.stdin)["key"])')
+    etag=$(curl -s -D - -o /dev/null -X POST "$base/fetch" -H "Authorization: Bearer $client" -d "$body" |
+        awk 'tolower($1)=="etag:" {print $2}' | tr -d '\r')
+    entries=$(curl -s -X POST "$base/fetch" -H "Authorization: Bearer $client" -d "$body" |
+        python3 -c 'import json,sys; print(len(json.load(sys.stdin)["entries"]))')
+    lua "$work/$2-full.lua" "$client" ""
+    lua "$work/$2-notmodified.lua" "$client" "wrk.headers[\"If-None-Match\"] = [[$etag]]"
+    # The same values without the proof (as after a publish that changed nothing for this user):
+    # 304 after evaluating.
+    local values_only="\"$(tr -d '"' <<<"$etag" | cut -d. -f1)\""
+    lua "$work/$2-evaluated304.lua" "$client" "wrk.headers[\"If-None-Match\"] = [[$values_only]]"
+}
+prepare "$vane_port" open
+prepare "$limited_port" limited
+# The bare POST reads the same body.
+lua "$work/bare.lua" "unused" ""
 
 run() { # name url [script]
     local out
@@ -102,34 +135,58 @@ run() { # name url [script]
     echo "$1|$rps|$p50|$p99|${non2xx:-0}"
 }
 
-# Hello world runs before each route and once more at the end: a route's ratio is taken against
-# the mean of the two hello-world runs around it, so a host whose speed drifts during the run
-# (shared machines do) skews the ratio as little as possible.
-hello() { run "Hummingbird hello world (baseline)" "http://127.0.0.1:$hello_port/"; }
-routes=(
-    "fetch, 304 Not Modified path|$work/notmodified.lua"
-    "fetch, 304 after evaluating (ETag without proof)|$work/evaluated304.lua"
-    "fetch, full evaluation (200 parameters, $entries entries)|$work/full.lua"
+# Each route runs between two runs of its baseline (a run of the same baseline is shared by two
+# neighbouring routes) and its ratio is taken against their mean, so a host whose speed drifts
+# during the run (shared machines do) skews the ratio as little as possible.
+baseline() { # kind
+    case "$1" in
+        bare) run "Hummingbird POST reading the body, 304 (baseline)" "http://127.0.0.1:$hello_port/fetch" "$work/bare.lua" ;;
+        hello) run "Hummingbird hello world (baseline)" "http://127.0.0.1:$hello_port/" ;;
+    esac
+}
+open_fetch="http://127.0.0.1:$vane_port/v1/projects/bench/environments/prod/fetch"
+limited_fetch="http://127.0.0.1:$limited_port/v1/projects/bench/environments/prod/fetch"
+routes=( # baseline|name|url|script
+    "bare|fetch, 304 Not Modified path, limiters off|$open_fetch|$work/open-notmodified.lua"
+    "bare|fetch, 304 Not Modified path, limiters on|$limited_fetch|$work/limited-notmodified.lua"
+    "hello|fetch, 304 after evaluating (ETag without proof), limiters off|$open_fetch|$work/open-evaluated304.lua"
+    "hello|fetch, full evaluation (200 parameters, $entries entries), limiters off|$open_fetch|$work/open-full.lua"
+    "hello|fetch, full evaluation (200 parameters, $entries entries), limiters on|$limited_fetch|$work/limited-full.lua"
 )
-baselines=("$(hello)")
-results=()
+rows=()
+declare -A baseline_runs=()
+previous_kind=""
+previous_line=""
 for route in "${routes[@]}"; do
-    results+=("$(run "${route%%|*}" "$base/fetch" "${route#*|}")")
-    baselines+=("$(hello)")
+    IFS='|' read -r kind name url script <<<"$route"
+    if [ "$kind" = "$previous_kind" ]; then before=$previous_line; else before=$(baseline "$kind"); fi
+    baseline_runs[$kind]+="$before"$'\n'
+    result=$(run "$name" "$url" "$script")
+    after=$(baseline "$kind")
+    baseline_runs[$kind]+="$after"$'\n'
+    rows+=("$result|$before|$after")
+    previous_kind=$kind
+    previous_line=$after
 done
 
 rps_of() { cut -d'|' -f2 <<<"$1"; }
-echo "wrk -t$threads -c$connections -d${duration}s --latency, $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ)"
+echo "wrk -t$threads -c$connections -d${duration}s --latency, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%dT%H:%MZ)"
 echo
-echo "| route | requests/s | ratio to hello world | p50 | p99 | non-2xx/3xx |"
+echo "| route | requests/s | ratio to its baseline | p50 | p99 | non-2xx/3xx |"
 echo "|---|---|---|---|---|---|"
-hello_rps=$(for line in "${baselines[@]}"; do rps_of "$line"; done | tr '\n' ' ')
-IFS='|' read -r name _ p50 p99 errors <<<"${baselines[0]}"
-echo "| $name, ${#baselines[@]} runs | $(python3 -c "r=[float(x) for x in '$hello_rps'.split()]; print(f'{min(r):.0f}–{max(r):.0f}')") | 100 % | $p50 | $p99 | $errors |"
-for index in "${!results[@]}"; do
-    IFS='|' read -r name rps p50 p99 errors <<<"${results[$index]}"
-    before=$(rps_of "${baselines[$index]}")
-    after=$(rps_of "${baselines[$((index + 1))]}")
-    ratio=$(python3 -c "print(f'{$rps / (($before + $after) / 2) * 100:.0f} %')")
+for kind in bare hello; do
+    lines=$(grep . <<<"${baseline_runs[$kind]:-}" | sort -u || true)
+    [ -n "$lines" ] || continue
+    count=$(wc -l <<<"$lines")
+    range=$(cut -d'|' -f2 <<<"$lines" | python3 -c "import sys; r=[float(x) for x in sys.stdin]; print(f'{min(r):.0f}–{max(r):.0f}')")
+    IFS='|' read -r name _ p50 p99 errors <<<"$(head -1 <<<"$lines")"
+    echo "| $name, $count runs | $range | 100 % | $p50 | $p99 | $errors |"
+done
+for row in "${rows[@]}"; do
+    IFS='|' read -r name rps p50 p99 errors _ before_rps _ _ _ _ after_rps _ _ _ <<<"$row"
+    ratio=$(python3 -c "print(f'{$rps / (($before_rps + $after_rps) / 2) * 100:.0f} %')")
     echo "| $name | $rps | $ratio | $p50 | $p99 | $errors |"
 done
+# A run that got errors measured something else: fail, so scripts/check-benchmarks notices.
+errors=$(for line in "${rows[@]}" "${baseline_runs[@]}"; do grep . <<<"$line" | cut -d'|' -f5; done | sort -un | tail -1)
+[ "${errors:-0}" = 0 ] || { echo "some requests were answered with an error (non-2xx/3xx above)" >&2; exit 1; }

@@ -10,8 +10,10 @@
 #   Server/Benchmarks/ingest-benchmark.sh [seconds-per-run] [client-threads]    (default 20, 8)
 #   VANE_INGEST_ONLY=sqlite Server/Benchmarks/ingest-benchmark.sh 450   # one long SQLite run (~10 M events)
 #
-# PostgreSQL runs through scripts/with-postgres (a throwaway server in a temp dir). Prints a
-# Markdown table for docs/PERFORMANCE.md.
+# PostgreSQL runs through scripts/with-postgres (a throwaway server in a temp dir). VANE_BIN names a
+# vane binary to measure instead of building in release; vane-http-baseline is taken from the same
+# folder (scripts/check-benchmarks passes the debug build). Prints a Markdown table for
+# docs/PERFORMANCE.md.
 set -euo pipefail
 # Absolute, so the re-run under scripts/with-postgres finds this script after the cd below.
 self="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")"
@@ -21,11 +23,16 @@ threads=${2:-8}
 scratch=.build-release
 
 if [ "${VANE_INGEST_INNER:-}" != 1 ]; then
-    swift build -c release --scratch-path "$scratch" --product vane >/dev/null
-    swift build -c release --scratch-path "$scratch" --product vane-http-baseline >/dev/null
-    VANE_INGEST_INNER=1 exec ../scripts/with-postgres "$self" "$duration" "$threads"
+    if [ -z "${VANE_BIN:-}" ]; then
+        swift build -c release --scratch-path "$scratch" --product vane >/dev/null
+        swift build -c release --scratch-path "$scratch" --product vane-http-baseline >/dev/null
+        VANE_BIN="$(swift build -c release --scratch-path "$scratch" --show-bin-path)/vane"
+    fi
+    VANE_BIN="$(cd "$(dirname "$VANE_BIN")" && pwd)/$(basename "$VANE_BIN")" VANE_INGEST_INNER=1 \
+        exec ../scripts/with-postgres "$self" "$duration" "$threads"
 fi
-bin=$(swift build -c release --scratch-path "$scratch" --show-bin-path)
+bin=$(dirname "$VANE_BIN")
+vane_bin=$VANE_BIN
 
 work=$(mktemp -d)
 pids=()
@@ -46,7 +53,7 @@ start_vane() {
     local variable=$1 port
     shift
     port=$(free_port)
-    VANE_LOG_LEVEL=error "$bin/vane" serve --port "$port" --data-dir "$work/data-$port" --admin-key "$admin" \
+    VANE_LOG_LEVEL=error "$vane_bin" serve --port "$port" --data-dir "$work/data-$port" --admin-key "$admin" \
         --rate-limit 0 --address-rate-limit 0 --key-rate-limit 0 \
         --event-address-rate-limit 0 --event-key-rate-limit 0 --event-quota-per-day 0 --no-demo "$@" >"$work/vane-$port.log" 2>&1 &
     pids+=($!)

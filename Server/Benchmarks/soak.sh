@@ -6,14 +6,18 @@
 # warm-up. See Soak/soak.py; figures go to docs/PERFORMANCE.md.
 #
 # Usage: Server/Benchmarks/soak.sh [MINUTES]   (default 10)
-#   SOAK_FETCHERS (2000), SOAK_SUBSCRIBERS (200), SOAK_KILL_EVERY (60 s) tune the load.
+#   SOAK_FETCHERS (2000), SOAK_SUBSCRIBERS (200), SOAK_KILL_EVERY (60 s) tune the load; VANE_BIN
+#   names a vane binary to run instead of building in release.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 minutes=${1:-10}
-# The same release build the other benchmarks use (a --product build would rebuild everything).
-swift build --package-path Server -c release --scratch-path Server/.build-release
-bin=$(swift build --package-path Server -c release --scratch-path Server/.build-release --show-bin-path)
+# The same release build the other benchmarks use (a --product build would rebuild everything),
+# unless VANE_BIN names a vane binary (scripts/check-benchmarks passes the debug build).
+if [ -z "${VANE_BIN:-}" ]; then
+    swift build --package-path Server -c release --scratch-path Server/.build-release
+    VANE_BIN="$(swift build --package-path Server -c release --scratch-path Server/.build-release --show-bin-path)/vane"
+fi
 # Each fetcher holds a socket; the default soft limit of 1024 would starve them.
 ulimit -n "$(ulimit -Hn)"
 exec scripts/with-postgres bash -c \
-    'exec python3 Server/Benchmarks/Soak/soak.py "$0" "$1" "$VANE_TEST_POSTGRES_URL"' "$minutes" "$bin/vane"
+    'exec python3 Server/Benchmarks/Soak/soak.py "$0" "$1" "$VANE_TEST_POSTGRES_URL"' "$minutes" "$VANE_BIN"

@@ -5,12 +5,20 @@
 #
 #   Server/Benchmarks/stream-benchmark.sh [subscriber counts…]     (default 1000 10000)
 #
+# VANE_BIN names a vane binary to measure instead of building in release; vane-http-baseline and
+# vane-stream-benchmark are taken from the same folder (scripts/check-benchmarks passes the debug
+# build). STREAM_PUBLISHES (10) sets the publishes per run.
 # Prints a Markdown table for docs/PERFORMANCE.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scratch=.build-release
-for product in vane vane-http-baseline vane-stream-benchmark; do
-    swift build -c release --scratch-path "$scratch" --product "$product" >/dev/null
-done
-bin=$(swift build -c release --scratch-path "$scratch" --show-bin-path)
+if [ -z "${VANE_BIN:-}" ]; then
+    for product in vane vane-http-baseline vane-stream-benchmark; do
+        swift build -c release --scratch-path "$scratch" --product "$product" >/dev/null
+    done
+    VANE_BIN="$(swift build -c release --scratch-path "$scratch" --show-bin-path)/vane"
+fi
+bin=$(cd "$(dirname "$VANE_BIN")" && pwd)
+# Each subscriber is a socket in the client and one in each server.
+ulimit -n "$(ulimit -Hn)"
 exec timeout 600 "$bin/vane-stream-benchmark" "$bin" "$@"

@@ -6,6 +6,7 @@ import NIOConcurrencyHelpers
 //   GET /sse          a Server-Sent Events stream: `retry:`, then whatever /publish sends
 //   POST /publish?version=N   writes `id: N` to every open /sse stream (Server/Benchmarks/stream-benchmark.sh)
 //   POST /events      reads a body and answers a small JSON object (Server/Benchmarks/ingest-benchmark.sh)
+//   POST /fetch       reads a body and answers 304 with an ETag (Server/Benchmarks/http-benchmark.sh)
 // One task and one buffer per stream, the least a Hummingbird stream can cost.
 //     vane-http-baseline PORT
 
@@ -66,6 +67,15 @@ router.post("/events") { request, _ in
         status: .ok,
         headers: [.contentType: "application/json"],
         body: ResponseBody(byteBuffer: ByteBuffer(string: "{\"accepted\":\(body.readableBytes > 0 ? 100 : 0)}"))
+    )
+}
+// The floor under fetch's 304 path: read the body (up to 64 KiB, fetch's limit) and answer 304 with an
+// ETag as long as fetch's (values.proof), with no authentication, digest, rate limit or routing parameters.
+router.post("/fetch") { request, _ in
+    let body = try await request.body.collect(upTo: 64 << 10)
+    return Response(
+        status: body.readableBytes > 0 ? .notModified : .badRequest,
+        headers: [.eTag: "\"0123456789abcdef0123456789abcdef.0123456789abcdef0123456789abcdef\""]
     )
 }
 let application = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)))

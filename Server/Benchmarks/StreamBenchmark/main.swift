@@ -14,6 +14,7 @@ import FoundationNetworking
 //
 //     vane-stream-benchmark BIN_DIR [SUBSCRIBERS…]      (default 1000 10000)
 //
+// STREAM_PUBLISHES (10) sets the publishes per run (scripts/check-benchmarks makes few).
 // Run it through Server/Benchmarks/stream-benchmark.sh, which builds both servers first.
 
 let arguments = CommandLine.arguments.dropFirst()
@@ -23,7 +24,7 @@ guard let binDirectory = arguments.first.map({ URL(fileURLWithPath: $0) }) else 
 }
 let counts =
     arguments.dropFirst().compactMap { Int($0) }.isEmpty ? [1000, 10000] : arguments.dropFirst().compactMap { Int($0) }
-let publishes = 10
+let publishes = ProcessInfo.processInfo.environment["STREAM_PUBLISHES"].flatMap { Int($0) } ?? 10
 let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
 
 /// Progress on standard error, so a slow phase shows where it is.
@@ -279,10 +280,13 @@ func measureVane(subscribers: Int) async throws -> Measurement {
     defer { try? FileManager.default.removeItem(at: data) }
     let server = try ServerProcess(
         executable: binDirectory.appendingPathComponent("vane"),
-        // Every subscriber comes from loopback with one key: no caps, no limits.
+        // Every subscriber comes from loopback with one key, so the per-address and per-key caps
+        // are raised above the count, and the connection cap (4,096 by default) with them; every
+        // other setting is the default.
         arguments: [
-            "serve", "--host", "127.0.0.1", "--port", "0", "--admin-key", admin, "--rate-limit", "0",
-            "--max-streams-per-address", "100000", "--max-streams-per-key", "100000", "--data-dir", data.path,
+            "serve", "--host", "127.0.0.1", "--port", "0", "--admin-key", admin,
+            "--max-streams-per-address", String(subscribers + 100), "--max-streams-per-key", String(subscribers + 100),
+            "--max-connections", String(max(4096, subscribers + 1000)), "--data-dir", data.path,
         ],
         environment: ["VANE_LOG_LEVEL": "error"]
     )
@@ -346,7 +350,12 @@ for row in rows {
             + "\(String(format: "%.2f×", row.vane.bytesPerSubscriber / row.baseline.bytesPerSubscriber)) |"
     )
 }
+// A run that missed deliveries measured something else: fail, so scripts/check-benchmarks notices.
+let complete = rows.allSatisfy {
+    $0.vane.delivered == $0.vane.expected && $0.baseline.delivered == $0.baseline.expected
+}
+if !complete { FileHandle.standardError.write(Data("some subscribers missed a publish (delivered above)\n".utf8)) }
 // Leave without running exit handlers: FoundationNetworking's URLSession machinery can spin at
 // process exit on Linux once thousands of sockets have come and gone.
 fflush(nil)
-_exit(0)
+_exit(complete ? 0 : 1)

@@ -62,4 +62,35 @@ import Testing
             #expect(hub.openStreams == 0, "a dead client's stream is dropped by the next heartbeat at the latest")
         }
     }
+
+    /// The hub hears a connection close without writing to it: no heartbeat is due for ten
+    /// minutes here, so only the connection's own end can drop these streams in time.
+    @Test func aStreamEndsWhenItsClientGoesAwayWithoutWaitingForAWrite() async throws {
+        let quiet: (inout ServerConfiguration) -> Void = { $0.streamHeartbeatSeconds = 600 }
+        try await TestServer.run(.sqlite, configure: quiet) { server in
+            let key = try await server.createKey(role: "client")
+            let port = try #require(server.client.port)
+            let hub = server.application.streamHub
+            var sockets: [RawSocket] = []
+            for _ in 0..<3 {
+                let socket = try RawSocket(port: port)
+                try socket.send(
+                    "GET \(TestServer.demoPath)/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(key)\r\n\r\n"
+                )
+                #expect(await socket.read(timeout: 10) { $0.contains("id: 1\n") }.contains("id: 1\n"))
+                sockets.append(socket)
+            }
+            #expect(hub.openStreams == 3)
+            sockets.removeAll()
+            let deadline = Date().addingTimeInterval(10)
+            while hub.openStreams > 0 && Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
+            #expect(hub.openStreams == 0, "a closed connection ends its stream at once")
+            // The node still serves streams afterwards.
+            let again = try RawSocket(port: port)
+            try again.send(
+                "GET \(TestServer.demoPath)/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(key)\r\n\r\n"
+            )
+            #expect(await again.read(timeout: 10) { $0.contains("id: 1\n") }.contains("id: 1\n"))
+        }
+    }
 }

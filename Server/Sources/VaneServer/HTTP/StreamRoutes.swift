@@ -38,11 +38,15 @@ struct StreamRoutes {
             credential: StreamHub.Credential(keyId: principal.id, expiry: nil),
             address: context.clientAddress,
             after: known,
-            event: Self.event(version:)
+            channel: context.channel,
+            format: Self.format
         )
     }
 
     /// One `version` event.
+    /// How the hub writes this stream's events.
+    static let format = StreamEventFormat(name: "vane", encode: event(version:))
+
     static func event(version: Int64) -> ByteBuffer {
         ByteBuffer(string: VersionEvent(templateVersion: version).text)
     }

@@ -47,7 +47,8 @@ struct OFREPStreamRoutes {
             credential: StreamHub.Credential(keyId: opened.keyId, expiry: opened.expiry),
             address: context.clientAddress,
             after: max(since, lastEventId),
-            event: Self.event(version:)
+            channel: context.channel,
+            format: Self.format
         )
     }
 
@@ -61,6 +62,9 @@ struct OFREPStreamRoutes {
     }
 
     /// One OFREP `refetchEvaluation` event.
+    /// How the hub writes this stream's events.
+    static let format = StreamEventFormat(name: "ofrep", encode: event(version:))
+
     static func event(version: Int64) -> ByteBuffer {
         ByteBuffer(
             string: "id: \(version)\nevent: message\ndata: {\"type\":\"refetchEvaluation\",\"etag\":\"\(version)\"}\n\n"

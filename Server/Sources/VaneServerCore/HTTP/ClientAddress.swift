@@ -69,7 +69,10 @@ package struct ClientAddressMiddleware: RouterMiddleware {
         next: (Request, VaneRequestContext) async throws -> Response
     ) async throws -> Response {
         var context = context
-        let forwarded = Self.forwardedFor.map { request.headers[values: $0].map { Substring($0) } } ?? []
+        // Runs on every request: the header is read only when a proxy's can be believed.
+        let forwarded =
+            resolver.trusted.isEmpty
+            ? [] : Self.forwardedFor.map { request.headers[values: $0].map { Substring($0) } } ?? []
         context.clientAddress = resolver.address(peer: context.remoteAddress?.ipAddress, forwardedFor: forwarded)
         return try await next(request, context)
     }

@@ -1,14 +1,18 @@
 package import HTTPTypes
 package import Hummingbird
+package import NIOCore
 import ServiceLifecycle
 
 /// A Server-Sent Events response that tells one environment's new versions as they are served:
-/// what Vane's `…/stream` and OFREP's `/ofrep/v1/events` share, each with its own event text.
+/// what Vane's `…/stream` and OFREP's `/ofrep/v1/events` share, each with its own event format.
 ///
-/// Each connection reads from its own small buffer in the ``StreamHub`` that keeps only the
-/// newest items, so a slow client never holds up a publish or another client; because every
-/// event names the newest version, a dropped event loses nothing. Streams end when the server
-/// shuts down, and when the key or token that opened them is revoked or expires.
+/// The response's task writes the `retry:` line and the current version, then hands the
+/// connection to the ``StreamHub``, which writes each later version and heartbeat on the
+/// connection's event loop (``StreamSubscriber``), and waits for the end. A slow client never
+/// holds up a publish or another client; because every event names the newest version, an event
+/// skipped while its client was not reading loses nothing. Streams end when the server shuts
+/// down, when the client goes away, and when the key or token that opened them is revoked or
+/// expires.
 package struct EventStreamResponse {
     package let cache: ServingCache
     package let hub: StreamHub
@@ -27,8 +31,8 @@ package struct EventStreamResponse {
         lastEventIDHeader.flatMap { request.headers[$0] }.flatMap { Int64($0) }
     }
 
-    /// A streaming response: the current version unless `after` covers it, then every newer one
-    /// as `event(version)`, heartbeats between.
+    /// A streaming response on `channel`: the current version unless `after` covers it, then
+    /// every newer one in `format`, heartbeats between.
     /// - Parameters:
     ///   - credential: What opened the stream; when it is revoked or expires, the stream ends.
     ///   - address: The client's address, which the hub's caps count.
@@ -37,36 +41,35 @@ package struct EventStreamResponse {
         credential: StreamHub.Credential,
         address: String,
         after known: Int64,
-        event: @escaping @Sendable (Int64) -> ByteBuffer
+        channel: any Channel,
+        format: StreamEventFormat
     ) -> Response {
         let body = ResponseBody { [hub, cache] writer in
             // Subscribed only once the body is being written, and always unsubscribed when it
             // ends: a client that resets the connection before the response head goes out leaves
             // nothing behind. Connect before reading the current version, so a publish in between
-            // is not missed.
-            let (id, items) = hub.connect(environment, credential: credential, address: address)
-            defer { hub.disconnect(id, from: environment) }
+            // is kept for the stream and not missed.
+            let subscriber = hub.connect(
+                environment,
+                credential: credential,
+                address: address,
+                channel: channel,
+                format: format
+            )
+            defer { hub.disconnect(subscriber, from: environment) }
             let current = cache.template(for: environment)?.versionNumber ?? 0
             var lastSent = known
             try await writer.write(ByteBuffer(string: "retry: \(Self.retryMilliseconds)\n\n"))
             if current > lastSent {
-                try await writer.write(event(current))
+                try await writer.write(format.encode(current))
                 lastSent = current
             }
-            try await withGracefulShutdownHandler {
-                for await item in items {
-                    switch item {
-                    case .version(let version) where version > lastSent:
-                        try await writer.write(event(version))
-                        lastSent = version
-                    case .version:
-                        continue
-                    case .heartbeat:
-                        try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
-                    }
-                }
+            // The writes above are queued on the channel's event loop before the hub's, which go
+            // through the same loop in order.
+            await withGracefulShutdownHandler {
+                await subscriber.run(after: lastSent)
             } onGracefulShutdown: {
-                hub.disconnect(id, from: environment)
+                subscriber.end()
             }
             try await writer.finish(nil)
         }

@@ -45,6 +45,10 @@ package final class RateLimiter: Sendable {
 
     /// Requests per second per scope; a scope that is missing or 0 is not limited.
     package let requestsPerSecond: [Scope: Double]
+    /// The same rates as fields: `acquire` runs on every fetch and looks them up without hashing.
+    private let clientRate: Double?
+    private let addressRate: Double?
+    private let keyRate: Double?
     private let state = NIOLockedValueBox(State())
 
     package static let minimumSweep = 4096
@@ -55,6 +59,9 @@ package final class RateLimiter: Sendable {
     /// Creates a limiter with a rate for each scope.
     package init(requestsPerSecond: [Scope: Double]) {
         self.requestsPerSecond = requestsPerSecond.filter { $0.value > 0 }
+        clientRate = self.requestsPerSecond[.client]
+        addressRate = self.requestsPerSecond[.address]
+        keyRate = self.requestsPerSecond[.key]
     }
 
     /// A limiter with only a per-key rate (tests of the serving routes).
@@ -81,19 +88,17 @@ package final class RateLimiter: Sendable {
         body: Digest128,
         now: Int64 = Clock.nowMilliseconds()
     ) -> Refusal? {
-        // Runs on every fetch: with no limit set, nothing is built.
+        // Runs on every fetch: with no limit set, nothing is built. With limits, no array or
+        // closure is made either, and each bucket is hashed once.
         guard !requestsPerSecond.isEmpty else { return nil }
-        let limited = Scope.allCases.compactMap { scope -> (Scope, BucketKey, Double)? in
-            guard let rate = requestsPerSecond[scope] else { return nil }
-            switch scope {
-            case .client: return (scope, BucketKey(scope: scope, id: address, digest: body), rate)
-            case .address: return (scope, BucketKey(scope: scope, id: address, digest: .zero), rate)
-            case .key: return (scope, BucketKey(scope: scope, id: keyId, digest: .zero), rate)
-            }
-        }
+        let client = clientRate.map { (BucketKey(scope: .client, id: address, digest: body), $0) }
+        let byAddress = addressRate.map { (BucketKey(scope: .address, id: address, digest: .zero), $0) }
+        let byKey = keyRate.map { (BucketKey(scope: .key, id: keyId, digest: .zero), $0) }
         return state.withLockedValue { state in
-            var refilled: [(BucketKey, Bucket)] = []
-            for (scope, key, rate) in limited {
+            // Refilled in scope order; the first empty bucket refuses, and then no bucket is spent.
+            var refilled: [(BucketKey, Bucket)?] = [nil, nil, nil]
+            for (index, entry) in [client, byAddress, byKey].enumerated() {
+                guard let (key, rate) = entry else { continue }
                 var bucket = state.buckets[key] ?? Bucket(tokens: Self.burst(rate), updated: now)
                 let elapsed = Double(max(0, now - bucket.updated)) / 1000
                 bucket.tokens = min(Self.burst(rate), bucket.tokens + elapsed * rate)
@@ -101,11 +106,11 @@ package final class RateLimiter: Sendable {
                 if bucket.tokens < 1 {
                     state.buckets[key] = bucket
                     let wait = (1 - bucket.tokens) / rate
-                    return Refusal(scope: scope, retryAfterSeconds: max(1, Int(wait.rounded(.up))))
+                    return Refusal(scope: key.scope, retryAfterSeconds: max(1, Int(wait.rounded(.up))))
                 }
-                refilled.append((key, bucket))
+                refilled[index] = (key, bucket)
             }
-            for (key, var bucket) in refilled {
+            for case (let key, var bucket)? in refilled {
                 bucket.tokens -= 1
                 state.buckets[key] = bucket
             }

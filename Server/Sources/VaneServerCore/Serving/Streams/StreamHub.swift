@@ -1,12 +1,15 @@
 import NIOConcurrencyHelpers
+package import NIOCore
 
-/// Feeds every open event stream on this node from one place: publishes go straight into the
-/// streams of their environment, and one clock sends all heartbeats.
+/// Feeds every open event stream on this node from one place: a publish is encoded once per
+/// event format and written to each of its environment's streams on the stream's own event loop,
+/// one hop per event loop, not a task per stream (``StreamSubscriber``); one clock sends all
+/// heartbeats.
 ///
-/// A stream connection is then one task (its response writer) and one small buffer, which is
-/// what lets a node hold ten thousand of them (docs/PERFORMANCE.md). Each buffer keeps only its
-/// newest items, so a connection that stops reading never holds up a publish or another
-/// connection; since every event names the newest version, a dropped event loses nothing.
+/// A stream connection is then its response's waiting task and one small object, which is what
+/// lets a node hold ten thousand of them (docs/PERFORMANCE.md). A connection that stops reading
+/// is skipped, keeping only the newest version it missed, so it never holds up a publish or
+/// another connection; since every event names the newest version, a skipped event loses nothing.
 ///
 /// Every stream remembers the credential that opened it. Revoking a key on this node ends its
 /// streams at once (``closeStreams(ofKey:)``); the heartbeat clock ends streams whose key was
@@ -23,12 +26,6 @@ package final class StreamHub: Sendable {
             self.keyId = keyId
             self.expiry = expiry
         }
-    }
-
-    private struct Stream {
-        package var continuation: AsyncStream<Item>.Continuation
-        package var credential: Credential
-        package var address: String
     }
 
     /// Why a new stream is refused: its key or its address holds as many streams as allowed.
@@ -69,40 +66,86 @@ package final class StreamHub: Sendable {
         package static let unlimited = Caps(perKey: .max, perAddress: .max)
     }
 
-    /// What a stream writes next.
-    package enum Item: Sendable {
-        case version(Int64)
-        case heartbeat
+    /// One environment's streams on one event loop. `members` is read and changed on `loop` only;
+    /// the hub counts them under its lock.
+    private final class LoopStreams: @unchecked Sendable {
+        let loop: any EventLoop
+        var members: [Int: StreamSubscriber] = [:]
+        /// The newest version published, and whether a hop to the loop to write it is queued:
+        /// publishes that come faster than the loop writes share one hop, and only the newest
+        /// version goes out (every event names the newest version, so nothing is lost).
+        private let newest = NIOLockedValueBox((version: Int64.min, queued: false))
+
+        init(loop: any EventLoop) { self.loop = loop }
+
+        /// From any thread: `version` is published.
+        func publish(_ version: Int64) {
+            let queue = newest.withLockedValue { newest -> Bool in
+                newest.version = max(newest.version, version)
+                defer { newest.queued = true }
+                return !newest.queued
+            }
+            guard queue else { return }
+            loop.execute {
+                let version = self.newest.withLockedValue { newest -> Int64 in
+                    newest.queued = false
+                    return newest.version
+                }
+                self.deliver(version)
+            }
+        }
+
+        /// On the loop: writes a version to every member, encoding it once per format.
+        private func deliver(_ version: Int64) {
+            var encoded: [String: ByteBuffer] = [:]
+            for subscriber in members.values {
+                let format = subscriber.format
+                let event: ByteBuffer
+                if let existing = encoded[format.name] {
+                    event = existing
+                } else {
+                    event = format.encode(version)
+                    encoded[format.name] = event
+                }
+                subscriber.deliver(version, event: event)
+            }
+        }
+    }
+
+    /// An environment's streams, by event loop, and how many there are.
+    private struct EnvironmentStreams {
+        var loops: [ObjectIdentifier: LoopStreams] = [:]
+        var count: [ObjectIdentifier: Int] = [:]
     }
 
     private struct State {
-        package var streams: [EnvironmentKey: [Int: Stream]] = [:]
-        package var count = 0
-        package var perKey: [String: Int] = [:]
-        package var perAddress: [String: Int] = [:]
-        package var nextId = 0
-        package var heartbeat: Task<Void, Never>?
+        var environments: [EnvironmentKey: EnvironmentStreams] = [:]
+        var count = 0
+        var perKey: [String: Int] = [:]
+        var perAddress: [String: Int] = [:]
+        var nextId = 0
+        var heartbeat: Task<Void, Never>?
+
+        var allLoopStreams: [LoopStreams] { environments.values.flatMap { $0.loops.values } }
     }
 
     private let state = NIOLockedValueBox(State())
     private let heartbeatSeconds: Double
-    private let bufferSize: Int
     private let caps: Caps
     /// Whether a credential still opens streams at a time (Unix seconds).
     private let isValid: @Sendable (Credential, Int64) -> Bool
+    private static let heartbeatComment = ByteBuffer(string: ": heartbeat\n\n")
 
     /// Creates a hub that hears `events` and sends a heartbeat every `heartbeatSeconds` while
     /// any stream is open; at each heartbeat, streams whose credential `isValid` refuses end.
     package init(
         events: PublishEvents,
         heartbeatSeconds: Double,
-        bufferSize: Int = 16,
         caps: Caps = .unlimited,
         isValid: @escaping @Sendable (Credential, Int64) -> Bool = { _, _ in true }
     ) {
         self.caps = caps
         self.heartbeatSeconds = heartbeatSeconds
-        self.bufferSize = bufferSize
         self.isValid = isValid
         events.observe { [weak self] event in self?.deliver(event) }
     }
@@ -120,47 +163,76 @@ package final class StreamHub: Sendable {
         }
     }
 
-    /// A new stream of `environment`'s items; call ``disconnect(_:from:)`` with its id when done.
+    /// A new stream of `environment` on `channel`, written in `format`. Versions published from
+    /// now on are kept for it until ``StreamSubscriber/run(after:)`` hands it over; call
+    /// ``disconnect(_:from:)`` when it is done.
     package func connect(
         _ environment: EnvironmentKey,
         credential: Credential,
-        address: String
-    ) -> (id: Int, items: AsyncStream<Item>) {
-        let (items, continuation) = AsyncStream.makeStream(of: Item.self, bufferingPolicy: .bufferingNewest(bufferSize))
-        let id = state.withLockedValue { state in
+        address: String,
+        channel: any Channel,
+        format: StreamEventFormat
+    ) -> StreamSubscriber {
+        let loopId = ObjectIdentifier(channel.eventLoop)
+        let (subscriber, group) = state.withLockedValue { state in
             state.nextId += 1
-            state.streams[environment, default: [:]][state.nextId] = Stream(
-                continuation: continuation,
+            let subscriber = StreamSubscriber(
+                id: state.nextId,
                 credential: credential,
-                address: address
+                address: address,
+                channel: channel,
+                format: format
             )
+            let group: LoopStreams
+            if let existing = state.environments[environment]?.loops[loopId] {
+                group = existing
+            } else {
+                group = LoopStreams(loop: channel.eventLoop)
+                state.environments[environment, default: EnvironmentStreams()].loops[loopId] = group
+            }
+            state.environments[environment, default: EnvironmentStreams()].count[loopId, default: 0] += 1
             state.count += 1
             state.perKey[credential.keyId, default: 0] += 1
             state.perAddress[address, default: 0] += 1
             if state.heartbeat == nil { state.heartbeat = Task { await self.beat() } }
-            return state.nextId
+            return (subscriber, group)
         }
-        return (id, items)
+        // Queued before any publish that sees the new member: the loop runs its tasks in order.
+        group.loop.execute { group.members[subscriber.id] = subscriber }
+        return subscriber
     }
 
-    /// Forgets a stream (its writer ended).
-    package func disconnect(_ id: Int, from environment: EnvironmentKey) {
-        let (continuation, heartbeat) = state.withLockedValue { state in
-            let continuation = state.streams[environment]?.removeValue(forKey: id)
-            if state.streams[environment]?.isEmpty == true { state.streams[environment] = nil }
-            if let stream = continuation {
-                state.count -= 1
-                Self.decrement(&state.perKey, stream.credential.keyId)
-                Self.decrement(&state.perAddress, stream.address)
+    /// Forgets a stream (its response ended).
+    package func disconnect(_ subscriber: StreamSubscriber, from environment: EnvironmentKey) {
+        let loopId = ObjectIdentifier(subscriber.channel.eventLoop)
+        let (group, heartbeat) = state.withLockedValue { state -> (LoopStreams?, Task<Void, Never>?) in
+            guard var streams = state.environments[environment], let group = streams.loops[loopId] else {
+                return (nil, nil)
             }
+            let remaining = streams.count[loopId, default: 1] - 1
+            if remaining > 0 {
+                streams.count[loopId] = remaining
+            } else {
+                streams.count[loopId] = nil
+                streams.loops[loopId] = nil
+            }
+            state.environments[environment] = streams.loops.isEmpty ? nil : streams
+            state.count -= 1
+            Self.decrement(&state.perKey, subscriber.credential.keyId)
+            Self.decrement(&state.perAddress, subscriber.address)
             var heartbeat: Task<Void, Never>?
             if state.count == 0 {
                 heartbeat = state.heartbeat
                 state.heartbeat = nil
             }
-            return (continuation, heartbeat)
+            return (group, heartbeat)
         }
-        continuation?.continuation.finish()
+        if let group {
+            group.loop.execute {
+                subscriber.finish()
+                group.members[subscriber.id] = nil
+            }
+        }
         heartbeat?.cancel()
     }
 
@@ -174,27 +246,25 @@ package final class StreamHub: Sendable {
         close { credential, _ in credential.keyId == keyId }
     }
 
-    /// Ends the streams `shouldClose` picks. Their writers then finish their responses and
-    /// disconnect, which forgets them.
-    private func close(where shouldClose: (Credential, Int64) -> Bool) {
+    /// Ends the streams `shouldClose` picks, on their event loops. Their responses then finish
+    /// and disconnect, which forgets them.
+    private func close(where shouldClose: @escaping @Sendable (Credential, Int64) -> Bool) {
         let now = Clock.nowMilliseconds() / 1000
-        let closing: [AsyncStream<Item>.Continuation] = state.withLockedValue { state in
-            state.streams.values.flatMap { streams in
-                streams.values.filter { shouldClose($0.credential, now) }.map(\.continuation)
+        for group in state.withLockedValue({ $0.allLoopStreams }) {
+            group.loop.execute {
+                for subscriber in group.members.values { subscriber.endIf { shouldClose($0, now) } }
             }
         }
-        for continuation in closing { continuation.finish() }
     }
 
     /// The number of open streams.
     package var openStreams: Int { state.withLockedValue { $0.count } }
 
     private func deliver(_ event: PublishEvent) {
-        state.withLockedValue { state in
-            // Yielding only enqueues; it never runs a reader here, so holding the lock is safe.
-            guard let streams = state.streams[event.environment] else { return }
-            for stream in streams.values { stream.continuation.yield(.version(event.versionNumber)) }
+        let groups = state.withLockedValue { state in
+            state.environments[event.environment].map { Array($0.loops.values) } ?? []
         }
+        for group in groups { group.publish(event.versionNumber) }
     }
 
     private func beat() async {
@@ -202,9 +272,9 @@ package final class StreamHub: Sendable {
             try? await Task.sleep(nanoseconds: UInt64(heartbeatSeconds * 1_000_000_000))
             if Task.isCancelled { return }
             close { [isValid] credential, now in !isValid(credential, now) }
-            state.withLockedValue { state in
-                for streams in state.streams.values {
-                    for stream in streams.values { stream.continuation.yield(.heartbeat) }
+            for group in state.withLockedValue({ $0.allLoopStreams }) {
+                group.loop.execute {
+                    for subscriber in group.members.values { subscriber.heartbeat(Self.heartbeatComment) }
                 }
             }
         }
