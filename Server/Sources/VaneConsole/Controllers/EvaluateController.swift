@@ -37,6 +37,7 @@ struct EvaluateController: DraftPages {
         /// One key's value for the context, and in compare mode the other side's.
         struct Row: Sendable {
             var key: String
+            var editHref: String?
             var title: String?
             var value: String
             var source: String
@@ -49,6 +50,19 @@ struct EvaluateController: DraftPages {
             var compareCondition: String?
             var differs: Bool
             var search: String
+            /// Each of the flag's conditions for the context, in the order evaluation tries them.
+            var conditions: [ConditionCell]
+            var hasConditions: Bool
+        }
+
+        /// One condition of a flag: matched, not matched or shadowed, and the context's bucket
+        /// for each of its `percent` rules.
+        struct ConditionCell: Sendable {
+            var name: String
+            var state: String
+            var stateClass: String
+            var note: String?
+            var buckets: [String]
         }
 
         /// A saved context, with its delete form for editors.
@@ -253,11 +267,18 @@ struct EvaluateController: DraftPages {
                 rows = try EvaluationTable.rows(
                     context: evaluationContext,
                     template: live,
-                    comparedWith: comparison?.template
+                    comparedWith: comparison?.template,
+                    environment: key
                 )
             } catch {
                 compareError = "\(comparison?.label ?? "The template") does not compile: \(error)"
-                rows = (try? EvaluationTable.rows(context: evaluationContext, template: live, comparedWith: nil)) ?? []
+                rows =
+                    (try? EvaluationTable.rows(
+                        context: evaluationContext,
+                        template: live,
+                        comparedWith: nil,
+                        environment: key
+                    )) ?? []
                 comparison = nil
             }
         }
@@ -330,15 +351,20 @@ enum EvaluationTable {
         context: EvaluationContext,
         template: ConfigTemplate,
         comparedWith other: ConfigTemplate?,
+        environment: EnvironmentKey,
         at now: Date = Date()
     ) throws(TemplateCompilationError) -> [EvaluateController.EvaluatePage.Row] {
-        try ContextEvaluation.rows(context: context, template: template, comparedWith: other, at: now).map { row in
+        let states = try ConditionStates(context: context, template: template, at: now)
+        return try ContextEvaluation.rows(context: context, template: template, comparedWith: other, at: now).map { row in
+            let parameter = template.parameter(forKey: row.key)
+            let cells = parameter.map { conditionCells($0, template: template, states: states) } ?? []
             let mine = Side(row.outcome)
             let theirs = row.other.map(Side.init)
             let search = [row.key, row.title ?? "", mine.value, mine.condition ?? "", theirs?.value ?? ""]
                 .joined(separator: " ").lowercased()
             return EvaluateController.EvaluatePage.Row(
                 key: row.key,
+                editHref: parameter == nil ? nil : ConsolePaths.flagEditor(environment, key: row.key),
                 title: row.title,
                 value: mine.value,
                 source: mine.source,
@@ -350,8 +376,39 @@ enum EvaluationTable {
                 compareReason: theirs?.reason ?? "",
                 compareCondition: theirs?.condition,
                 differs: row.differs,
-                search: search
+                search: search,
+                conditions: cells,
+                hasConditions: !cells.isEmpty
             )
+        }
+    }
+
+    /// A flag's conditions in words, with the context's percent buckets.
+    static func conditionCells(
+        _ parameter: TemplateParameter,
+        template: ConfigTemplate,
+        states: ConditionStates
+    ) -> [EvaluateController.EvaluatePage.ConditionCell] {
+        states.states(of: parameter, in: template).map {
+            (condition, state) -> EvaluateController.EvaluatePage.ConditionCell in
+            let buckets = (states.percents[condition] ?? []).map { reading in
+                let seed = reading.seed.isEmpty ? "" : " (seed \(reading.seed))"
+                return "bucket \(reading.percentText)\(seed): \(reading.inRange ? "in range" : "out of range")"
+            }
+            switch state {
+            case .matched:
+                return .init(name: condition, state: "Matched", stateClass: "matched", note: nil, buckets: buckets)
+            case .notMatched:
+                return .init(name: condition, state: "Not matched", stateClass: "not-matched", note: nil, buckets: buckets)
+            case .shadowed(let by):
+                return .init(
+                    name: condition,
+                    state: "Shadowed",
+                    stateClass: "shadowed",
+                    note: "matches, but \(by) comes first",
+                    buckets: buckets
+                )
+            }
         }
     }
 

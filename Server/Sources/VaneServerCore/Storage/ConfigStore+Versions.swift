@@ -261,7 +261,15 @@ extension ConfigStore {
                 environmentId: environmentId,
                 summary: rollbackSource.map { "rolled back to version \($0) as version \(number)" }
                     ?? "published version \(number) (\(updateType.rawValue))",
-                details: ["versionNumber": .string(String(number)), "changes": diff.json()]
+                details: [
+                    "versionNumber": .string(String(number)), "changes": diff.json(),
+                    "message": .string(template.version?.description ?? ""),
+                    "kind": .string(
+                        AuditKind.ofPublish(rollbackSource: rollbackSource, authorization: authorization, change: change)
+                            .rawValue
+                    ),
+                ],
+                flags: diff.addedParameters + diff.removedParameters + diff.changedParameters
             )
             try await WebhookStore.enqueue(
                 database,
