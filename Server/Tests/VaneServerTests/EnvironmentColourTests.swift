@@ -43,7 +43,7 @@ import VaneCore
             let nowhere = try await server.send(.patch, "/v1/projects/demo/environments/nowhere", json: ["colour": "red"])
             #expect(nowhere.status == .notFound)
             // Only admins.
-            let server2 = try await server.send(.post, "/v1/keys", json: ["name": "svc", "role": "server"])
+            let server2 = try await server.send(.post, "/v1/keys", json: ["name": "svc", "role": "server", "project": "demo", "environment": "production"])
             let serverKey = try #require(server2.object?["key"]?.stringValue)
             let refused = try await server.send(.patch, path, key: serverKey, json: ["colour": "blue"])
             #expect(refused.status == .forbidden)
@@ -62,7 +62,7 @@ import VaneCore
             let admin = try await ConsoleTests.signIn(server, role: "admin")
             let viewer = try await ConsoleTests.signIn(server, role: "viewer")
             let home = try await ConsoleTests.request(server, .get, "/", cookie: admin.cookie)
-            #expect(home.text.contains("<label for=\"colour-demo-production\">Colour of production</label>"))
+            #expect(home.text.contains("<label for=\"colour-demo-production\">Colour of Production</label>"))
             #expect(!(try await ConsoleTests.request(server, .get, "/", cookie: viewer.cookie)).text.contains("Set colour"))
 
             let path = "/projects/demo/environments/production/colour"
@@ -99,7 +99,7 @@ import VaneCore
             )
             #expect(production.text.contains("<header class=\"top-bar environment-colour-edge-red\">"))
             #expect(production.text.contains("class=\"environment-bar environment-colour-edge-red\""))
-            #expect(production.text.contains("<strong class=\"environment-name environment-colour-red\">production</strong>"))
+            #expect(production.text.contains("<strong class=\"environment-name environment-colour-red\">Production</strong>"))
             let staging = try await ConsoleTests.request(
                 server,
                 .get,

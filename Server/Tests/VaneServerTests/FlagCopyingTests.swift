@@ -143,7 +143,7 @@ import VaneCore
             #expect(shown.status == .ok)
             #expect(shown.text.contains("Who would see a different value"))
             #expect(shown.text.contains("Staging says hello"))
-            #expect(shown.text.contains("Copy into my draft of production"))
+            #expect(shown.text.contains("Copy into my draft of Production"))
 
             // Someone who may not publish in production is refused the preview and the copy.
             let refused = try await ConsoleTests.request(server, .get, preview, cookie: stagingOnly.cookie)
