@@ -60,9 +60,10 @@ struct FlagCopyCommand: AsyncParsableCommand {
         }
         if remote.json { return RemoteOutput.printJSON(published) }
         object["template"] = nil
-        let version = (try? JSONValue.parse(Array(published.body)))?.objectValue?["version"]?.objectValue?[
-            "versionNumber"
-        ]?.stringValue ?? "?"
+        let version =
+            (try? JSONValue.parse(Array(published.body)))?.objectValue?["version"]?.objectValue?[
+                "versionNumber"
+            ]?.stringValue ?? "?"
         print(Self.describe(object, flag: flag, target: to) + "\nPublished version \(version) of \(to).")
     }
 
@@ -74,9 +75,16 @@ struct FlagCopyCommand: AsyncParsableCommand {
         if !added.isEmpty { lines.append("Conditions added (lowest priority): \(added.joined(separator: ", ")).") }
         let keys = (object["impact"]?.objectValue?["keys"]?.arrayValue ?? []).compactMap(\.objectValue)
         let rows = keys.map { key in
-            [key["key"]?.stringValue ?? "?", "\(key["changed"]?.numberValue?.intValue ?? 0) of \(key["of"]?.numberValue?.intValue ?? 0)"]
+            [
+                key["key"]?.stringValue ?? "?",
+                "\(key["changed"]?.numberValue?.intValue ?? 0) of \(key["of"]?.numberValue?.intValue ?? 0)",
+            ]
         }
-        lines.append(rows.isEmpty ? "No sampled user's value changes." : RemoteOutput.table(["KEY", "SAMPLED USERS WHOSE VALUE CHANGES"], rows))
+        lines.append(
+            rows.isEmpty
+                ? "No sampled user's value changes."
+                : RemoteOutput.table(["KEY", "SAMPLED USERS WHOSE VALUE CHANGES"], rows)
+        )
         return lines.joined(separator: "\n")
     }
 }

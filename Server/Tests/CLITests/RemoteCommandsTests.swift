@@ -252,7 +252,9 @@ import FoundationNetworking
             let versions = try await server.run(["versions", "--json"])
             let list = try JSONValue.parse(versions.stdout).objectValue?["versions"]?.arrayValue ?? []
             #expect(list.first?.objectValue?["description"] == "outage everywhere")
-            let missing = try await server.run(["flags", "copy", "nothing", "--environment", "staging", "--to", "production"])
+            let missing = try await server.run([
+                "flags", "copy", "nothing", "--environment", "staging", "--to", "production",
+            ])
             #expect(missing.status == 1)
             #expect(missing.stderr.contains("the source has no flag \"nothing\""), "\(missing.stderr)")
         }

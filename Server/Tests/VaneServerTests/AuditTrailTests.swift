@@ -69,7 +69,9 @@ import VaneCore
             }
             // The instance-wide log filters the same way.
             let instance = try await server.send(.get, "/v1/audit?flag=banner_text")
-            #expect(instance.object?["entries"]?.arrayValue?.first?.objectValue?["message"]?.stringValue == "new banner")
+            #expect(
+                instance.object?["entries"]?.arrayValue?.first?.objectValue?["message"]?.stringValue == "new banner"
+            )
         }
     }
 
@@ -78,7 +80,12 @@ import VaneCore
         try await TestServer.run(database) { server in
             try await Self.switchOff(server, message: "payment provider outage")
             let viewer = try await ConsoleTests.signIn(server, role: "viewer")
-            let page = try await ConsoleTests.request(server, .get, "/audit?flag=payments_enabled", cookie: viewer.cookie)
+            let page = try await ConsoleTests.request(
+                server,
+                .get,
+                "/audit?flag=payments_enabled",
+                cookie: viewer.cookie
+            )
             #expect(page.status == .ok)
             #expect(page.text.contains("<span class=\"tag\">Kill switch</span>"))
             #expect(page.text.contains("<q class=\"audit-message\">payment provider outage</q>"))

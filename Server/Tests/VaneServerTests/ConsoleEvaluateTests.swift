@@ -550,7 +550,9 @@ import VaneCore
             )
             #expect(checkout.contains(inRange ? "state-matched\">Matched" : "state-not-matched\">Not matched"))
             let percent = String(format: "%.6f %%", Double(bucket) / 1_000_000)
-            #expect(checkout.contains("bucket \(percent) (seed checkout_test): \(inRange ? "in range" : "out of range")"))
+            #expect(
+                checkout.contains("bucket \(percent) (seed checkout_test): \(inRange ? "in range" : "out of range")")
+            )
             let rows = try Self.rows(in: page.text)
             #expect(rows["checkout_variant"]?.value == (inRange ? "one_page" : "control"))
         }

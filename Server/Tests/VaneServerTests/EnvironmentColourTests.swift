@@ -15,10 +15,14 @@ import VaneCore
         for colour in EnvironmentColour.allCases {
             #expect(colour.contrast >= 4.5, "\(colour): \(colour.contrast)")
             #expect(
-                css.contains(".environment-colour-\(colour) { background: \(colour.background); color: \(colour.text); }"),
+                css.contains(
+                    ".environment-colour-\(colour) { background: \(colour.background); color: \(colour.text); }"
+                ),
                 "console.css styles \(colour) as EnvironmentColour says"
             )
-            #expect(css.contains(".environment-colour-edge-\(colour) { border-top: 0.35rem solid \(colour.background); }"))
+            #expect(
+                css.contains(".environment-colour-edge-\(colour) { border-top: 0.35rem solid \(colour.background); }")
+            )
         }
         #expect(throws: EnvironmentColourError.self) { try EnvironmentColour(name: "#ff0000") }
         #expect(try EnvironmentColour(name: " Red ") == .red)
@@ -40,10 +44,18 @@ import VaneCore
             #expect(bad.errorMessage?.contains("red, orange, yellow") == true)
             let missing = try await server.send(.patch, path, json: ["name": "x"])
             #expect(missing.status == .badRequest)
-            let nowhere = try await server.send(.patch, "/v1/projects/demo/environments/nowhere", json: ["colour": "red"])
+            let nowhere = try await server.send(
+                .patch,
+                "/v1/projects/demo/environments/nowhere",
+                json: ["colour": "red"]
+            )
             #expect(nowhere.status == .notFound)
             // Only admins.
-            let server2 = try await server.send(.post, "/v1/keys", json: ["name": "svc", "role": "server", "project": "demo", "environment": "production"])
+            let server2 = try await server.send(
+                .post,
+                "/v1/keys",
+                json: ["name": "svc", "role": "server", "project": "demo", "environment": "production"]
+            )
             let serverKey = try #require(server2.object?["key"]?.stringValue)
             let refused = try await server.send(.patch, path, key: serverKey, json: ["colour": "blue"])
             #expect(refused.status == .forbidden)
@@ -63,7 +75,9 @@ import VaneCore
             let viewer = try await ConsoleTests.signIn(server, role: "viewer")
             let home = try await ConsoleTests.request(server, .get, "/", cookie: admin.cookie)
             #expect(home.text.contains("<label for=\"colour-demo-production\">Colour of Production</label>"))
-            #expect(!(try await ConsoleTests.request(server, .get, "/", cookie: viewer.cookie)).text.contains("Set colour"))
+            #expect(
+                !(try await ConsoleTests.request(server, .get, "/", cookie: viewer.cookie)).text.contains("Set colour")
+            )
 
             let path = "/projects/demo/environments/production/colour"
             let refused = try await ConsoleTests.request(
@@ -99,7 +113,11 @@ import VaneCore
             )
             #expect(production.text.contains("<header class=\"top-bar environment-colour-edge-red\">"))
             #expect(production.text.contains("class=\"environment-bar environment-colour-edge-red\""))
-            #expect(production.text.contains("<strong class=\"environment-name environment-colour-red\">Production</strong>"))
+            #expect(
+                production.text.contains(
+                    "<strong class=\"environment-name environment-colour-red\">Production</strong>"
+                )
+            )
             let staging = try await ConsoleTests.request(
                 server,
                 .get,
@@ -128,7 +146,9 @@ import VaneCore
                 cookie: admin.cookie
             )
             #expect(created.status == .ok)
-            let qa = try #require(try await server.application.accounts.store.users().first { $0.email == "qa@example.com" })
+            let qa = try #require(
+                try await server.application.accounts.store.users().first { $0.email == "qa@example.com" }
+            )
             #expect(qa.environments.map(\.description) == ["demo/staging"])
             let account = try await ConsoleTests.request(server, .get, "/users/\(qa.id)", cookie: admin.cookie)
             #expect(account.text.contains("name=\"grant:demo/staging\" value=\"yes\" checked"))

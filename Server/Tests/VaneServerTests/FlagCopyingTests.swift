@@ -39,7 +39,9 @@ import VaneCore
         #expect(copy.addedConditions == ["half"])
         #expect(!copy.replaced)
         #expect(copy.template.conditions.map(\.name) == ["ios", "half"])
-        #expect(copy.template.parameter(forKey: "checkout_variant") == Self.source.parameter(forKey: "checkout_variant"))
+        #expect(
+            copy.template.parameter(forKey: "checkout_variant") == Self.source.parameter(forKey: "checkout_variant")
+        )
         #expect(copy.template.parameter(forKey: "other") == nil)
         #expect(copy.template.parameter(forKey: "banner") != nil)
     }
@@ -61,7 +63,13 @@ import VaneCore
 
     @Test func aConditionThatSaysSomethingElseInTheTargetIsRefused() {
         let target = ConfigTemplate(conditions: [TemplateCondition(name: "half", expression: "percent('split') <= 10")])
-        #expect(throws: FlagCopyRefusal.conditionDiffers("half", source: "percent('split') <= 50", target: "percent('split') <= 10")) {
+        #expect(
+            throws: FlagCopyRefusal.conditionDiffers(
+                "half",
+                source: "percent('split') <= 50",
+                target: "percent('split') <= 10"
+            )
+        ) {
             try FlagCopying.copy("checkout_variant", from: Self.source, into: target)
         }
         #expect(throws: FlagCopyRefusal.noSuchFlag("missing")) {
@@ -112,7 +120,11 @@ import VaneCore
             #expect(same.status == .badRequest)
             let none = try await server.send(.post, Self.staging + "/flags/banner_text/copy", json: [:])
             #expect(none.status == .badRequest)
-            let nowhere = try await server.send(.post, Self.staging + "/flags/banner_text/copy", json: ["to": "nowhere"])
+            let nowhere = try await server.send(
+                .post,
+                Self.staging + "/flags/banner_text/copy",
+                json: ["to": "nowhere"]
+            )
             #expect(nowhere.status == .notFound)
         }
     }
@@ -127,7 +139,12 @@ import VaneCore
             let production = "/projects/demo/environments/production"
 
             // The chooser lists where the person may publish, and sends them to the target's preview.
-            let chooser = try await ConsoleTests.request(server, .get, stagingFlags + "/banner_text/copy", cookie: releaser.cookie)
+            let chooser = try await ConsoleTests.request(
+                server,
+                .get,
+                stagingFlags + "/banner_text/copy",
+                cookie: releaser.cookie
+            )
             #expect(chooser.status == .ok)
             #expect(chooser.text.contains("<option value=\"production\" selected>"))
             let chosen = try await ConsoleTests.request(

@@ -166,7 +166,8 @@ struct VaneAdminClient: Sendable {
 
     /// `POST …/flags/{key}/copy`: the flag copied into environment `target`'s live template,
     /// with the diff and impact sample; nothing is stored.
-    func copyFlag(project: String, environment: String, flag: String, to target: String) async throws(Failure) -> Reply {
+    func copyFlag(project: String, environment: String, flag: String, to target: String) async throws(Failure) -> Reply
+    {
         let body: JSONValue = ["to": .string(target)]
         return try await send(
             "POST",

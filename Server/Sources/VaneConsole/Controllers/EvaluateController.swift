@@ -355,7 +355,8 @@ enum EvaluationTable {
         at now: Date = Date()
     ) throws(TemplateCompilationError) -> [EvaluateController.EvaluatePage.Row] {
         let states = try ConditionStates(context: context, template: template, at: now)
-        return try ContextEvaluation.rows(context: context, template: template, comparedWith: other, at: now).map { row in
+        return try ContextEvaluation.rows(context: context, template: template, comparedWith: other, at: now).map {
+            row in
             let parameter = template.parameter(forKey: row.key)
             let cells = parameter.map { conditionCells($0, template: template, states: states) } ?? []
             let mine = Side(row.outcome)
@@ -399,7 +400,13 @@ enum EvaluationTable {
             case .matched:
                 return .init(name: condition, state: "Matched", stateClass: "matched", note: nil, buckets: buckets)
             case .notMatched:
-                return .init(name: condition, state: "Not matched", stateClass: "not-matched", note: nil, buckets: buckets)
+                return .init(
+                    name: condition,
+                    state: "Not matched",
+                    stateClass: "not-matched",
+                    note: nil,
+                    buckets: buckets
+                )
             case .shadowed(let by):
                 return .init(
                     name: condition,

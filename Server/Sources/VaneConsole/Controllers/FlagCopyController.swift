@@ -59,7 +59,9 @@ struct FlagCopyController: DraftPages {
             throw ConsoleRedirect(location: Self.previewLocation(source: key, target: target, flag: flag))
         }
         guard try await liveVersion(key).template.parameter(forKey: flag) != nil else {
-            throw ConsolePageError.notFound("version \(environment.templateVersion) has no flag \"\(flag.prefix(100))\"")
+            throw ConsolePageError.notFound(
+                "version \(environment.templateVersion) has no flag \"\(flag.prefix(100))\""
+            )
         }
         var targets: [SelectOption] = []
         for other in try await store.environments(projectId: key.projectId) where other.id != key.environmentId {
@@ -199,7 +201,9 @@ struct FlagCopyController: DraftPages {
             throw ConsolePageError.badRequest(FlagCopyRefusal.sameEnvironment.description)
         }
         guard let environment = try await store.environment(projectId: target.projectId, id: from) else {
-            throw ConsolePageError.notFound("project \"\(target.projectId)\" has no environment \"\(from.prefix(100))\" to copy from")
+            throw ConsolePageError.notFound(
+                "project \"\(target.projectId)\" has no environment \"\(from.prefix(100))\" to copy from"
+            )
         }
         return ((EnvironmentKey(projectId: target.projectId, environmentId: from), environment.name), flag)
     }

@@ -143,7 +143,9 @@ extension HistoryController {
 
     /// The diff a publish or rollback entry made: its version against the one before.
     static func diffHref(_ entry: AuditEntry, in environment: EnvironmentKey) -> String? {
-        guard entry.action == AuditAction.templatePublish.rawValue || entry.action == AuditAction.templateRollback.rawValue,
+        guard
+            entry.action == AuditAction.templatePublish.rawValue
+                || entry.action == AuditAction.templateRollback.rawValue,
             case .object(let details) = entry.details,
             let number = details["versionNumber"]?.stringValue.flatMap({ Int64($0) }), number >= 1
         else { return nil }

@@ -56,7 +56,8 @@ struct PeopleController: StoredPages {
     func grantOptions(chosen: Set<String>) async throws -> [GrantOption] {
         func option(_ value: String, _ label: String) -> GrantOption {
             // Ids are [a-z0-9-]: `/` and `*` become `_` and `all`, so no two grants share an id.
-            let id = "grant-" + value.replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "*", with: "all")
+            let id =
+                "grant-" + value.replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "*", with: "all")
             return GrantOption(id: id, name: Self.grantPrefix + value, label: label, checked: chosen.contains(value))
         }
         var options = [option("*", "Every environment")]
@@ -74,8 +75,12 @@ struct PeopleController: StoredPages {
 
     /// The grants a form chose: its checkboxes, and a typed `environments` list (the API's words).
     static func grants(_ form: ConsoleForm) throws(AccountError) -> [EnvironmentGrant] {
-        let checked = form.fields.keys.filter { $0.hasPrefix(grantPrefix) }.sorted().map { $0.dropFirst(grantPrefix.count) }
-        return try Accounts.grants(([form.text("environments") ?? ""] + checked.map(String.init)).joined(separator: ","))
+        let checked = form.fields.keys.filter { $0.hasPrefix(grantPrefix) }.sorted().map {
+            $0.dropFirst(grantPrefix.count)
+        }
+        return try Accounts.grants(
+            ([form.text("environments") ?? ""] + checked.map(String.init)).joined(separator: ",")
+        )
     }
 
     static func grantsText(_ user: UserAccount) -> String {

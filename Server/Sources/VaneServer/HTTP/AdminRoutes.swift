@@ -101,13 +101,27 @@ struct AdminRoutes {
             } catch {
                 throw APIError.invalidArgument(
                     error.description,
-                    details: [ValidationIssue(.error, at: JSONPath.root.appending("colour"), rule: "colour", "expected one of the palette's names")]
+                    details: [
+                        ValidationIssue(
+                            .error,
+                            at: JSONPath.root.appending("colour"),
+                            rule: "colour",
+                            "expected one of the palette's names"
+                        )
+                    ]
                 )
             }
         default:
             throw APIError.invalidArgument(
                 "\"colour\" is required: a palette name such as \"red\", or null to clear it",
-                details: [ValidationIssue(.error, at: JSONPath.root.appending("colour"), rule: "required", "expected a colour name or null")]
+                details: [
+                    ValidationIssue(
+                        .error,
+                        at: JSONPath.root.appending("colour"),
+                        rule: "required",
+                        "expected a colour name or null"
+                    )
+                ]
             )
         }
         let environment = try await store.setEnvironmentColour(key, to: colour, actor: principal.actor)

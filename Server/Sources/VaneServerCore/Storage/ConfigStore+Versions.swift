@@ -265,8 +265,12 @@ extension ConfigStore {
                     "versionNumber": .string(String(number)), "changes": diff.json(),
                     "message": .string(template.version?.description ?? ""),
                     "kind": .string(
-                        AuditKind.ofPublish(rollbackSource: rollbackSource, authorization: authorization, change: change)
-                            .rawValue
+                        AuditKind.ofPublish(
+                            rollbackSource: rollbackSource,
+                            authorization: authorization,
+                            change: change
+                        )
+                        .rawValue
                     ),
                 ],
                 flags: diff.addedParameters + diff.removedParameters + diff.changedParameters

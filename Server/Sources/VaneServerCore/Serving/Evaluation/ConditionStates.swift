@@ -31,7 +31,11 @@ package struct ConditionStates: Sendable {
 
     /// The states of `template`'s conditions for `context` at `now`.
     /// - Throws: ``TemplateCompilationError`` when the template's conditions do not compile.
-    package init(context: EvaluationContext, template: ConfigTemplate, at now: Date = Date()) throws(TemplateCompilationError) {
+    package init(
+        context: EvaluationContext,
+        template: ConfigTemplate,
+        at now: Date = Date()
+    ) throws(TemplateCompilationError) {
         let probes = template.conditions.enumerated().map { index, condition in
             TemplateParameter(
                 key: "condition\(index)",
@@ -79,7 +83,10 @@ package struct ConditionStates: Sendable {
     /// How each of a flag's conditional values stands for the context, in template condition
     /// order (the order evaluation tries them): the first matched one decides, later matched
     /// ones are shadowed by it.
-    package func states(of parameter: TemplateParameter, in template: ConfigTemplate) -> [(condition: String, state: State)] {
+    package func states(
+        of parameter: TemplateParameter,
+        in template: ConfigTemplate
+    ) -> [(condition: String, state: State)] {
         let used = Set(parameter.conditionalValues.map(\.conditionName))
         var decided: String?
         return template.conditions.filter { used.contains($0.name) }.map { condition in
