@@ -587,6 +587,26 @@ import VaneCore
             #expect(saved.status == .seeOther)
             let stored = try await DraftStore(engine: server.application.store.engine).savedContexts(projectId: "demo")
             #expect(stored.first?.context == ["device.country": "AT"])
+
+            // The grid of saved contexts × flags: the Austrian gets the German banner.
+            let grid = try await Self.get(server, Self.production + "/evaluate", as: editor)
+            #expect(grid.text.contains("<summary>Every saved context × every flag</summary>"))
+            #expect(
+                grid.text.contains(
+                    #"<th scope="col"><a class="mono token" href="/projects/demo/environments/production/flags/banner_text/edit">banner_text</a></th>"#
+                )
+            )
+            let austrian = try #require(
+                grid.text.range(of: "<th scope=\"row\">Austrian</th>").map {
+                    String(grid.text[$0.upperBound...].prefix(400))
+                }
+            )
+            // Columns in template order: payments_enabled, banner_text, …
+            #expect(
+                austrian.hasPrefix(
+                    "<td><code class=\"value\">true</code></td><td><code class=\"value\">Willkommen bei Vane!</code></td>"
+                )
+            )
         }
     }
 }

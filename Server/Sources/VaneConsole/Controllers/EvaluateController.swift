@@ -100,6 +100,22 @@ struct EvaluateController: DraftPages {
         var saveError: String?
         var compareError: String?
         var version: Int64
+        /// Saved contexts × flags: what each saved context gets from each flag of the live version.
+        var gridKeys: [GridKey]
+        var gridRows: [GridRow]
+        var hasGrid: Bool
+    }
+
+    /// A column of the grid: a flag, linked to its editor.
+    struct GridKey: Sendable {
+        var key: String
+        var href: String
+    }
+
+    /// A row of the grid: one saved context and its value of each flag, in column order.
+    struct GridRow: Sendable {
+        var name: String
+        var values: [String]
     }
 
     /// What the page was asked for: the context's fields, a saved context, the comparison and the
@@ -289,6 +305,7 @@ struct EvaluateController: DraftPages {
             words.allSatisfy { row.search.contains($0) } && (!input.onlyDifferences || comparison == nil || row.differs)
         }
 
+        let grid = Self.grid(savedContexts, template: live, environment: key)
         let page = EvaluatePage(
             action: base + "/evaluate",
             saveAction: base + "/evaluate/contexts",
@@ -323,7 +340,10 @@ struct EvaluateController: DraftPages {
             saveName: saveName.isEmpty ? input.saved : saveName,
             saveError: saveError,
             compareError: compareError,
-            version: environment.templateVersion
+            version: environment.templateVersion,
+            gridKeys: grid.keys,
+            gridRows: grid.rows,
+            hasGrid: !grid.rows.isEmpty
         )
         var chrome = try await environmentChrome(
             title: "Who gets what",
@@ -334,6 +354,32 @@ struct EvaluateController: DraftPages {
         )
         chrome.flash = flash
         return renderer.render(.evaluate, chrome: chrome, page: page, context: context, status: status)
+    }
+}
+
+extension EvaluateController {
+    /// The saved contexts × flags grid over `template`: the values apps get, one row per saved
+    /// context that reads as a context (at most 50 rows and 50 flags, so the page stays a page).
+    static func grid(
+        _ saved: [SavedContext],
+        template: ConfigTemplate,
+        environment: EnvironmentKey
+    ) -> (keys: [GridKey], rows: [GridRow]) {
+        guard !saved.isEmpty, let compiled = try? CompiledTemplate(template) else { return ([], []) }
+        let keys = Array(compiled.keys.prefix(50))
+        let rows = saved.prefix(50).compactMap { context -> GridRow? in
+            guard let evaluation = try? EvaluationContext(json: context.context) else { return nil }
+            let result = compiled.evaluate(evaluation)
+            return GridRow(
+                name: context.name,
+                values: keys.map { key in
+                    guard let value = result[key] else { return "(in-app default)" }
+                    let text = value.stringValue
+                    return text.count > 60 ? String(text.prefix(60)) + "…" : text
+                }
+            )
+        }
+        return (keys.map { GridKey(key: $0, href: ConsolePaths.flagEditor(environment, key: $0)) }, rows)
     }
 }
 
