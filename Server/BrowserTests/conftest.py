@@ -124,3 +124,58 @@ def check_page(page: Page, name: str):
     page.set_viewport_size({"width": 375, "height": 900})
     axe_check(page, name + " at 375 px")
     shoot(page, name)
+
+
+PERSON_PASSWORD = "a person's own password 42"
+
+
+def shop(server: Server, project: str, colours: dict) -> dict:
+    """A project of its own with `staging` and `production` (the demo template live in both,
+    each environment in `colours` given its colour), so a file's tests do not depend on what
+    other files did to the demo project."""
+    status, body, _ = server.api("POST", "/v1/projects", {"id": project, "name": project.title()})
+    assert status == 201, body
+    status, template, _ = server.api("GET", "/v1/projects/demo/environments/staging/template")
+    assert status == 200, template
+    template.pop("version", None)
+    # As the demo starts, whatever other files did to it since.
+    parameters = template["parameters"]
+    parameters["payments_enabled"]["defaultValue"] = {"value": "true"}
+    parameters["banner_text"]["defaultValue"] = {"value": "Welcome to Vane!"}
+    parameters["banner_text"]["conditionalValues"] = {"germany_austria": {"value": "Willkommen bei Vane!"}}
+    for environment in ("staging", "production"):
+        status, body, _ = server.api(
+            "POST", f"/v1/projects/{project}/environments", {"id": environment, "name": environment.title()}
+        )
+        assert status == 201, body
+        status, body, _ = server.api(
+            "PUT", f"/v1/projects/{project}/environments/{environment}/template", template, headers={"If-Match": "*"}
+        )
+        assert status == 200, body
+        if environment in colours:
+            status, body, _ = server.api(
+                "PATCH", f"/v1/projects/{project}/environments/{environment}", {"colour": colours[environment]}
+            )
+            assert status == 200, body
+    return template
+
+
+def person(server: Server, name: str, role: str, grants: list) -> dict:
+    """A new person (email, one-time password) made through the API."""
+    import uuid
+
+    email = f"{name.lower()}-{uuid.uuid4().hex[:6]}@example.com"
+    status, body, _ = server.api("POST", "/v1/users", {"email": email, "name": name, "role": role, "environments": grants})
+    assert status == 201, body
+    return {"email": email, "password": body["oneTimePassword"]}
+
+
+def signed_in_page(browser, server: Server, who: dict):
+    """A fresh desktop-width page signed in as `who`, who chooses their own password first."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    sign_in(page, server, who["email"], who["password"])
+    expect(page).to_have_url(server.url + "/account")
+    change_password(page, who["password"], PERSON_PASSWORD)
+    expect(page.get_by_role("status")).to_contain_text("Your password is changed")
+    return context, page

@@ -7,8 +7,9 @@ import VaneCore
 struct FlagsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "flags",
-        abstract: "Check an app's flags file against its code and the server; switch a flag off or on.",
-        subcommands: [FlagsCheckCommand.self, FlagSwitchCommand.self]
+        abstract:
+            "Check an app's flags file against its code and the server; switch a flag off or on; copy one to another environment.",
+        subcommands: [FlagsCheckCommand.self, FlagSwitchCommand.self, FlagCopyCommand.self]
     )
 }
 

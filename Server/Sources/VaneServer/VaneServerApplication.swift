@@ -355,7 +355,11 @@ public final class VaneServerApplication: Sendable {
         UserRoutes(accounts: accounts).register(on: router)
         let environment = router.group(RouterPath(EnvironmentAddress.routePattern))
         TemplateRoutes(store: store, cache: cache, publisher: publisher).register(on: environment)
-        FlagRoutes(switching: FlagSwitching(store: store, publisher: publisher)).register(on: environment)
+        FlagRoutes(
+            switching: FlagSwitching(store: store, publisher: publisher),
+            drafts: DraftStore(engine: store.engine)
+        )
+        .register(on: environment)
         EvaluationRoutes(publisher: publisher, drafts: DraftStore(engine: store.engine)).register(on: environment)
         ConditionRoutes(publisher: publisher).register(on: environment)
         RebaseRoutes(rebasing: TemplateRebasing(store: store, publisher: publisher)).register(on: environment)

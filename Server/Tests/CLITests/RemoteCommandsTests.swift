@@ -230,6 +230,36 @@ import FoundationNetworking
         }
     }
 
+    @Test func flagsCopyShowsTheChangeAndPublishesItInTheTarget() async throws {
+        try await withServer { server in
+            // Staging turns payments off; copying that flag to production shows and then publishes it.
+            let off = try await server.run([
+                "flags", "switch", "off", "payments_enabled", "-m", "outage", "--environment", "staging",
+            ])
+            #expect(off.status == 0, "\(off.stderr)")
+            let preview = try await server.run([
+                "flags", "copy", "payments_enabled", "--environment", "staging", "--to", "production",
+            ])
+            #expect(preview.status == 0, "\(preview.stderr)")
+            #expect(preview.stdout.hasPrefix("payments_enabled → production: replaces the flag there.\nKEY"))
+            #expect(preview.stdout.contains("payments_enabled  "), "\(preview.stdout)")
+            let published = try await server.run([
+                "flags", "copy", "payments_enabled", "--environment", "staging", "--to", "production", "--publish",
+                "-m", "outage everywhere",
+            ])
+            #expect(published.status == 0, "\(published.stderr)")
+            #expect(published.stdout.hasSuffix("Published version 2 of production.\n"), "\(published.stdout)")
+            let versions = try await server.run(["versions", "--json"])
+            let list = try JSONValue.parse(versions.stdout).objectValue?["versions"]?.arrayValue ?? []
+            #expect(list.first?.objectValue?["description"] == "outage everywhere")
+            let missing = try await server.run([
+                "flags", "copy", "nothing", "--environment", "staging", "--to", "production",
+            ])
+            #expect(missing.status == 1)
+            #expect(missing.stderr.contains("the source has no flag \"nothing\""), "\(missing.stderr)")
+        }
+    }
+
     @Test func explainShowsWhoGetsWhatOnTheServer() async throws {
         try await withServer { server in
             let context = try CLIRunner.temporaryFile(#"{"randomizationId": "u1", "device.country": "at"}"#)

@@ -27,7 +27,7 @@ import VaneCore
     /// The table's rows by key (HTML entities decoded).
     static func rows(in html: String) throws -> [String: Row] {
         let pattern =
-            #"<tr data-search="[^"]*" data-differs="(yes|no)"[^>]*>\s*<th scope="row" data-label="Key"><span class="mono">([^<]*)</span>.*?<code class="value">([^<]*)</code>.*?<td data-label="Source">([^<]*) <span class="muted">\(([^)]*)\)</span></td>\s*<td data-label="Deciding condition">(?:<span class="mono">([^<]*)</span>|<span class="muted">none</span>)"#
+            #"<tr data-search="[^"]*" data-differs="(yes|no)"[^>]*>\s*<th scope="row" data-label="Key"><span class="mono token">(?:<a href="[^"]*">)?([^<]*)(?:</a>)?</span>.*?<code class="value">([^<]*)</code>.*?<td data-label="Source">([^<]*) <span class="muted">\(([^)]*)\)</span></td>\s*<td data-label="Deciding condition">(?:<span class="mono">([^<]*)</span>|<span class="muted">none</span>)"#
         let regex = try NSRegularExpression(pattern: pattern, options: [.dotMatchesLineSeparators])
         var rows: [String: Row] = [:]
         let text = html as NSString
@@ -458,5 +458,155 @@ import VaneCore
                 == ["value": "7", "source": "inAppDefault", "reason": "useInAppDefault"]
         )
         #expect(ResolutionExplanation(app).json == ["value": .null, "source": "none", "reason": "useInAppDefault"])
+    }
+
+    // MARK: - Every condition's state
+
+    @Test func conditionStatesMarkMatchedShadowedAndNotMatchedWithPercentBuckets() throws {
+        let template = ConfigTemplate(
+            conditions: [
+                TemplateCondition(name: "germany", expression: "device.country in ['DE']"),
+                TemplateCondition(name: "ios", expression: "device.os == 'ios'"),
+                TemplateCondition(name: "half", expression: "percent('split') <= 50 || percent <= 1"),
+            ],
+            parameters: [
+                TemplateParameter(
+                    key: "banner",
+                    defaultValue: .value("Hi"),
+                    conditionalValues: [
+                        ConditionalValue(conditionName: "half", value: .value("Split")),
+                        ConditionalValue(conditionName: "ios", value: .value("iOS")),
+                        ConditionalValue(conditionName: "germany", value: .value("Hallo")),
+                    ]
+                )
+            ]
+        )
+        let context = EvaluationContext(
+            randomizationId: "user-7",
+            attributes: ["device.country": "DE", "device.os": "ios"]
+        )
+        let states = try ConditionStates(context: context, template: template)
+        let banner = try #require(template.parameter(forKey: "banner"))
+        // Template order decides: germany first, then ios (shadowed by germany), then half.
+        let split = PercentBucket.microPercentile(seed: "split", randomizationId: "user-7")
+        let unseeded = PercentBucket.microPercentile(seed: "", randomizationId: "user-7")
+        let halfMatches = split <= 50_000_000 || unseeded <= 1_000_000
+        #expect(
+            states.states(of: banner, in: template).map { $0.state }
+                == [.matched, .shadowed(by: "germany"), halfMatches ? .shadowed(by: "germany") : .notMatched]
+        )
+        #expect(
+            states.percents["half"]
+                == [
+                    .init(seed: "split", microPercentile: split, inRange: split <= 50_000_000),
+                    .init(seed: "", microPercentile: unseeded, inRange: unseeded <= 1_000_000),
+                ]
+        )
+        #expect(states.percents["germany"] == nil)
+        let french = try ConditionStates(
+            context: EvaluationContext(attributes: ["device.country": "FR"]),
+            template: template
+        )
+        #expect(french.states(of: banner, in: template).map { $0.state } == [.notMatched, .notMatched, .notMatched])
+        #expect(french.percents.isEmpty, "no randomization id, no bucket")
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func thePageMarksEveryConditionAndLinksEachFlagToItsEditor(database: TestDatabase) async throws {
+        try await TestServer.run(database) { server in
+            // banner_text also gets a value for new app versions, which a German 2.1 user matches
+            // too: germany_austria comes first, so that value is shadowed.
+            let current = try await server.send(.get, TestServer.demoPath + "/template")
+            var template = try ConfigTemplate(json: try #require(current.json))
+            var banner = try #require(template.parameter(forKey: "banner_text"))
+            banner.conditionalValues.append(ConditionalValue(conditionName: "new_app_versions", value: .value("New!")))
+            template = try #require(TemplateEdits.replacing(banner, in: template))
+            #expect(try await server.publish(template.json()).status == .ok)
+            let viewer = try await ConsoleTests.signIn(server, role: "viewer")
+            let page = try await Self.get(
+                server,
+                Self.evaluatePath([("id", "user-7"), ("country", "DE"), ("version", "2.1.0")]),
+                as: viewer
+            )
+            #expect(page.status == .ok)
+            #expect(
+                page.text.contains(
+                    #"<a href="/projects/demo/environments/production/flags/banner_text/edit">banner_text</a>"#
+                )
+            )
+            let bannerRow = try #require(
+                page.text.range(of: "banner_text</a>").map { String(page.text[$0.upperBound...].prefix(2_000)) }
+            )
+            #expect(bannerRow.contains(#"germany_austria</span> <span class="tag state-matched">Matched</span>"#))
+            #expect(
+                bannerRow.contains(
+                    #"new_app_versions</span> <span class="tag state-shadowed">Shadowed</span> <span class="muted">matches, but germany_austria comes first</span>"#
+                )
+            )
+            let bucket = PercentBucket.microPercentile(seed: "checkout_test", randomizationId: "user-7")
+            let inRange = bucket > 50_000_000
+            let checkout = try #require(
+                page.text.range(of: "checkout_variant</a>").map { String(page.text[$0.upperBound...].prefix(2_000)) }
+            )
+            #expect(checkout.contains(inRange ? "state-matched\">Matched" : "state-not-matched\">Not matched"))
+            let percent = String(format: "%.6f %%", Double(bucket) / 1_000_000)
+            #expect(
+                checkout.contains("bucket \(percent) (seed checkout_test): \(inRange ? "in range" : "out of range")")
+            )
+            let rows = try Self.rows(in: page.text)
+            #expect(rows["checkout_variant"]?.value == (inRange ? "one_page" : "control"))
+        }
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func saveContextSendsTheFieldsAsEditedNotTheShownContext(database: TestDatabase) async throws {
+        try await TestServer.run(database) { server in
+            let editor = try await ConsoleTests.signIn(server, role: "editor", environments: ["demo/production"])
+            let page = try await Self.get(server, Self.evaluatePath([("country", "DE")]), as: editor)
+            // The save button belongs to the form whose fields people edit; no second form
+            // carries the shown context's values in hidden inputs.
+            let start = try #require(page.text.range(of: "aria-label=\"Context\""))
+            let form = String(page.text[start.upperBound...])
+            let end = try #require(form.range(of: "</form>"))
+            let contextForm = String(form[..<end.lowerBound])
+            #expect(contextForm.contains("id=\"context-country\" name=\"country\" type=\"text\" value=\"DE\""))
+            #expect(
+                contextForm.contains(
+                    "formmethod=\"post\" formaction=\"/projects/demo/environments/production/evaluate/contexts\">Save context</button>"
+                )
+            )
+            #expect(!page.text.contains("aria-label=\"Save this context\""))
+            // Posting the form as a browser sends it after editing the country saves the edit.
+            let saved = try await ConsoleTests.request(
+                server,
+                .post,
+                Self.production + "/evaluate/contexts",
+                form: ["_csrf": editor.csrf, "country": "AT", "name": "Austrian", "compare": "", "q": ""],
+                cookie: editor.cookie
+            )
+            #expect(saved.status == .seeOther)
+            let stored = try await DraftStore(engine: server.application.store.engine).savedContexts(projectId: "demo")
+            #expect(stored.first?.context == ["device.country": "AT"])
+
+            // The grid of saved contexts × flags: the Austrian gets the German banner.
+            let grid = try await Self.get(server, Self.production + "/evaluate", as: editor)
+            #expect(grid.text.contains("<summary>Every saved context × every flag</summary>"))
+            #expect(
+                grid.text.contains(
+                    #"<th scope="col"><a class="mono token" href="/projects/demo/environments/production/flags/banner_text/edit">banner_text</a></th>"#
+                )
+            )
+            let austrian = try #require(
+                grid.text.range(of: "<th scope=\"row\">Austrian</th>").map {
+                    String(grid.text[$0.upperBound...].prefix(400))
+                }
+            )
+            // Columns in template order: payments_enabled, banner_text, …
+            #expect(
+                austrian.hasPrefix(
+                    "<td><code class=\"value\">true</code></td><td><code class=\"value\">Willkommen bei Vane!</code></td>"
+                )
+            )
+        }
     }
 }

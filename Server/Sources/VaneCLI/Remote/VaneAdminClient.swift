@@ -164,6 +164,19 @@ struct VaneAdminClient: Sendable {
         )
     }
 
+    /// `POST …/flags/{key}/copy`: the flag copied into environment `target`'s live template,
+    /// with the diff and impact sample; nothing is stored.
+    func copyFlag(project: String, environment: String, flag: String, to target: String) async throws(Failure) -> Reply
+    {
+        let body: JSONValue = ["to": .string(target)]
+        return try await send(
+            "POST",
+            EnvironmentAddress(project: project, environment: environment).path() + "/flags/"
+                + EnvironmentAddress.pathSegment(flag) + "/copy",
+            body: Data(body.serialized(.compact).utf8)
+        )
+    }
+
     /// `POST …/template/rebase`: a template written on `baseVersion` merged onto the live version;
     /// 200 with the merged template, or 409 with the conflicts (both are replies, not failures).
     func rebase(

@@ -80,6 +80,11 @@ enum ConsolePaths {
         "/projects/\(encode(environment.projectId))/environments/\(encode(environment.environmentId))"
     }
 
+    /// A flag's editor: `/projects/{p}/environments/{e}/flags/{key}/edit`.
+    static func flagEditor(_ environment: EnvironmentKey, key: String) -> String {
+        self.environment(environment) + "/flags/" + encode(key) + "/edit"
+    }
+
     /// `next` as a browser reads it, when that is a path on this server; nil when a browser
     /// would leave it (another host, a scheme) or it is no path at all.
     ///

@@ -37,6 +37,7 @@ struct EvaluateController: DraftPages {
         /// One key's value for the context, and in compare mode the other side's.
         struct Row: Sendable {
             var key: String
+            var editHref: String?
             var title: String?
             var value: String
             var source: String
@@ -49,6 +50,19 @@ struct EvaluateController: DraftPages {
             var compareCondition: String?
             var differs: Bool
             var search: String
+            /// Each of the flag's conditions for the context, in the order evaluation tries them.
+            var conditions: [ConditionCell]
+            var hasConditions: Bool
+        }
+
+        /// One condition of a flag: matched, not matched or shadowed, and the context's bucket
+        /// for each of its `percent` rules.
+        struct ConditionCell: Sendable {
+            var name: String
+            var state: String
+            var stateClass: String
+            var note: String?
+            var buckets: [String]
         }
 
         /// A saved context, with its delete form for editors.
@@ -86,6 +100,22 @@ struct EvaluateController: DraftPages {
         var saveError: String?
         var compareError: String?
         var version: Int64
+        /// Saved contexts × flags: what each saved context gets from each flag of the live version.
+        var gridKeys: [GridKey]
+        var gridRows: [GridRow]
+        var hasGrid: Bool
+    }
+
+    /// A column of the grid: a flag, linked to its editor.
+    struct GridKey: Sendable {
+        var key: String
+        var href: String
+    }
+
+    /// A row of the grid: one saved context and its value of each flag, in column order.
+    struct GridRow: Sendable {
+        var name: String
+        var values: [String]
     }
 
     /// What the page was asked for: the context's fields, a saved context, the comparison and the
@@ -253,11 +283,18 @@ struct EvaluateController: DraftPages {
                 rows = try EvaluationTable.rows(
                     context: evaluationContext,
                     template: live,
-                    comparedWith: comparison?.template
+                    comparedWith: comparison?.template,
+                    environment: key
                 )
             } catch {
                 compareError = "\(comparison?.label ?? "The template") does not compile: \(error)"
-                rows = (try? EvaluationTable.rows(context: evaluationContext, template: live, comparedWith: nil)) ?? []
+                rows =
+                    (try? EvaluationTable.rows(
+                        context: evaluationContext,
+                        template: live,
+                        comparedWith: nil,
+                        environment: key
+                    )) ?? []
                 comparison = nil
             }
         }
@@ -268,6 +305,7 @@ struct EvaluateController: DraftPages {
             words.allSatisfy { row.search.contains($0) } && (!input.onlyDifferences || comparison == nil || row.differs)
         }
 
+        let grid = Self.grid(savedContexts, template: live, environment: key)
         let page = EvaluatePage(
             action: base + "/evaluate",
             saveAction: base + "/evaluate/contexts",
@@ -302,7 +340,10 @@ struct EvaluateController: DraftPages {
             saveName: saveName.isEmpty ? input.saved : saveName,
             saveError: saveError,
             compareError: compareError,
-            version: environment.templateVersion
+            version: environment.templateVersion,
+            gridKeys: grid.keys,
+            gridRows: grid.rows,
+            hasGrid: !grid.rows.isEmpty
         )
         var chrome = try await environmentChrome(
             title: "Who gets what",
@@ -313,6 +354,32 @@ struct EvaluateController: DraftPages {
         )
         chrome.flash = flash
         return renderer.render(.evaluate, chrome: chrome, page: page, context: context, status: status)
+    }
+}
+
+extension EvaluateController {
+    /// The saved contexts × flags grid over `template`: the values apps get, one row per saved
+    /// context that reads as a context (at most 50 rows and 50 flags, so the page stays a page).
+    static func grid(
+        _ saved: [SavedContext],
+        template: ConfigTemplate,
+        environment: EnvironmentKey
+    ) -> (keys: [GridKey], rows: [GridRow]) {
+        guard !saved.isEmpty, let compiled = try? CompiledTemplate(template) else { return ([], []) }
+        let keys = Array(compiled.keys.prefix(50))
+        let rows = saved.prefix(50).compactMap { context -> GridRow? in
+            guard let evaluation = try? EvaluationContext(json: context.context) else { return nil }
+            let result = compiled.evaluate(evaluation)
+            return GridRow(
+                name: context.name,
+                values: keys.map { key in
+                    guard let value = result[key] else { return "(in-app default)" }
+                    let text = value.stringValue
+                    return text.count > 60 ? String(text.prefix(60)) + "…" : text
+                }
+            )
+        }
+        return (keys.map { GridKey(key: $0, href: ConsolePaths.flagEditor(environment, key: $0)) }, rows)
     }
 }
 
@@ -330,15 +397,21 @@ enum EvaluationTable {
         context: EvaluationContext,
         template: ConfigTemplate,
         comparedWith other: ConfigTemplate?,
+        environment: EnvironmentKey,
         at now: Date = Date()
     ) throws(TemplateCompilationError) -> [EvaluateController.EvaluatePage.Row] {
-        try ContextEvaluation.rows(context: context, template: template, comparedWith: other, at: now).map { row in
+        let states = try ConditionStates(context: context, template: template, at: now)
+        return try ContextEvaluation.rows(context: context, template: template, comparedWith: other, at: now).map {
+            row in
+            let parameter = template.parameter(forKey: row.key)
+            let cells = parameter.map { conditionCells($0, template: template, states: states) } ?? []
             let mine = Side(row.outcome)
             let theirs = row.other.map(Side.init)
             let search = [row.key, row.title ?? "", mine.value, mine.condition ?? "", theirs?.value ?? ""]
                 .joined(separator: " ").lowercased()
             return EvaluateController.EvaluatePage.Row(
                 key: row.key,
+                editHref: parameter == nil ? nil : ConsolePaths.flagEditor(environment, key: row.key),
                 title: row.title,
                 value: mine.value,
                 source: mine.source,
@@ -350,8 +423,45 @@ enum EvaluationTable {
                 compareReason: theirs?.reason ?? "",
                 compareCondition: theirs?.condition,
                 differs: row.differs,
-                search: search
+                search: search,
+                conditions: cells,
+                hasConditions: !cells.isEmpty
             )
+        }
+    }
+
+    /// A flag's conditions in words, with the context's percent buckets.
+    static func conditionCells(
+        _ parameter: TemplateParameter,
+        template: ConfigTemplate,
+        states: ConditionStates
+    ) -> [EvaluateController.EvaluatePage.ConditionCell] {
+        states.states(of: parameter, in: template).map {
+            (condition, state) -> EvaluateController.EvaluatePage.ConditionCell in
+            let buckets = (states.percents[condition] ?? []).map { reading in
+                let seed = reading.seed.isEmpty ? "" : " (seed \(reading.seed))"
+                return "bucket \(reading.percentText)\(seed): \(reading.inRange ? "in range" : "out of range")"
+            }
+            switch state {
+            case .matched:
+                return .init(name: condition, state: "Matched", stateClass: "matched", note: nil, buckets: buckets)
+            case .notMatched:
+                return .init(
+                    name: condition,
+                    state: "Not matched",
+                    stateClass: "not-matched",
+                    note: nil,
+                    buckets: buckets
+                )
+            case .shadowed(let by):
+                return .init(
+                    name: condition,
+                    state: "Shadowed",
+                    stateClass: "shadowed",
+                    note: "matches, but \(by) comes first",
+                    buckets: buckets
+                )
+            }
         }
     }
 

@@ -10,6 +10,7 @@ extension EvaluateController.EvaluatePage.Row: MustacheParent {
     func child(named name: String) -> Any? {
         switch name {
         case "key": key
+        case "editHref": editHref
         case "title": title
         case "value": value
         case "source": source
@@ -22,6 +23,8 @@ extension EvaluateController.EvaluatePage.Row: MustacheParent {
         case "compareCondition": compareCondition
         case "differs": differs
         case "search": search
+        case "conditions": conditions
+        case "hasConditions": hasConditions
         default: nil
         }
     }

@@ -44,9 +44,14 @@ enum FlagRowsHTML {
             raw(row.realtime ? "<span class=\"tag\">realtime</span>" : "<span class=\"muted\">no</span>")
             raw("</td>\n  <td data-label=\"Category\">")
             text(row.category)
-            raw("</td>\n  <td data-label=\"Last change\">")
-            if let change = row.lastChange { text(change) }
-            raw("</td>\n  <td data-label=\"Kill switch\">")
+            // A cell with nothing in it has no label, so a phone's card shows no empty heading.
+            if let change = row.lastChange {
+                raw("</td>\n  <td data-label=\"Last change\">")
+                text(change)
+            } else {
+                raw("</td>\n  <td>")
+            }
+            raw(row.switchable || row.copyHref != nil ? "</td>\n  <td data-label=\"Actions\">" : "</td>\n  <td>")
             if row.switchable {
                 raw("<span class=\"state state-")
                 text(row.stateClass)
@@ -62,6 +67,13 @@ enum FlagRowsHTML {
                     text(row.switchLabel)
                     raw("</a>")
                 }
+            }
+            if let copy = row.copyHref {
+                raw(" <a class=\"button small\" href=\"")
+                text(copy)
+                raw("\" aria-label=\"")
+                text("Copy " + row.key + " to another environment")
+                raw("\">Copy</a>")
             }
             raw("</td>\n</tr>\n")
         }

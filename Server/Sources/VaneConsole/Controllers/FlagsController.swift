@@ -48,6 +48,8 @@ struct FlagsController: DraftPages {
             var switchHref: String
             var canPublish: Bool
             var editHref: String
+            /// The chooser of where to copy the flag, for people who may publish elsewhere.
+            var copyHref: String?
             /// "changed" or "removed" when the person's draft does that to the flag.
             var draftMark: String?
         }
@@ -82,6 +84,10 @@ struct FlagsController: DraftPages {
         let category = fields["category"] ?? ""
         let sort = fields["sort"] ?? "key"
         let canPublish = principal.permits(.publish(key))
+        let canCopy = try await store.environments(projectId: key.projectId).contains {
+            $0.id != key.environmentId
+                && principal.permits(.publish(EnvironmentKey(projectId: key.projectId, environmentId: $0.id)))
+        }
         let changes = try await lastChanges(key)
         let base = ConsolePaths.environment(key)
         // What the person's draft does to these flags, marked beside the live values.
@@ -125,6 +131,7 @@ struct FlagsController: DraftPages {
                     switchHref: "\(flagPath)/switch?to=\(trues == 0 ? "on" : "off")",
                     canPublish: canPublish,
                     editHref: "\(flagPath)/edit",
+                    copyHref: canCopy ? "\(flagPath)/copy" : nil,
                     draftMark: draftChanged.contains(parameter.key)
                         ? "changed" : (draftRemoved.contains(parameter.key) ? "removed" : nil)
                 )

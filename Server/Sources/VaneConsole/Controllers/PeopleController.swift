@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import VaneServerCore
 
@@ -37,8 +38,49 @@ struct PeopleController: StoredPages {
 
         var created: Created?
         var error: String?
+        var grants: [GrantOption]
         var csrf: String
         var users: [Row]
+    }
+
+    /// One environment an editor may be granted, as a checkbox: every environment (`*`), every
+    /// environment of a project (`project/*`), or one.
+    struct GrantOption: Sendable {
+        var id: String
+        var name: String
+        var label: String
+        var checked: Bool
+    }
+
+    /// Every grant there is to choose, those in `chosen` checked.
+    func grantOptions(chosen: Set<String>) async throws -> [GrantOption] {
+        func option(_ value: String, _ label: String) -> GrantOption {
+            // Ids are [a-z0-9-]: `/` and `*` become `_` and `all`, so no two grants share an id.
+            let id =
+                "grant-" + value.replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "*", with: "all")
+            return GrantOption(id: id, name: Self.grantPrefix + value, label: label, checked: chosen.contains(value))
+        }
+        var options = [option("*", "Every environment")]
+        for project in try await store.projects() {
+            options.append(option("\(project.id)/*", "Every environment of \(project.name)"))
+            for environment in try await store.environments(projectId: project.id) {
+                options.append(option("\(project.id)/\(environment.id)", "\(project.name) › \(environment.name)"))
+            }
+        }
+        return options
+    }
+
+    /// The checkboxes' names: `grant:` and the grant (`grant:demo/staging`).
+    static let grantPrefix = "grant:"
+
+    /// The grants a form chose: its checkboxes, and a typed `environments` list (the API's words).
+    static func grants(_ form: ConsoleForm) throws(AccountError) -> [EnvironmentGrant] {
+        let checked = form.fields.keys.filter { $0.hasPrefix(grantPrefix) }.sorted().map {
+            $0.dropFirst(grantPrefix.count)
+        }
+        return try Accounts.grants(
+            ([form.text("environments") ?? ""] + checked.map(String.init)).joined(separator: ",")
+        )
     }
 
     static func grantsText(_ user: UserAccount) -> String {
@@ -71,7 +113,13 @@ struct PeopleController: StoredPages {
         return renderer.render(
             .users,
             chrome: chrome("People", user: user, section: "/users", flash: flash),
-            page: UsersPage(created: created, error: error, csrf: session.csrfToken, users: rows),
+            page: UsersPage(
+                created: created,
+                error: error,
+                grants: try await grantOptions(chosen: []),
+                csrf: session.csrfToken,
+                users: rows
+            ),
             context: context,
             status: error == nil ? .ok : .badRequest
         )
@@ -93,7 +141,7 @@ struct PeopleController: StoredPages {
                 email: form.text("email") ?? "",
                 name: form.text("name"),
                 role: role,
-                environments: try Accounts.grants(form.text("environments") ?? ""),
+                environments: try Self.grants(form),
                 actor: principal.actor
             )
             return try await renderUsers(
@@ -118,7 +166,7 @@ struct PeopleController: StoredPages {
         var id: String
         var email: String
         var roles: [Role]
-        var environments: String
+        var grants: [GrantOption]
         var disabled: Bool
         var `self`: Bool
         var csrf: String
@@ -143,7 +191,7 @@ struct PeopleController: StoredPages {
                 id: account.id,
                 email: account.email,
                 roles: UserRole.allCases.map { UserPage.Role(value: $0.rawValue, selected: $0 == account.role) },
-                environments: account.environments.map(\.description).joined(separator: ", "),
+                grants: try await grantOptions(chosen: Set(account.environments.map(\.description))),
                 disabled: account.disableTime != nil,
                 self: account.id == user.id,
                 csrf: session.csrfToken,
@@ -173,7 +221,7 @@ struct PeopleController: StoredPages {
             try await accounts.store.updateUser(
                 id: id,
                 role: role,
-                environments: try Accounts.grants(form.text("environments") ?? ""),
+                environments: try Self.grants(form),
                 actor: principal.actor
             )
         } catch let error as AccountError {

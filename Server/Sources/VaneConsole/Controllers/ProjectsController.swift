@@ -11,6 +11,7 @@ struct ProjectsController: StoredPages {
     func register(on routes: ConsoleRouteGroups) {
         routes.signedIn.get("/", use: projects)
         routes.environment.get("/", use: environmentHome)
+        routes.admin.post("projects/:project/environments/:environment/colour", use: setColour)
     }
 
     struct ProjectsPage: Sendable {
@@ -22,6 +23,11 @@ struct ProjectsController: StoredPages {
             var publishedBy: String
             var publishedAt: String?
             var publishedAtISO: String
+            var colour: String?
+            var colourFieldId: String
+            /// For admins: the colour form's action and choices.
+            var colourAction: String?
+            var colourOptions: [SelectOption]
         }
 
         struct Project: Sendable {
@@ -33,10 +39,11 @@ struct ProjectsController: StoredPages {
         }
 
         var projects: [Project]
+        var csrf: String
     }
 
     @Sendable func projects(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        let (user, _, _) = try context.signedIn()
+        let (user, session, _) = try context.signedIn()
         var projects: [ProjectsPage.Project] = []
         for project in try await store.projects() {
             var rows: [ProjectsPage.Row] = []
@@ -58,7 +65,18 @@ struct ProjectsController: StoredPages {
                         version: environment.templateVersion > 0 ? environment.templateVersion : nil,
                         publishedBy: newest?.updateUser?.name ?? "",
                         publishedAt: time.map(Self.displayTime),
-                        publishedAtISO: newest?.updateTime ?? ""
+                        publishedAtISO: newest?.updateTime ?? "",
+                        colour: environment.colour?.rawValue,
+                        colourFieldId: "colour-\(project.id)-\(environment.id)",
+                        colourAction: user.role == .admin ? ConsolePaths.environment(key) + "/colour" : nil,
+                        colourOptions: [SelectOption(value: "", label: "None", selected: environment.colour == nil)]
+                            + EnvironmentColour.allCases.map {
+                                SelectOption(
+                                    value: $0.rawValue,
+                                    label: $0.rawValue.prefix(1).uppercased() + $0.rawValue.dropFirst(),
+                                    selected: $0 == environment.colour
+                                )
+                            }
                     )
                 )
             }
@@ -74,9 +92,26 @@ struct ProjectsController: StoredPages {
         return renderer.render(
             .projects,
             chrome: chrome("Projects", user: user, section: "/"),
-            page: ProjectsPage(projects: projects),
+            page: ProjectsPage(projects: projects, csrf: session.csrfToken),
             context: context
         )
+    }
+
+    /// Sets or clears an environment's colour (admins).
+    @Sendable func setColour(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let (_, _, principal) = try context.signedIn()
+        let form = try await ConsoleForm.read(request, context: context)
+        let (key, _, _) = try await environment(context)
+        let name = form.text("colour") ?? ""
+        let colour: EnvironmentColour?
+        do {
+            colour = name.isEmpty ? nil : try EnvironmentColour(name: name)
+        } catch {
+            throw ConsolePageError.badRequest(error.description)
+        }
+        try principal.require(.administer)
+        _ = try await store.setEnvironmentColour(key, to: colour, actor: principal.actor)
+        throw ConsoleRedirect(location: "/")
     }
 
     @Sendable func environmentHome(_ request: Request, context: VaneRequestContext) async throws -> Response {

@@ -124,6 +124,7 @@ extension EnvironmentPages {
                 projectName: project.name,
                 environmentName: environment.name,
                 version: environment.templateVersion,
+                colour: environment.colour?.rawValue,
                 tabs: tabs,
                 drafts: drafts.hasDraft || drafts.others != nil ? drafts : nil
             )

@@ -23,6 +23,8 @@ struct ConsoleChrome: Sendable {
         var projectName: String
         var environmentName: String
         var version: Int64
+        /// The environment's palette colour, for its `environment-colour-…` class.
+        var colour: String?
         var tabs: [NavItem]
         var drafts: DraftStatus?
     }

@@ -8,6 +8,7 @@ enum ConsoleTemplate: String, CaseIterable, Sendable {
     case changeRequests = "change-requests"
     case conditionEdit = "condition-edit"
     case conditions
+    case copy
     case diff
     case diffPartial = "diff-partial"
     case error

@@ -276,3 +276,14 @@ extension APIErrorMapped {
         try apiError.response(from: request, context: context)
     }
 }
+
+extension FlagCopyRefusal: APIErrorMapped {
+    /// 404 for a missing flag, 412 for a condition that differs in the target, 400 otherwise.
+    var apiError: APIError {
+        switch self {
+        case .noSuchFlag: .notFound(description)
+        case .conditionDiffers, .flagExists: .failedPrecondition(description)
+        case .sameEnvironment: .invalidArgument(description)
+        }
+    }
+}

@@ -17,6 +17,7 @@ struct AdminRoutes {
         v1.get("projects/:project", use: getProject)
         v1.post("projects/:project/environments", use: createEnvironment)
         v1.get("projects/:project/environments", use: listEnvironments)
+        v1.patch("projects/:project/environments/:environment", use: updateEnvironment)
         v1.get("projects/:project/environments/:environment/audit", use: environmentAudit)
         v1.get("audit", use: instanceAudit)
         v1.post("keys", use: createKey)
@@ -76,11 +77,55 @@ struct AdminRoutes {
     }
 
     static func environmentJSON(_ environment: VaneServerCore.Environment) -> JSONValue {
-        [
+        var object: JSONObject = [
             "id": .string(environment.id), "name": .string(environment.name),
             "createTime": .string(Clock.rfc3339(milliseconds: environment.createTime)),
             "templateVersion": .string(String(environment.templateVersion)),
         ]
+        if let colour = environment.colour { object["colour"] = .string(colour.rawValue) }
+        return .object(object)
+    }
+
+    /// Sets an environment's colour (a palette name such as `"red"`), or clears it with `null`.
+    @Sendable func updateEnvironment(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        try principal.require(.administer)
+        let key = try RequestReading.environment(context)
+        let body = try await RequestReading.object(request)
+        let colour: EnvironmentColour?
+        switch body["colour"] {
+        case .null?: colour = nil
+        case .string(let text)?:
+            do {
+                colour = try EnvironmentColour(name: text)
+            } catch {
+                throw APIError.invalidArgument(
+                    error.description,
+                    details: [
+                        ValidationIssue(
+                            .error,
+                            at: JSONPath.root.appending("colour"),
+                            rule: "colour",
+                            "expected one of the palette's names"
+                        )
+                    ]
+                )
+            }
+        default:
+            throw APIError.invalidArgument(
+                "\"colour\" is required: a palette name such as \"red\", or null to clear it",
+                details: [
+                    ValidationIssue(
+                        .error,
+                        at: JSONPath.root.appending("colour"),
+                        rule: "required",
+                        "expected a colour name or null"
+                    )
+                ]
+            )
+        }
+        let environment = try await store.setEnvironmentColour(key, to: colour, actor: principal.actor)
+        return JSONResponse.make(Self.environmentJSON(environment))
     }
 
     @Sendable func createEnvironment(_ request: Request, context: VaneRequestContext) async throws -> Response {
@@ -182,6 +227,7 @@ struct AdminRoutes {
         filter.action = request.uri.queryParameters.get("action").map { String($0.prefix(100)) }
         filter.startTime = try RequestReading.queryTime(request, "startTime")
         filter.endTime = try RequestReading.queryTime(request, "endTime")
+        filter.flag = request.uri.queryParameters.get("flag").map { String($0.prefix(256)) }
         page = try await store.audit(
             projectId: projectId,
             environmentId: environmentId,
@@ -200,6 +246,9 @@ struct AdminRoutes {
             ]
             if let project = entry.projectId { object["project"] = .string(project) }
             if let environment = entry.environmentId { object["environment"] = .string(environment) }
+            object["kind"] = .string(entry.kind.rawValue)
+            object["flags"] = .array(entry.flags.map(JSONValue.string))
+            if let message = entry.message { object["message"] = .string(message) }
             return .object(object)
         }
         var object: JSONObject = ["entries": .array(entries)]

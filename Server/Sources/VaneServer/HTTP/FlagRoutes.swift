@@ -1,16 +1,76 @@
+import Foundation
 import Hummingbird
 import Logging
+import VaneAuthoring
 import VaneCore
 import VaneServerCore
 
 /// A flag's actions beside the template: the kill switch (`POST …/flags/{key}/switch`), the same
 /// rule the console's "Turn off"/"Turn on" uses (``FlagSwitching``). Needs what publishing the
 /// environment needs; the publish is audited like any other.
+///
+/// Copying a flag to another environment (`POST …/flags/{key}/copy`, ``FlagCopying``) answers the
+/// target's live template with the flag copied in, its diff and its impact sample, for the caller
+/// to publish there (the console puts it into the person's draft instead).
 struct FlagRoutes {
     let switching: FlagSwitching
+    let drafts: DraftStore
 
     func register(on group: RouterGroup<VaneRequestContext>) {
         group.post("flags/:key/switch", use: switchFlag)
+        group.post("flags/:key/copy", use: copyFlag)
+    }
+
+    @Sendable func copyFlag(_ request: Request, context: VaneRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        let source = try RequestReading.environment(context)
+        try principal.require(.readTemplate(source))
+        let flag = context.parameters.get("key") ?? ""
+        let body = try await RequestReading.object(request)
+        let target = EnvironmentKey(projectId: source.projectId, environmentId: try RequestReading.string(body, "to"))
+        guard target != source else { throw FlagCopyRefusal.sameEnvironment }
+        try principal.require(.publish(target))
+        let from = try await switching.publisher.liveTemplate(source)
+        let into = try await switching.publisher.liveTemplate(target)
+        let copy = try FlagCopying.copy(flag, from: from.template, into: into.template)
+        let diff = TemplateDiff(from: into.template, to: copy.template)
+        let saved = try await drafts.savedContexts(projectId: target.projectId)
+        var impact: JSONObject = [
+            "versionNumber": .string(String(into.version)),
+            "synthetic": .number(JSONNumber(ValueChangeSample.syntheticCount)),
+        ]
+        switch ValueChangeSample.estimate(
+            from: into.template,
+            to: copy.template,
+            diff: diff,
+            savedContexts: saved,
+            at: Date()
+        ) {
+        case .noValueChanges, .doesNotCompile:
+            impact["savedContexts"] = .number(JSONNumber(0))
+            impact["keys"] = .array([])
+        case .counts(let counts, let savedCount):
+            impact["savedContexts"] = .number(JSONNumber(savedCount))
+            impact["keys"] = .array(
+                counts.map { count -> JSONValue in
+                    [
+                        "key": .string(count.key), "changed": .number(JSONNumber(count.changed)),
+                        "of": .number(JSONNumber(count.of)),
+                    ]
+                }
+            )
+        }
+        let answer: JSONValue = [
+            "flag": .string(flag),
+            "to": .string(target.environmentId),
+            "versionNumber": .string(String(into.version)),
+            "replaced": .bool(copy.replaced),
+            "addedConditions": .array(copy.addedConditions.map(JSONValue.string)),
+            "changes": diff.json(),
+            "impact": .object(impact),
+            "template": copy.template.json(),
+        ]
+        return JSONResponse.make(answer, headers: [.eTag: ServedTemplate.etag(target, version: into.version)])
     }
 
     @Sendable func switchFlag(_ request: Request, context: VaneRequestContext) async throws -> Response {

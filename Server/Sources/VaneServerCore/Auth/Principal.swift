@@ -101,7 +101,7 @@ package struct Principal: Sendable {
         case (.publish(let environment), .editor):
             guard user.environments.contains(where: { $0.covers(environment) }) else {
                 throw AccessDenied(
-                    message: "\(user.email) may not change \(environment); an admin can grant it on the Users page"
+                    message: "\(user.email) may not change \(environment); an admin can grant it on the People page"
                 )
             }
         case (.publish, .viewer):

@@ -7,6 +7,7 @@ package enum AuditAction: String, Sendable, Hashable, CaseIterable {
     case keyRevoke = "key.revoke"
     case projectCreate = "project.create"
     case environmentCreate = "environment.create"
+    case environmentUpdate = "environment.update"
     case userCreate = "user.create"
     case userUpdate = "user.update"
     case userPassword = "user.password"

@@ -40,6 +40,11 @@ extension ConfigStore {
             query.appendInterpolation(bind: actor.lowercased())
             query.appendInterpolation(unsafeRaw: ")")
         }
+        if let flag = filter.flag {
+            query.appendInterpolation(unsafeRaw: " AND id IN (SELECT audit_id FROM audit_log_flags WHERE flag_key = ")
+            query.appendInterpolation(bind: flag)
+            query.appendInterpolation(unsafeRaw: ")")
+        }
         if let action = filter.action {
             query.appendInterpolation(unsafeRaw: " AND action = ")
             query.appendInterpolation(bind: action)
@@ -83,6 +88,8 @@ extension ConfigStore {
         return Page(items: entries, nextPageToken: rows.count > size ? last?.token : nil)
     }
 
+    /// Writes one entry; `flags` are the flag keys it changed, which the log filters by (also
+    /// kept in its details as `flags`).
     package static func insertAudit(
         _ database: any SQLDatabase,
         actor: Actor,
@@ -90,16 +97,29 @@ extension ConfigStore {
         projectId: String?,
         environmentId: String?,
         summary: String,
-        details: JSONValue
+        details: JSONValue,
+        flags: [String] = []
     ) async throws {
         let now = Clock.nowMilliseconds()
+        let id = UUID().uuidString.lowercased()
+        let keys = Array(Set(flags)).sorted()
+        var details = details
+        if !keys.isEmpty, case .object(var object) = details {
+            object["flags"] = .array(keys.map(JSONValue.string))
+            details = .object(object)
+        }
         try await database.raw(
             """
             INSERT INTO audit_log (id, time, sequence, actor_key_id, actor_user_id, actor_name, action, project_id, environment_id, summary, details) \
-            VALUES (\(bind: UUID().uuidString.lowercased()), \(bind: now), \(bind: AuditSequence.next(now: now)), \(bind: actor.keyId), \
+            VALUES (\(bind: id), \(bind: now), \(bind: AuditSequence.next(now: now)), \(bind: actor.keyId), \
             \(bind: actor.userId), \(bind: actor.name), \(bind: action.rawValue), \(bind: projectId), \(bind: environmentId), \(bind: summary), \
             \(bind: details.serialized(.compact)))
             """
         ).run()
+        for key in keys {
+            try await database.raw(
+                "INSERT INTO audit_log_flags (flag_key, audit_id) VALUES (\(bind: key), \(bind: id))"
+            ).run()
+        }
     }
 }

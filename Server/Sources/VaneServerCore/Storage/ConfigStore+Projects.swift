@@ -112,7 +112,7 @@ extension ConfigStore {
         try await engine.withSession { database in
             try await database.raw(
                 """
-                SELECT e.project_id, e.id, e.name, e.create_time, \
+                SELECT e.project_id, e.id, e.name, e.create_time, e.colour, \
                 COALESCE((SELECT MAX(v.version_number) FROM template_versions v \
                 WHERE v.project_id = e.project_id AND v.environment_id = e.id), 0) AS template_version \
                 FROM environments e WHERE e.project_id = \(bind: projectId) ORDER BY e.id
@@ -121,12 +121,46 @@ extension ConfigStore {
         }
     }
 
+    /// Sets or clears (nil) the colour people tell the environment apart by.
+    /// - Throws: ``StorageError/environmentNotFound(project:environment:)``,
+    ///   ``StorageError/projectNotFound(_:)``.
+    package func setEnvironmentColour(
+        _ key: EnvironmentKey,
+        to colour: EnvironmentColour?,
+        actor: Actor
+    ) async throws -> Environment {
+        let kind = engine.kind
+        try await engine.transaction { database in
+            try await Self.lockEnvironment(database, key, kind: kind)
+            try await database.raw(
+                """
+                UPDATE environments SET colour = \(bind: colour?.rawValue) \
+                WHERE project_id = \(bind: key.projectId) AND id = \(bind: key.environmentId)
+                """
+            ).run()
+            try await Self.insertAudit(
+                database,
+                actor: actor,
+                action: .environmentUpdate,
+                projectId: key.projectId,
+                environmentId: key.environmentId,
+                summary: colour.map { "set the colour of \(key.projectId)/\(key.environmentId) to \($0.rawValue)" }
+                    ?? "cleared the colour of \(key.projectId)/\(key.environmentId)",
+                details: ["colour": colour.map { .string($0.rawValue) } ?? .null]
+            )
+        }
+        guard let environment = try await environment(projectId: key.projectId, id: key.environmentId) else {
+            throw StorageError.environmentNotFound(project: key.projectId, environment: key.environmentId)
+        }
+        return environment
+    }
+
     /// One environment: one row by its primary key.
     package func environment(projectId: String, id: String) async throws -> Environment? {
         try await engine.withSession { database in
             try await database.raw(
                 """
-                SELECT e.project_id, e.id, e.name, e.create_time, \
+                SELECT e.project_id, e.id, e.name, e.create_time, e.colour, \
                 COALESCE((SELECT MAX(v.version_number) FROM template_versions v \
                 WHERE v.project_id = e.project_id AND v.environment_id = e.id), 0) AS template_version \
                 FROM environments e WHERE e.project_id = \(bind: projectId) AND e.id = \(bind: id)

@@ -19,7 +19,9 @@ extension ConfigStore {
             id: try row.decode(column: "id", as: String.self),
             name: try row.decode(column: "name", as: String.self),
             createTime: try row.decode(column: "create_time", as: Int64.self),
-            templateVersion: try row.decode(column: "template_version", as: Int64.self)
+            templateVersion: try row.decode(column: "template_version", as: Int64.self),
+            // Written only through EnvironmentColour; a name a later version dropped reads as none.
+            colour: try row.decode(column: "colour", as: String?.self).flatMap(EnvironmentColour.init(rawValue:))
         )
     }
 

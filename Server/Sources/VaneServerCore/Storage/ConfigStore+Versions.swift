@@ -263,7 +263,14 @@ extension ConfigStore {
             let diff =
                 previous.map { TemplateDiff(from: $0.template, to: stored) }
                 ?? TemplateDiff(from: ConfigTemplate(), to: stored)
-            var details: JSONObject = ["versionNumber": .string(String(number)), "changes": diff.json()]
+            var details: JSONObject = [
+                "versionNumber": .string(String(number)), "changes": diff.json(),
+                "message": .string(template.version?.description ?? ""),
+                "kind": .string(
+                    AuditKind.ofPublish(rollbackSource: rollbackSource, authorization: authorization, change: change)
+                        .rawValue
+                ),
+            ]
             var summary = "published version \(number) (\(updateType.rawValue))"
             if let rollbackSource {
                 let what = rollbackNote?.flag.map { "\($0) " } ?? ""
@@ -281,7 +288,8 @@ extension ConfigStore {
                 projectId: projectId,
                 environmentId: environmentId,
                 summary: summary,
-                details: .object(details)
+                details: .object(details),
+                flags: diff.addedParameters + diff.removedParameters + diff.changedParameters
             )
             // What must commit with this version or not at all (a rollout's step and its claim).
             try await alongside?(database, number)

@@ -516,6 +516,22 @@ package enum Migrations {
                 """,
             ]
         ),
+        Migration(
+            version: 17,
+            description: "the flag keys each audit entry changed; an environment's colour",
+            statements: [
+                // One row per flag key an entry changed, so the log filters by flag on the server.
+                """
+                CREATE TABLE audit_log_flags (
+                    flag_key TEXT NOT NULL,
+                    audit_id TEXT NOT NULL,
+                    PRIMARY KEY (flag_key, audit_id)
+                )
+                """,
+                // A palette colour's name (`red`, `yellow`…), set by admins; NULL shows the neutral bar.
+                "ALTER TABLE environments ADD COLUMN colour TEXT",
+            ]
+        ),
     ]
 
     package static var latestVersion: Int { all.last?.version ?? 0 }

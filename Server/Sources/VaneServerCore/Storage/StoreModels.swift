@@ -23,6 +23,8 @@ package struct Environment: Sendable, Hashable {
     package var createTime: Int64
     /// The current template version; 0 before the first publish.
     package var templateVersion: Int64
+    /// The colour people tell it apart by, when an admin set one.
+    package var colour: EnvironmentColour? = nil
 }
 
 /// One published template version. Versions are immutable.
@@ -107,6 +109,23 @@ package struct AuditEntry: Sendable, Hashable {
     package var summary: String
     /// Details for machines (for a publish: the parameters and conditions changed).
     package var details: JSONValue
+
+    /// The flag keys the entry changed (`details.flags`), sorted.
+    package var flags: [String] {
+        guard case .object(let object) = details, case .array(let keys)? = object["flags"] else { return [] }
+        return keys.compactMap(\.stringValue)
+    }
+
+    /// The message the change was made with (a publish's description, a kill switch's reason).
+    package var message: String? {
+        guard case .object(let object) = details, case .string(let text)? = object["message"], !text.isEmpty else {
+            return nil
+        }
+        return text
+    }
+
+    /// What kind of change it was, for people: ``AuditKind``.
+    package var kind: AuditKind { AuditKind(action: action, details: details) }
 }
 
 /// A page of results and the token for the next one.
@@ -127,12 +146,21 @@ package struct AuditFilter: Sendable, Hashable {
     package var startTime: Int64?
     /// Entries before this time.
     package var endTime: Int64?
+    /// Entries that changed this flag key (exactly).
+    package var flag: String?
 
-    package init(actor: String? = nil, action: String? = nil, startTime: Int64? = nil, endTime: Int64? = nil) {
+    package init(
+        actor: String? = nil,
+        action: String? = nil,
+        startTime: Int64? = nil,
+        endTime: Int64? = nil,
+        flag: String? = nil
+    ) {
         self.actor = actor
         self.action = action
         self.startTime = startTime
         self.endTime = endTime
+        self.flag = flag
     }
 }
 

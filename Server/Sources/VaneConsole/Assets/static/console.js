@@ -18,6 +18,12 @@ document.addEventListener("DOMContentLoaded", () => {
     });
   }
 
+  // A filter form a phone's first screen should not be filled with: <details open
+  // data-closed-on-phone> starts closed on narrow screens, so the first rows show.
+  if (window.matchMedia("(max-width: 700px)").matches) {
+    for (const details of document.querySelectorAll("details[data-closed-on-phone]")) details.open = false;
+  }
+
   // Forms that ask first: <form data-confirm="question">.
   for (const form of document.querySelectorAll("form[data-confirm]")) {
     form.addEventListener("submit", (event) => {
