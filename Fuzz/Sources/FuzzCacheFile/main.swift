@@ -14,7 +14,7 @@ public func fuzzCacheFile(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var bytes = fuzzInput(data, size)
     if !bytes.starts(with: ConfigCacheFile.magic) {
         var framed = ConfigCacheFile.magic
-        let checksum = ConfigCacheFile.checksum(bytes)
+        let checksum = ConfigCacheFile.checksum(bytes[...])
         for shift in stride(from: 0, to: 64, by: 8) {
             framed.append(UInt8(truncatingIfNeeded: checksum >> UInt64(shift)))
         }
