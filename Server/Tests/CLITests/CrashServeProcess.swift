@@ -22,10 +22,10 @@ final class CrashServeProcess: @unchecked Sendable {
 
     /// The server's base URL, `http://127.0.0.1:PORT`.
     let baseURL: URL
-    let process: Process
+    let process: SpawnedProcess
     let logURL: URL
 
-    private init(baseURL: URL, process: Process, logURL: URL) {
+    private init(baseURL: URL, process: SpawnedProcess, logURL: URL) {
         self.baseURL = baseURL
         self.process = process
         self.logURL = logURL

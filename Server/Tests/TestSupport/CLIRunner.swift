@@ -56,22 +56,26 @@ package struct CLIRunner {
         environment: [String: String],
         timeout: TimeInterval
     ) throws -> Output {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
+        var variables = ProcessInfo.processInfo.environment
         if !environment.isEmpty {
-            var variables = ProcessInfo.processInfo.environment
             for name in variables.keys where name.hasPrefix("VANE_") { variables[name] = nil }
             variables.merge(environment) { _, new in new }
-            process.environment = variables
         }
         let out = Pipe()
         let err = Pipe()
         let input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
+        let process = try SpawnedProcess(
+            executable: executable,
+            arguments: arguments,
+            environment: variables,
+            standardInput: input.fileHandleForReading.fileDescriptor,
+            standardOutput: out.fileHandleForWriting.fileDescriptor,
+            standardError: err.fileHandleForWriting.fileDescriptor
+        )
+        // The child has its own copies: without closing these, reading would never see the end.
+        try input.fileHandleForReading.close()
+        try out.fileHandleForWriting.close()
+        try err.fileHandleForWriting.close()
         let pid = process.processIdentifier
         let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)

@@ -18,9 +18,9 @@ package final class ServeProcess: @unchecked Sendable {
     package let adminKey: String
     /// The data directory (also holds `stdout.log` and `stderr.log`).
     package let dataDirectory: URL
-    package let process: Process
+    package let process: SpawnedProcess
 
-    private init(url: String, adminKey: String, dataDirectory: URL, process: Process) {
+    private init(url: String, adminKey: String, dataDirectory: URL, process: SpawnedProcess) {
         self.url = url
         self.adminKey = adminKey
         self.dataDirectory = dataDirectory
@@ -71,22 +71,15 @@ package final class ServeProcess: @unchecked Sendable {
         standardOutput stdoutURL: URL,
         standardError stderrURL: URL,
         timeout: TimeInterval
-    ) async throws -> (process: Process, url: String) {
-        let launched = try await offCooperativePool {
-            let (process, url) = try launchBlocking(
+    ) async throws -> (process: SpawnedProcess, url: String) {
+        try await offCooperativePool {
+            try launchBlocking(
                 arguments: arguments,
                 standardOutput: stdoutURL,
                 standardError: stderrURL,
                 timeout: timeout
             )
-            return (ProcessBox(process: process), url)
         }
-        return (launched.0.process, launched.1)
-    }
-
-    /// Moves a `Process` (not `Sendable` on Linux) from the thread that started it.
-    private struct ProcessBox: @unchecked Sendable {
-        let process: Process
     }
 
     private static func launchBlocking(
@@ -94,20 +87,25 @@ package final class ServeProcess: @unchecked Sendable {
         standardOutput stdoutURL: URL,
         standardError stderrURL: URL,
         timeout: TimeInterval
-    ) throws -> (process: Process, url: String) {
+    ) throws -> (process: SpawnedProcess, url: String) {
         _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
-        let process = Process()
-        process.executableURL = CLIRunner.executable
-        process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0"] + arguments
         var environment = ProcessInfo.processInfo.environment
         for name in environment.keys where name.hasPrefix("VANE_") { environment[name] = nil }
         environment["VANE_LOG_LEVEL"] = "warning"
-        process.environment = environment
-        process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
-        process.standardError = try FileHandle(forWritingTo: stderrURL)
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let output = try FileHandle(forWritingTo: stdoutURL)
+        let errors = try FileHandle(forWritingTo: stderrURL)
+        let input = FileHandle.nullDevice
+        let process = try SpawnedProcess(
+            executable: CLIRunner.executable,
+            arguments: ["serve", "--host", "127.0.0.1", "--port", "0"] + arguments,
+            environment: environment,
+            standardInput: input.fileDescriptor,
+            standardOutput: output.fileDescriptor,
+            standardError: errors.fileDescriptor
+        )
+        try? output.close()
+        try? errors.close()
         func abandon() {
             process.terminate()
             process.waitUntilExit()
@@ -168,50 +166,21 @@ package final class ServeProcess: @unchecked Sendable {
     }
 
     /// SIGTERM, then waits up to `timeout` seconds; SIGKILL if it is still running. Returns the exit status.
-    ///
-    /// Waits with `waitpid` itself rather than `Process.isRunning`/`waitUntilExit()`: Foundation
-    /// notices a child's exit on a thread of its own, and with every thread of a 2-core machine
-    /// busy in tests it sometimes never did, so a stop spun forever beside an exited child.
     @discardableResult
     package func stop(timeout: TimeInterval = 15) -> Int32 {
         stopLock.lock()
         defer { stopLock.unlock() }
         if let stoppedStatus { return stoppedStatus }
-        guard process.isRunning else { return process.terminationStatus }
-        let pid = process.processIdentifier
-        kill(pid, SIGTERM)
-        var status: Int32 = 0
-        let deadline = Date().addingTimeInterval(timeout)
-        var reaped = waitpid(pid, &status, WNOHANG)
-        while reaped == 0 && Date() < deadline {
-            usleep(50_000)
-            reaped = waitpid(pid, &status, WNOHANG)
+        if process.isRunning {
+            process.terminate()
+            if !process.waitUntilExit(timeout: timeout) {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+            }
         }
-        if reaped == 0 {
-            kill(pid, SIGKILL)
-            reaped = waitpid(pid, &status, 0)
-        }
-        // Either way Foundation's own thread records the exit a moment later: until then
-        // `isRunning` still says true (and `terminationStatus` traps), so wait for it here and
-        // callers see a stopped process.
-        let recorded = Date().addingTimeInterval(10)
-        while process.isRunning && Date() < recorded { usleep(10_000) }
-        let result: Int32
-        if reaped == pid {
-            result = Self.exitStatus(status)
-        } else {
-            // -1 (ECHILD): Foundation's thread reaped it first.
-            result = process.isRunning ? -1 : process.terminationStatus
-        }
+        let result = process.terminationStatus
         stoppedStatus = result
         return result
-    }
-
-    /// What `Process.terminationStatus` reports for a `waitpid` status: the exit code, or the
-    /// signal that ended the process.
-    static func exitStatus(_ status: Int32) -> Int32 {
-        let signal = status & 0x7f
-        return signal == 0 ? (status >> 8) & 0xff : signal
     }
 
     private let stopLock = NSLock()

@@ -116,7 +116,11 @@ import VaneCore
             let statuses = try await withThrowingTaskGroup(of: (HTTPResponse.Status, String?).self) { group in
                 for _ in 0..<12 {
                     group.addTask {
-                        try await TestClient.withClient(host: "127.0.0.1", port: port) { client in
+                        try await TestClient.withClient(
+                            host: "127.0.0.1",
+                            port: port,
+                            configuration: TestServer.ownConnection
+                        ) { client in
                             let response = try await client.execute(
                                 TestClient.Request(
                                     "/sign-in",

@@ -208,6 +208,11 @@ struct TestServer: Sendable {
         return Reply(status: response.status, headers: response.headers, text: String(buffer: response.body))
     }
 
+    /// A connection of a test's own waits as long as the suites' time limits allow: HummingbirdTesting's
+    /// default read timeout (15 s) timed the server by accident, and with every suite running at
+    /// once on 2 cores an answer took longer (FlagSwitchAPITests' burst on PostgreSQL, twice).
+    static let ownConnection = TestClient.Configuration(timeout: .seconds(240))
+
     /// Sends a request on a connection of its own: concurrent requests through ``send(_:_:key:json:text:headers:)``
     /// share the test client's one connection, which answers one after another (the last of a
     /// burst waits for all the others and can time out).
@@ -224,7 +229,8 @@ struct TestServer: Sendable {
         fields[.contentType] = "application/json"
         let body = ByteBuffer(string: json.serialized())
         let requestFields = fields
-        return try await TestClient.withClient(host: "127.0.0.1", port: port) { connection in
+        return try await TestClient.withClient(host: "127.0.0.1", port: port, configuration: Self.ownConnection) {
+            connection in
             let response = try await connection.execute(
                 TestClient.Request(path, method: method, authority: "127.0.0.1", headers: requestFields, body: body)
             )
