@@ -37,36 +37,14 @@ package enum ExperimentDefinitionReader {
             issues.append(ValidationIssue(.error, at: path, rule: rule, message))
         }
         let root = JSONPath.root
-        for member in object where !members.contains(member.key) {
-            problem(
-                root.appending(member.key),
-                "unknown-member",
-                "unknown member; expected one of \(members.sorted().joined(separator: ", "))"
-            )
-        }
-
-        let key = object["key"]?.stringValue ?? ""
-        if !Identifier.isValid(key) {
-            problem(
-                root.appending("key"),
-                "identifier",
-                object["key"]?.stringValue == nil
-                    ? "required: a string of 1-63 lower-case letters, digits or dashes"
-                    : "\"\(key)\" must be 1-63 lower-case letters, digits or dashes, starting with a letter or digit"
-            )
-        }
-
-        var hypothesis = ""
-        switch object["hypothesis"] {
-        case nil, .null?: break
-        case .string(let text)?:
-            hypothesis = text
-            if text.count > maximumHypothesisCharacters {
-                problem(root.appending("hypothesis"), "length", "at most \(maximumHypothesisCharacters) characters")
-            }
-        case let other?:
-            problem(root.appending("hypothesis"), "type", "expected a string, found \(other.kindDescription)")
-        }
+        DocumentReading.unknownMembers(object, allowed: members, problem)
+        let key = DocumentReading.identifier(object, member: "key", problem)
+        let hypothesis = DocumentReading.optionalText(
+            object,
+            member: "hypothesis",
+            maximum: maximumHypothesisCharacters,
+            problem
+        )
 
         let parameters = readParameters(object["parameters"], at: root.appending("parameters"), problem)
         let variants = readVariants(object["variants"], at: root.appending("variants"), problem)
@@ -187,7 +165,7 @@ package enum ExperimentDefinitionReader {
         return fallback
     }
 
-    package typealias Problem = (JSONPath, String, String) -> Void
+    package typealias Problem = DocumentReading.Problem
 
     private static func readParameters(_ value: JSONValue?, at path: JSONPath, _ problem: Problem) -> [String] {
         guard case .array(let items)? = value, !items.isEmpty else {
@@ -370,8 +348,6 @@ package enum ExperimentDefinitionReader {
 
     /// "the experiment is not valid: 3 problems; the first: variants[1].condition: …".
     package static func summary(_ issues: [ValidationIssue]) -> String {
-        guard let first = issues.first else { return "the experiment is not valid" }
-        let count = issues.count == 1 ? "1 problem" : "\(issues.count) problems"
-        return "the experiment is not valid: \(count); the first: \(first.path): \(first.message)"
+        DocumentReading.summary(issues, of: "experiment")
     }
 }

@@ -34,34 +34,14 @@ package enum RolloutPlanReader {
             issues.append(ValidationIssue(.error, at: path, rule: rule, message))
         }
         let root = JSONPath.root
-        for member in object where !members.contains(member.key) {
-            problem(
-                root.appending(member.key),
-                "unknown-member",
-                "unknown member; expected one of \(members.sorted().joined(separator: ", "))"
-            )
-        }
-        let id = object["id"]?.stringValue ?? ""
-        if !Identifier.isValid(id) {
-            problem(
-                root.appending("id"),
-                "identifier",
-                object["id"]?.stringValue == nil
-                    ? "required: a string of 1-63 lower-case letters, digits or dashes"
-                    : "\"\(id)\" must be 1-63 lower-case letters, digits or dashes, starting with a letter or digit"
-            )
-        }
-        var description = ""
-        switch object["description"] {
-        case nil, .null?: break
-        case .string(let text)?:
-            description = text
-            if text.count > maximumDescriptionCharacters {
-                problem(root.appending("description"), "length", "at most \(maximumDescriptionCharacters) characters")
-            }
-        case let other?:
-            problem(root.appending("description"), "type", "expected a string, found \(other.kindDescription)")
-        }
+        DocumentReading.unknownMembers(object, allowed: members, problem)
+        let id = DocumentReading.identifier(object, member: "id", problem)
+        let description = DocumentReading.optionalText(
+            object,
+            member: "description",
+            maximum: maximumDescriptionCharacters,
+            problem
+        )
 
         let parameters = readParameters(object["parameters"], at: root.appending("parameters"), problem)
 
@@ -172,12 +152,10 @@ package enum RolloutPlanReader {
 
     /// One line for an error message: how many problems, and the first.
     package static func summary(_ issues: [ValidationIssue]) -> String {
-        guard let first = issues.first else { return "the rollout is not valid" }
-        let count = issues.count == 1 ? "1 problem" : "\(issues.count) problems"
-        return "the rollout is not valid: \(count); the first: \(first.path): \(first.message)"
+        DocumentReading.summary(issues, of: "rollout")
     }
 
-    private typealias Problem = (JSONPath, String, String) -> Void
+    private typealias Problem = DocumentReading.Problem
 
     private static func describe(_ value: JSONValue) -> String {
         if case .string(let text) = value { return "\"\(text.prefix(64))\"" }
