@@ -165,12 +165,10 @@ package final class ServeProcess: @unchecked Sendable {
         )
     }
 
-    /// SIGTERM, then waits up to `timeout` seconds; SIGKILL if it is still running. Returns the exit status.
+    /// SIGTERM, then waits up to `timeout` seconds; SIGKILL if it is still running. Returns the exit
+    /// status (``SpawnedProcess`` keeps it, so a second stop returns the same).
     @discardableResult
     package func stop(timeout: TimeInterval = 15) -> Int32 {
-        stopLock.lock()
-        defer { stopLock.unlock() }
-        if let stoppedStatus { return stoppedStatus }
         if process.isRunning {
             process.terminate()
             if !process.waitUntilExit(timeout: timeout) {
@@ -178,13 +176,8 @@ package final class ServeProcess: @unchecked Sendable {
                 process.waitUntilExit()
             }
         }
-        let result = process.terminationStatus
-        stoppedStatus = result
-        return result
+        return process.terminationStatus
     }
-
-    private let stopLock = NSLock()
-    private nonisolated(unsafe) var stoppedStatus: Int32?
 
     deinit {
         // Bounded like stop(): a server whose graceful shutdown waits on an open connection must

@@ -482,7 +482,12 @@ public final class VaneClient: RemoteConfigReader, Sendable {
             confirmLatest(at: now, contextText: contextText, etag: response.header("ETag"))
             return .noChange
         case 429, 500...599:
-            let retryAt = state.withLockedValue { $0.backoff.failed(response, policy: configuration.backoff, now: now) }
+            // From the answer, not from the request: Retry-After counts from when the response
+            // arrived (RFC 9110), so a slow answer never lets the next request come early.
+            let answered = configuration.clock.now()
+            let retryAt = state.withLockedValue {
+                $0.backoff.failed(response, policy: configuration.backoff, now: answered)
+            }
             throw .serverUnavailable(status: response.status, retryAt: retryAt)
         default:
             throw ServerConnection.rejection(response)

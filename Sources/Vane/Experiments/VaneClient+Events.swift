@@ -228,7 +228,11 @@ extension VaneClient: EventTracker {
                 events.remove(Set(batch.map(\.id)))
                 throw ServerConnection.rejection(response)
             case 429, 500...599:
-                let retryAt = events.withBackoff { $0.failed(response, policy: configuration.backoff, now: now) }
+                // From the answer, as fetches do (Retry-After counts from the response).
+                let answered = configuration.clock.now()
+                let retryAt = events.withBackoff {
+                    $0.failed(response, policy: configuration.backoff, now: answered)
+                }
                 throw .serverUnavailable(status: response.status, retryAt: retryAt)
             default:
                 // A revoked key, a wrong environment: the events wait for a fixed configuration.
