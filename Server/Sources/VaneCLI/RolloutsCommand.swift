@@ -10,8 +10,9 @@ struct RolloutsCommand: AsyncParsableCommand {
         abstract: "Create and steer progressive rollouts guarded by metrics.",
         discussion: "See docs/ROLLOUTS.md for the plan file and what the guard decides.",
         subcommands: [
-            RolloutsCreateCommand.self, RolloutsStartCommand.self, RolloutsPauseCommand.self,
-            RolloutsResumeCommand.self, RolloutsStopCommand.self, RolloutsStatusCommand.self,
+            RolloutsCreateCommand.self, RolloutActionCommand<RolloutStart>.self,
+            RolloutActionCommand<RolloutPause>.self, RolloutActionCommand<RolloutResume>.self,
+            RolloutActionCommand<RolloutStop>.self, RolloutsStatusCommand.self,
         ]
     )
 
@@ -64,64 +65,46 @@ struct RolloutsCreateCommand: AsyncParsableCommand {
     }
 }
 
-/// `vane rollouts start ID`.
-struct RolloutsStartCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "start",
-        abstract: "Start a draft rollout: publishes its first step; the guard advances it from then on."
-    )
-
-    @OptionGroup var remote: RemoteOptions
-
-    @Argument(help: "The rollout's id.")
-    var id: String
-
-    func run() async throws { try await RolloutsCommand.act(remote, id, "start") }
+/// What `vane rollouts start|pause|resume|stop ID` each do: the same call with another action.
+protocol RolloutAction {
+    /// The subcommand's name, which is also the API's action (`POST …/rollouts/{id}/{name}`).
+    static var name: String { get }
+    static var abstract: String { get }
 }
 
-/// `vane rollouts pause ID`.
-struct RolloutsPauseCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "pause",
-        abstract: "Pause a running rollout: its current step stays published, the guard decides nothing."
-    )
-
-    @OptionGroup var remote: RemoteOptions
-
-    @Argument(help: "The rollout's id.")
-    var id: String
-
-    func run() async throws { try await RolloutsCommand.act(remote, id, "pause") }
+enum RolloutStart: RolloutAction {
+    static let name = "start"
+    static let abstract = "Start a draft rollout: publishes its first step; the guard advances it from then on."
 }
 
-/// `vane rollouts resume ID`.
-struct RolloutsResumeCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "resume",
-        abstract: "Resume a paused rollout: the guard decides again."
-    )
-
-    @OptionGroup var remote: RemoteOptions
-
-    @Argument(help: "The rollout's id.")
-    var id: String
-
-    func run() async throws { try await RolloutsCommand.act(remote, id, "resume") }
+enum RolloutPause: RolloutAction {
+    static let name = "pause"
+    static let abstract = "Pause a running rollout: its current step stays published, the guard decides nothing."
 }
 
-/// `vane rollouts stop ID`.
-struct RolloutsStopCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "stop",
-        abstract: "Stop a rollout where it stands: the current share keeps the new value, the guard stops watching."
-    )
+enum RolloutResume: RolloutAction {
+    static let name = "resume"
+    static let abstract = "Resume a paused rollout: the guard decides again."
+}
+
+enum RolloutStop: RolloutAction {
+    static let name = "stop"
+    static let abstract =
+        "Stop a rollout where it stands: the current share keeps the new value, the guard stops watching."
+}
+
+/// `vane rollouts start|pause|resume|stop ID`.
+struct RolloutActionCommand<Action: RolloutAction>: AsyncParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(commandName: Action.name, abstract: Action.abstract)
+    }
 
     @OptionGroup var remote: RemoteOptions
 
     @Argument(help: "The rollout's id.")
     var id: String
 
-    func run() async throws { try await RolloutsCommand.act(remote, id, "stop") }
+    func run() async throws { try await RolloutsCommand.act(remote, id, Action.name) }
 }
 
 /// `vane rollouts status [ID]`.

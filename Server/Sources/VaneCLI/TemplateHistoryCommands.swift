@@ -89,17 +89,28 @@ struct VersionsCommand: AsyncParsableCommand {
     }
 }
 
-/// `vane rollback`: publish a copy of an old version.
+/// `vane rollback`: publish a copy of an old version, or of one flag as it was.
 struct RollbackCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rollback",
-        abstract: "Publish a copy of an old version as the new current version."
+        abstract: "Publish a copy of an old version (or of one flag as it was) as the new current version.",
+        discussion: """
+            With --flag, only that flag is restored as VERSION had it (its values and the conditions they \
+            need); everything else stays as it is live. --reason is kept in the version's description and the \
+            audit log.
+            """
     )
 
     @OptionGroup var remote: RemoteOptions
 
     @Argument(help: "The version to roll back to.")
     var version: Int64
+
+    @Option(help: "Restore only this flag, as the version had it.")
+    var flag: String?
+
+    @Option(help: "Why: kept in the version's description and the audit log.")
+    var reason: String?
 
     func validate() throws {
         if version < 1 { throw ValidationError("the version must be 1 or more") }
@@ -110,13 +121,19 @@ struct RollbackCommand: AsyncParsableCommand {
             let reply = try await client.rollback(
                 project: remote.resolvedProject,
                 environment: remote.resolvedEnvironment,
-                to: version
+                to: version,
+                flag: flag,
+                reason: reason
             )
             return (reply, try RemoteOutput.template(reply, server: client.server))
         }
         if remote.json { return RemoteOutput.printJSON(reply) }
         let number = template.version?.versionNumber ?? "?"
-        print("Rolled back \(remote.scope) to version \(version): published it again as version \(number).")
+        if let flag {
+            print("Restored \(flag) in \(remote.scope) as version \(version) had it: published as version \(number).")
+        } else {
+            print("Rolled back \(remote.scope) to version \(version): published it again as version \(number).")
+        }
     }
 }
 

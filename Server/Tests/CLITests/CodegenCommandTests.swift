@@ -18,19 +18,13 @@ import VaneCore
             .filter { $0.hasSuffix(".build") }
             .map { Self.buildDirectory.appendingPathComponent($0).appendingPathComponent("module.modulemap").path }
             .filter { FileManager.default.fileExists(atPath: $0) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments =
+        return try CLIRunner.runBlocking(
             ["swiftc", "-typecheck", "-swift-version", "6", "-warnings-as-errors", "-I", modules]
-            + maps.flatMap { ["-Xcc", "-fmodule-map-file=\($0)"] }
-            + [generated, directory.appendingPathComponent("Extra.swift").path]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return CLIRunner.Output(status: process.terminationStatus, stdout: "", stderr: text)
+                + maps.flatMap { ["-Xcc", "-fmodule-map-file=\($0)"] }
+                + [generated, directory.appendingPathComponent("Extra.swift").path],
+            executable: URL(fileURLWithPath: "/usr/bin/env"),
+            timeout: 240
+        )
     }
 
     static let formats: [(name: String, contents: String, use: String)] = [

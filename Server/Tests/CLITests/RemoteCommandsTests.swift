@@ -143,6 +143,20 @@ import FoundationNetworking
             #expect(lines[2].contains("admin (--admin-key)"))
 
             #expect(try await server.run(["versions", "--limit", "0"]).status == 2)
+
+            // One flag as version 3 had it, with a reason: b comes back, a stays as version 4 has it.
+            let one = try await server.run(["rollback", "3", "--flag", "b", "--reason", "b was fine"])
+            #expect(one.status == 0, "\(one.stderr)")
+            #expect(one.stdout == "Restored b in demo/production as version 3 had it: published as version 5.\n")
+            let restored = try ConfigTemplate(data: Array(try await server.run(["get"]).stdout.utf8))
+            #expect(restored.parameter(forKey: "b") != nil)
+            let versionTwo = try ConfigTemplate(data: Array(old.stdout.utf8))
+            #expect(restored.parameter(forKey: "a") == versionTwo.parameter(forKey: "a"), "a stays as version 4 has it")
+            let latest = try await server.run(["versions", "--limit", "1"])
+            #expect(latest.stdout.contains("Rollback of b to version 3: b was fine"), "\(latest.stdout)")
+            let unknown = try await server.run(["rollback", "3", "--flag", "nope"])
+            #expect(unknown.status == 1)
+            #expect(unknown.stderr.contains("nope"), "\(unknown.stderr)")
         }
     }
 

@@ -183,18 +183,14 @@ import VaneCore
         try FileManager.default.createDirectory(at: storage, withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         let status = try await offCooperativePool { () throws -> Int32 in
-            let process = Process()
-            process.executableURL = app
-            process.arguments = arguments
-            process.environment = [
-                "VANE_SERVER": server, "VANE_CLIENT_KEY": key, "VANE_EXAMPLE_STORAGE": storage.path,
-            ]
-            process.standardOutput = try FileHandle(forWritingTo: output)
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            var status: Int32 = 0
-            while waitpid(process.processIdentifier, &status, 0) == -1, errno == EINTR {}
-            return status
+            let process = try SpawnedProcess(
+                executable: app,
+                arguments: arguments,
+                environment: ["VANE_SERVER": server, "VANE_CLIENT_KEY": key, "VANE_EXAMPLE_STORAGE": storage.path],
+                output: output
+            )
+            process.waitUntilExit()
+            return process.terminationStatus
         }
         let text = try String(contentsOf: output, encoding: .utf8)
         #expect(status == 0, "the app failed: \(text)")

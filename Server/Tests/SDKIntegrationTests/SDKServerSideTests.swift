@@ -70,30 +70,19 @@ import VaneCore
 
     @Test func theExampleAppReadsItsFlagsThroughTheSDK() async throws {
         try await SDKHarness.with { harness in
-            let app = CLIRunner.executable.deletingLastPathComponent().appendingPathComponent("vane-example-app")
-            func run(_ arguments: [String]) throws -> String {
-                let output = harness.directory.appendingPathComponent("example-\(UUID().uuidString).log")
-                try FileManager.default.createDirectory(at: harness.directory, withIntermediateDirectories: true)
-                _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-                let process = Process()
-                process.executableURL = app
-                process.arguments = arguments
-                process.environment = [
-                    "VANE_SERVER": harness.server.url, "VANE_CLIENT_KEY": harness.clientKey,
-                    "VANE_EXAMPLE_STORAGE": harness.directory.appendingPathComponent("example").path,
-                ]
-                process.standardOutput = try FileHandle(forWritingTo: output)
-                process.standardError = FileHandle.nullDevice
-                try process.run()
-                process.waitUntilExit()
-                #expect(process.terminationStatus == 0)
-                return try String(contentsOf: output, encoding: .utf8)
+            func run(_ arguments: [String]) async throws -> String {
+                try await SDKExperimentTests.launchApp(
+                    server: harness.server.url,
+                    key: harness.clientKey,
+                    storage: harness.directory.appendingPathComponent("example"),
+                    arguments
+                )
             }
-            let first = try run(["--country", "de"])
+            let first = try await run(["--country", "de"])
             #expect(first.contains("banner_text      = Welcome (bundled default) (default)"))
             #expect(first.contains("banner_text      = Willkommen bei Vane! (remote)"))
             #expect(first.contains("settings_layout  = account, notifications, privacy, labs"))
-            let second = try run(["--override", "payments_enabled=false"])
+            let second = try await run(["--override", "payments_enabled=false"])
             let beforeFetch = second.components(separatedBy: "After activating").first ?? ""
             #expect(beforeFetch.contains("Willkommen bei Vane! (remote)"), "the second launch starts from the cache")
             #expect(beforeFetch.contains("payments_enabled = false (override)"))

@@ -50,22 +50,21 @@ import Testing
 
 /// `vane-config-example` started with the fixture's server and key, on a free port.
 final class ExampleProcess: @unchecked Sendable {
-    let process = Process()
+    let process: SpawnedProcess
     let output: URL
 
     init(fixture: ServerFixture) throws {
         output = fixture.directory.appendingPathComponent("example-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        process.executableURL = CLIRunner.executable.deletingLastPathComponent().appendingPathComponent(
-            "vane-config-example"
+        process = try SpawnedProcess(
+            executable: CLIRunner.executable.deletingLastPathComponent().appendingPathComponent("vane-config-example"),
+            arguments: [],
+            environment: [
+                "VANE_SERVER": fixture.server.url, "VANE_SERVER_KEY": fixture.serverKey, "HTTP_PORT": "0",
+                "VANE_CACHE_FILE": fixture.directory.appendingPathComponent("example-cache.json").path,
+            ],
+            output: output
         )
-        process.environment = [
-            "VANE_SERVER": fixture.server.url, "VANE_SERVER_KEY": fixture.serverKey, "HTTP_PORT": "0",
-            "VANE_CACHE_FILE": fixture.directory.appendingPathComponent("example-cache.json").path,
-        ]
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = FileHandle.nullDevice
-        try process.run()
     }
 
     /// The port from the service's "listening on http://127.0.0.1:PORT" line.

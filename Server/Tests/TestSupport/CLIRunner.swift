@@ -50,11 +50,14 @@ package struct CLIRunner {
         }
     }
 
-    private static func runBlocking(
+    /// Runs another program (`swiftc`, an example app) the same way: the test process's
+    /// environment with `environment` laid over it, both outputs read, killed after `timeout`.
+    package static func runBlocking(
         _ arguments: [String],
-        stdin: String?,
-        environment: [String: String],
-        timeout: TimeInterval
+        executable: URL = CLIRunner.executable,
+        stdin: String? = nil,
+        environment: [String: String] = [:],
+        timeout: TimeInterval = 120
     ) throws -> Output {
         var variables = ProcessInfo.processInfo.environment
         if !environment.isEmpty {

@@ -63,6 +63,30 @@ package final class SpawnedProcess: @unchecked Sendable {
         processIdentifier = pid
     }
 
+    /// Starts `executable` with its standard output written to the file `output` (which must
+    /// exist) and its standard input and error on `/dev/null`.
+    package convenience init(
+        executable: URL,
+        arguments: [String],
+        environment: [String: String],
+        output: URL
+    ) throws {
+        let sink = try FileHandle(forWritingTo: output)
+        let null = try FileHandle(forUpdating: URL(fileURLWithPath: "/dev/null"))
+        defer {
+            try? sink.close()
+            try? null.close()
+        }
+        try self.init(
+            executable: executable,
+            arguments: arguments,
+            environment: environment,
+            standardInput: null.fileDescriptor,
+            standardOutput: sink.fileDescriptor,
+            standardError: null.fileDescriptor
+        )
+    }
+
     #if os(Linux)
     private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
 

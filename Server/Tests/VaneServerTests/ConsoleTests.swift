@@ -16,6 +16,23 @@ import VaneCore
     struct Browser {
         var cookie: String
         var csrf: String
+
+        /// A page, as this person.
+        func get(_ server: TestServer, _ path: String) async throws -> TestServer.Reply {
+            try await ConsoleTests.request(server, .get, path, cookie: cookie)
+        }
+
+        /// A form sent as this person, with their form token.
+        func post(_ server: TestServer, _ path: String, _ form: [String: String] = [:]) async throws -> TestServer.Reply
+        {
+            try await ConsoleTests.request(
+                server,
+                .post,
+                path,
+                form: form.merging(["_csrf": csrf]) { $1 },
+                cookie: cookie
+            )
+        }
     }
 
     static func request(

@@ -73,44 +73,21 @@ import VaneCore
         try await TestServer.run(database) { server in
             let admin = try await ConsoleTests.signIn(server, role: "admin")
             let viewer = try await ConsoleTests.signIn(server, role: "viewer")
-            let home = try await ConsoleTests.request(server, .get, "/", cookie: admin.cookie)
+            let home = try await admin.get(server, "/")
             #expect(home.text.contains("<label for=\"colour-demo-production\">Colour of Production</label>"))
             #expect(
-                !(try await ConsoleTests.request(server, .get, "/", cookie: viewer.cookie)).text.contains("Set colour")
+                !(try await viewer.get(server, "/")).text.contains("Set colour")
             )
 
             let path = "/projects/demo/environments/production/colour"
-            let refused = try await ConsoleTests.request(
-                server,
-                .post,
-                path,
-                form: ["_csrf": viewer.csrf, "colour": "red"],
-                cookie: viewer.cookie
-            )
+            let refused = try await viewer.post(server, path, ["colour": "red"])
             #expect(refused.status == .forbidden)
-            let bad = try await ConsoleTests.request(
-                server,
-                .post,
-                path,
-                form: ["_csrf": admin.csrf, "colour": "rouge"],
-                cookie: admin.cookie
-            )
+            let bad = try await admin.post(server, path, ["colour": "rouge"])
             #expect(bad.status == .badRequest)
-            let set = try await ConsoleTests.request(
-                server,
-                .post,
-                path,
-                form: ["_csrf": admin.csrf, "colour": "red"],
-                cookie: admin.cookie
-            )
+            let set = try await admin.post(server, path, ["colour": "red"])
             #expect(set.status == .seeOther)
 
-            let production = try await ConsoleTests.request(
-                server,
-                .get,
-                "/projects/demo/environments/production/flags",
-                cookie: viewer.cookie
-            )
+            let production = try await viewer.get(server, "/projects/demo/environments/production/flags")
             #expect(production.text.contains("<header class=\"top-bar environment-colour-edge-red\">"))
             #expect(production.text.contains("class=\"environment-bar environment-colour-edge-red\""))
             #expect(
@@ -118,12 +95,7 @@ import VaneCore
                     "<strong class=\"environment-name environment-colour-red\">Production</strong>"
                 )
             )
-            let staging = try await ConsoleTests.request(
-                server,
-                .get,
-                "/projects/demo/environments/staging/flags",
-                cookie: viewer.cookie
-            )
+            let staging = try await viewer.get(server, "/projects/demo/environments/staging/flags")
             #expect(!staging.text.contains("environment-colour-red"))
         }
     }
@@ -132,7 +104,7 @@ import VaneCore
     func grantsAreChosenFromTheEnvironmentsAndRefusalsNamePeople(database: TestDatabase) async throws {
         try await TestServer.run(database) { server in
             let admin = try await ConsoleTests.signIn(server, role: "admin")
-            let page = try await ConsoleTests.request(server, .get, "/users", cookie: admin.cookie)
+            let page = try await admin.get(server, "/users")
             #expect(page.text.contains("name=\"grant:demo/staging\""))
             #expect(page.text.contains("name=\"grant:demo/*\""))
             #expect(!page.text.contains("name=\"environments\" type=\"text\""))
@@ -150,17 +122,12 @@ import VaneCore
                 try await server.application.accounts.store.users().first { $0.email == "qa@example.com" }
             )
             #expect(qa.environments.map(\.description) == ["demo/staging"])
-            let account = try await ConsoleTests.request(server, .get, "/users/\(qa.id)", cookie: admin.cookie)
+            let account = try await admin.get(server, "/users/\(qa.id)")
             #expect(account.text.contains("name=\"grant:demo/staging\" value=\"yes\" checked"))
 
             // The refusal names the page the navigation calls People.
             let editor = try await ConsoleTests.signIn(server, role: "editor", environments: ["demo/staging"])
-            let refused = try await ConsoleTests.request(
-                server,
-                .get,
-                "/projects/demo/environments/production/flags/new",
-                cookie: editor.cookie
-            )
+            let refused = try await editor.get(server, "/projects/demo/environments/production/flags/new")
             #expect(refused.status == .forbidden)
             #expect(refused.text.contains("People page"))
             #expect(!refused.text.contains("Users page"))
@@ -171,17 +138,15 @@ import VaneCore
     func flagCardsHaveNoEmptyLabels(database: TestDatabase) async throws {
         try await TestServer.run(database) { server in
             let viewer = try await ConsoleTests.signIn(server, role: "viewer")
-            let page = try await ConsoleTests.request(
-                server,
-                .get,
-                "/projects/demo/environments/production/flags",
-                cookie: viewer.cookie
-            )
+            let page = try await viewer.get(server, "/projects/demo/environments/production/flags")
             // A viewer can neither switch nor copy: a string flag's last cell is empty and unlabelled.
             #expect(!page.text.contains("<td data-label=\"Actions\"></td>"))
             #expect(!page.text.contains("<td data-label=\"Kill switch\"></td>"))
             #expect(!page.text.contains("<td data-label=\"Last change\"></td>"))
-            #expect(page.text.contains("<details class=\"filters-toggle\" open data-closed-on-phone>"))
+            // Closed from the server, so a phone without script sees flags first; open while filtering.
+            #expect(page.text.contains("<details class=\"filters-toggle\" data-open-on-wide>"))
+            let filtered = try await viewer.get(server, "/projects/demo/environments/production/flags?q=banner")
+            #expect(filtered.text.contains("<details class=\"filters-toggle\" open data-open-on-wide>"))
         }
     }
 }

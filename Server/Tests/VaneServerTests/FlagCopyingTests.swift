@@ -61,7 +61,7 @@ import VaneCore
         #expect(copy.template.parameterGroups.first?.parameters.first?.defaultValue == .value("control"))
     }
 
-    @Test func aConditionThatSaysSomethingElseInTheTargetIsRefused() {
+    @Test func aConditionThatSaysSomethingElseInTheTargetIsRefused() throws {
         let target = ConfigTemplate(conditions: [TemplateCondition(name: "half", expression: "percent('split') <= 10")])
         #expect(
             throws: FlagCopyRefusal.conditionDiffers(
@@ -75,9 +75,15 @@ import VaneCore
         #expect(throws: FlagCopyRefusal.noSuchFlag("missing")) {
             try FlagCopying.copy("missing", from: Self.source, into: target)
         }
-        #expect(throws: FlagCopyRefusal.flagExists("other")) {
-            try FlagCopying.adding(TemplateParameter(key: "other"), to: Self.source)
+        #expect(throws: FlagCopyRefusal.flagExists("checkout_variant")) {
+            try FlagCopying.adding("checkout_variant", from: Self.source, into: Self.source)
         }
+        let added = try FlagCopying.adding("checkout_variant", from: Self.source, into: ConfigTemplate())
+        #expect(
+            added.template.parameter(forKey: "checkout_variant") == Self.source.parameter(forKey: "checkout_variant")
+        )
+        #expect(!added.replaced)
+        #expect(!added.addedConditions.isEmpty, "the conditions it needs come along")
     }
 
     /// Staging gets its own banner, so a copy to production changes something.
@@ -139,49 +145,27 @@ import VaneCore
             let production = "/projects/demo/environments/production"
 
             // The chooser lists where the person may publish, and sends them to the target's preview.
-            let chooser = try await ConsoleTests.request(
-                server,
-                .get,
-                stagingFlags + "/banner_text/copy",
-                cookie: releaser.cookie
-            )
+            let chooser = try await releaser.get(server, stagingFlags + "/banner_text/copy")
             #expect(chooser.status == .ok)
             #expect(chooser.text.contains("<option value=\"production\" selected>"))
-            let chosen = try await ConsoleTests.request(
-                server,
-                .get,
-                stagingFlags + "/banner_text/copy?to=production",
-                cookie: releaser.cookie
-            )
+            let chosen = try await releaser.get(server, stagingFlags + "/banner_text/copy?to=production")
             #expect(chosen.status == .seeOther)
             let preview = try #require(chosen.headers[.location])
             #expect(preview == production + "/copy?from=staging&flag=banner_text")
-            let shown = try await ConsoleTests.request(server, .get, preview, cookie: releaser.cookie)
+            let shown = try await releaser.get(server, preview)
             #expect(shown.status == .ok)
             #expect(shown.text.contains("Who would see a different value"))
             #expect(shown.text.contains("Staging says hello"))
             #expect(shown.text.contains("Copy into my draft of Production"))
 
             // Someone who may not publish in production is refused the preview and the copy.
-            let refused = try await ConsoleTests.request(server, .get, preview, cookie: stagingOnly.cookie)
+            let refused = try await stagingOnly.get(server, preview)
             #expect(refused.status == .forbidden)
             let form = ["from": "staging", "flag": "banner_text"]
-            let refusedCopy = try await ConsoleTests.request(
-                server,
-                .post,
-                production + "/copy",
-                form: form.merging(["_csrf": stagingOnly.csrf]) { $1 },
-                cookie: stagingOnly.cookie
-            )
+            let refusedCopy = try await stagingOnly.post(server, production + "/copy", form)
             #expect(refusedCopy.status == .forbidden)
 
-            let copied = try await ConsoleTests.request(
-                server,
-                .post,
-                production + "/copy",
-                form: form.merging(["_csrf": releaser.csrf]) { $1 },
-                cookie: releaser.cookie
-            )
+            let copied = try await releaser.post(server, production + "/copy", form)
             #expect(copied.status == .seeOther)
             #expect(copied.headers[.location] == production + "/review")
             let drafts = DraftStore(engine: server.application.store.engine)
@@ -192,6 +176,69 @@ import VaneCore
             // Into the draft only: production's live template is unchanged.
             let live = try await server.send(.get, TestServer.demoPath + "/template")
             #expect(live.text.contains("Welcome to Vane!"))
+        }
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func aNewFlagGoesIntoTheDraftsOfEveryEnvironmentTickedOrNone(database: TestDatabase) async throws {
+        try await TestServer.run(database) { server in
+            let both = try await ConsoleTests.signIn(
+                server,
+                role: "editor",
+                environments: ["demo/production", "demo/staging"]
+            )
+            let productionOnly = try await ConsoleTests.signIn(
+                server,
+                role: "editor",
+                environments: ["demo/production"]
+            )
+            let production = "/projects/demo/environments/production"
+            let drafts = DraftStore(engine: server.application.store.engine)
+            // Only `both` saves drafts here, so an environment's one draft is theirs.
+            func draft(_ environment: String) async throws -> ConfigTemplate? {
+                let key = EnvironmentKey(projectId: "demo", environmentId: environment)
+                guard let userId = try await drafts.drafts(key).first?.userId else { return nil }
+                return try await drafts.draft(key, userId: userId)?.template
+            }
+
+            // The new-flag page offers the other environments the person may publish in.
+            let page = try await both.get(server, production + "/flags/new")
+            #expect(page.text.contains("Also add it to"))
+            #expect(page.text.contains("name=\"also_staging\""))
+            let narrow = try await productionOnly.get(server, production + "/flags/new")
+            #expect(!narrow.text.contains("also_staging"), "no checkbox for where the person may not publish")
+
+            // Staging already has spring_banner: nothing is saved anywhere, and the page says why.
+            let springOnStaging = try await server.send(.get, Self.staging + "/template")
+            var stagingTemplate = try ConfigTemplate(data: Array(springOnStaging.text.utf8))
+            stagingTemplate.parameters.append(TemplateParameter(key: "spring_banner", defaultValue: .value("x")))
+            #expect(try await server.publish(stagingTemplate.json(), path: Self.staging).status == .ok)
+            let form: [String: String] = [
+                "key": "spring_banner", "type": "STRING", "default_mode": "value",
+                "default_value": "Spring!", "c0_name": "germany_austria", "c0_mode": "value", "c0_value": "Frühling!",
+                "also_staging": "on",
+            ]
+            let refused = try await both.post(server, production + "/flags/new", form)
+            #expect(refused.status == .unprocessableContent)
+            #expect(refused.text.contains("not added to Staging"), "\(refused.text.prefix(400))")
+            #expect(try await draft("production")?.parameter(forKey: "spring_banner") == nil)
+
+            // Another key: both drafts get it, with the condition it uses.
+            let saved = try await both.post(
+                server,
+                production + "/flags/new",
+                form.merging(["key": "autumn_banner"]) { $1 }
+            )
+            #expect(saved.status == .seeOther)
+            #expect(saved.headers[.location]?.hasSuffix("/flags/autumn_banner/edit?saved=2") == true)
+            let productionDraft = try #require(try await draft("production"))
+            let stagingDraft = try #require(try await draft("staging"))
+            #expect(
+                productionDraft.parameter(forKey: "autumn_banner") == stagingDraft.parameter(forKey: "autumn_banner")
+            )
+            #expect(stagingDraft.condition(named: "germany_austria") != nil)
+            let shown = try await both.get(server, try #require(saved.headers[.location]))
+            #expect(shown.text.contains("Saved to your drafts of 2 environments"))
         }
     }
 }

@@ -126,12 +126,22 @@ struct VaneAdminClient: Sendable {
     }
 
     /// `POST …/rollback`: publishes a copy of an old version.
-    func rollback(project: String, environment: String, to version: Int64) async throws(Failure) -> Reply {
-        let body: JSONValue = ["versionNumber": .string(String(version))]
+    /// `POST …/rollback`: the whole template, or with `flag` only that flag, as version `version`
+    /// had it; `reason` goes into the version's description and the audit entry.
+    func rollback(
+        project: String,
+        environment: String,
+        to version: Int64,
+        flag: String? = nil,
+        reason: String? = nil
+    ) async throws(Failure) -> Reply {
+        var body: JSONObject = ["versionNumber": .string(String(version))]
+        if let flag { body["flag"] = .string(flag) }
+        if let reason { body["reason"] = .string(reason) }
         return try await send(
             "POST",
             Self.environmentPath(project: project, environment: environment, .rollback),
-            body: Data(body.serialized(.compact).utf8)
+            body: Data(JSONValue.object(body).serialized(.compact).utf8)
         )
     }
 

@@ -32,20 +32,20 @@ struct FlagCopyController: DraftPages {
         var flag: String
         var from: String
         var sourceName: String
-        var targetName: String
-        var choosing: Bool
-        var chooseAction: String
-        var targets: [SelectOption]
-        var hasTargets: Bool
+        var targetName: String = ""
+        var choosing: Bool = false
+        var chooseAction: String = ""
+        var targets: [SelectOption] = []
+        var hasTargets: Bool = false
         var refusal: String?
-        var previewing: Bool
+        var previewing: Bool = false
         var addedConditions: String?
-        var replaced: Bool
+        var replaced: Bool = false
         var diff: DiffView?
-        var sampleRows: [SampleRow]
-        var hasSample: Bool
+        var sampleRows: [SampleRow] = []
+        var hasSample: Bool = false
         var sampleNote: String?
-        var copyAction: String
+        var copyAction: String = ""
         var csrf: String
         var back: String
     }
@@ -63,31 +63,17 @@ struct FlagCopyController: DraftPages {
                 "version \(environment.templateVersion) has no flag \"\(flag.prefix(100))\""
             )
         }
-        var targets: [SelectOption] = []
-        for other in try await store.environments(projectId: key.projectId) where other.id != key.environmentId {
-            guard principal.permits(.publish(EnvironmentKey(projectId: key.projectId, environmentId: other.id))) else {
-                continue
-            }
-            targets.append(SelectOption(value: other.id, label: other.name, selected: targets.isEmpty))
+        let targets = try await otherEnvironments(of: key, principal: principal).enumerated().map {
+            SelectOption(value: $0.element.id, label: $0.element.name, selected: $0.offset == 0)
         }
         let page = CopyPage(
             flag: flag,
             from: key.environmentId,
             sourceName: environment.name,
-            targetName: "",
             choosing: true,
             chooseAction: ConsolePaths.environment(key) + "/flags/" + ConsolePaths.encode(flag) + "/copy",
             targets: targets,
             hasTargets: !targets.isEmpty,
-            refusal: nil,
-            previewing: false,
-            addedConditions: nil,
-            replaced: false,
-            diff: nil,
-            sampleRows: [],
-            hasSample: false,
-            sampleNote: nil,
-            copyAction: "",
             csrf: session.csrfToken,
             back: ConsolePaths.environment(key) + "/flags"
         )
@@ -117,18 +103,6 @@ struct FlagCopyController: DraftPages {
             from: source.key.environmentId,
             sourceName: source.name,
             targetName: environment.name,
-            choosing: false,
-            chooseAction: "",
-            targets: [],
-            hasTargets: false,
-            refusal: nil,
-            previewing: false,
-            addedConditions: nil,
-            replaced: false,
-            diff: nil,
-            sampleRows: [],
-            hasSample: false,
-            sampleNote: nil,
             copyAction: ConsolePaths.environment(target) + "/copy",
             csrf: session.csrfToken,
             back: ConsolePaths.environment(source.key) + "/flags"

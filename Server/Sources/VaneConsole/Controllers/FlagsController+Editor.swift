@@ -77,6 +77,10 @@ extension FlagsController {
         var hasTypeProblems: Bool
         var hasDescriptionProblems: Bool
         var liveSummary: String?
+        /// A new flag only: the project's other environments the person may publish in, each a
+        /// checkbox `also_{id}` ("add it there too", into the person's draft of each).
+        var alsoEnvironments: [Option] = []
+        var hasAlsoEnvironments: Bool = false
     }
 
     /// What a submitted editor form says about one value: not set, an explicit value, the app's
@@ -90,11 +94,11 @@ extension FlagsController {
     // MARK: Pages
 
     @Sendable func newFlagPage(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        let (user, session, _) = try context.signedIn()
+        let (user, session, principal) = try context.signedIn()
         let (key, project, environment) = try await self.environment(context)
         let copy = try await workingCopy(key, user: user)
         let parameter = TemplateParameter(key: "", defaultValue: .value("false"), valueType: .boolean)
-        let page = editorPage(
+        var page = editorPage(
             parameter,
             isNew: true,
             in: copy.template,
@@ -104,6 +108,10 @@ extension FlagsController {
             issues: [],
             live: nil
         )
+        page.alsoEnvironments = try await otherEnvironments(of: key, principal: principal).map {
+            SelectOption(value: "also_" + $0.id, label: $0.name, selected: false)
+        }
+        page.hasAlsoEnvironments = !page.alsoEnvironments.isEmpty
         return renderer.render(
             .flagEditor,
             chrome: try await environmentChrome(
@@ -138,8 +146,12 @@ extension FlagsController {
             environment: environment,
             tab: "flags"
         )
-        if request.uri.queryParameters.get("saved") != nil {
-            chrome.flash = .ok("Saved to your draft. Nothing is live until you review and publish it.")
+        if let saved = request.uri.queryParameters.get("saved") {
+            chrome.flash = .ok(
+                Int(saved).map { $0 > 1 } == true
+                    ? "Saved to your drafts of \(saved) environments. Nothing is live until you review and publish each."
+                    : "Saved to your draft. Nothing is live until you review and publish it."
+            )
         } else if let moved = request.uri.queryParameters.get("ordered") {
             chrome.flash = .ok("Moved \(moved) in your draft's condition order. Nothing is live until you publish it.")
         }
@@ -167,7 +179,7 @@ extension FlagsController {
     }
 
     private func save(_ request: Request, context: VaneRequestContext, existingKey: String?) async throws -> Response {
-        let (user, session, _) = try context.signedIn()
+        let (user, session, principal) = try context.signedIn()
         let form = try await ConsoleForm.read(request, context: context, limit: .templateContent)
         let (key, project, environment) = try await self.environment(context)
         let copy = try await workingCopy(key, user: user)
@@ -207,8 +219,33 @@ extension FlagsController {
         }
         if !order.isEmpty, let reordered = template.reorderingConditions(order) { template = reordered }
         issues += ParameterIssues.issues(about: parameter.key, in: copy.parse(template).validate())
+        // A new flag may go into the person's drafts of other environments too: all or none.
+        var elsewhere: [(key: EnvironmentKey, copy: WorkingCopy, template: ConfigTemplate)] = []
+        var also: [SelectOption] = []
+        if existing == nil {
+            for other in try await otherEnvironments(of: key, principal: principal) {
+                let chosen = form.text("also_" + other.id) != nil
+                also.append(SelectOption(value: "also_" + other.id, label: other.name, selected: chosen))
+                guard chosen, !issues.contains(where: { $0.severity == .error }) else { continue }
+                let otherKey = EnvironmentKey(projectId: key.projectId, environmentId: other.id)
+                let otherCopy = try await workingCopy(otherKey, user: user)
+                do {
+                    let added = try FlagCopying.adding(parameter.key, from: template, into: otherCopy.template)
+                    elsewhere.append((otherKey, otherCopy, added.template))
+                } catch {
+                    issues.append(
+                        ValidationIssue(
+                            .error,
+                            at: JSONPath.root.appending("parameters").appending(parameter.key),
+                            rule: "flag-copy",
+                            "not added to \(other.name): \(error.description)"
+                        )
+                    )
+                }
+            }
+        }
         if issues.contains(where: { $0.severity == .error }) {
-            let page = editorPage(
+            var page = editorPage(
                 parameter,
                 isNew: existing == nil,
                 in: copy.template,
@@ -218,6 +255,8 @@ extension FlagsController {
                 issues: issues,
                 live: copy.live.parameter(forKey: parameter.key)
             )
+            page.alsoEnvironments = also
+            page.hasAlsoEnvironments = !also.isEmpty
             var chrome = try await environmentChrome(
                 title: existing == nil ? "New flag" : parameter.key,
                 user: user,
@@ -238,7 +277,12 @@ extension FlagsController {
             )
         }
         try await saveDraft(key, user: user, template: template, copy: copy)
-        let query = move.map { "ordered=" + ConsolePaths.encodeQueryValue($0.name) } ?? "saved=1"
+        for other in elsewhere {
+            try await saveDraft(other.key, user: user, template: other.template, copy: other.copy)
+        }
+        let query =
+            move.map { "ordered=" + ConsolePaths.encodeQueryValue($0.name) }
+            ?? "saved=\(1 + elsewhere.count)"
         throw ConsoleRedirect(
             location: "\(ConsolePaths.environment(key))/flags/\(ConsolePaths.encode(parameter.key))/edit?\(query)"
         )

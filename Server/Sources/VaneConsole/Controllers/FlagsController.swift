@@ -72,6 +72,9 @@ struct FlagsController: DraftPages {
         var canPublish: Bool
         var newHref: String
         var draftAdded: [AddedFlag]
+        /// The filter form starts open only when a filter is in use; the script opens it on wide
+        /// screens, so a phone without script still shows flags on its first screen.
+        var filtersOpen: Bool
     }
 
     @Sendable func flags(_ request: Request, context: VaneRequestContext) async throws -> Response {
@@ -84,10 +87,7 @@ struct FlagsController: DraftPages {
         let category = fields["category"] ?? ""
         let sort = fields["sort"] ?? "key"
         let canPublish = principal.permits(.publish(key))
-        let canCopy = try await store.environments(projectId: key.projectId).contains {
-            $0.id != key.environmentId
-                && principal.permits(.publish(EnvironmentKey(projectId: key.projectId, environmentId: $0.id)))
-        }
+        let canCopy = try await !otherEnvironments(of: key, principal: principal).isEmpty
         let changes = try await lastChanges(key)
         let base = ConsolePaths.environment(key)
         // What the person's draft does to these flags, marked beside the live values.
@@ -159,7 +159,8 @@ struct FlagsController: DraftPages {
             newHref: "\(base)/flags/new",
             draftAdded: (draftDiff?.addedParameters ?? []).map {
                 FlagsPage.AddedFlag(key: $0, editHref: "\(base)/flags/\(ConsolePaths.encode($0))/edit")
-            }
+            },
+            filtersOpen: !query.isEmpty || !category.isEmpty || fields["sort"] != nil
         )
         var chrome = try await environmentChrome(
             title: "Flags",

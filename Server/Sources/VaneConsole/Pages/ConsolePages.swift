@@ -81,6 +81,18 @@ extension StoredPages {
         return stored.template
     }
 
+    /// The project's other environments the person may publish in: where a flag can be copied
+    /// or a new flag added too.
+    func otherEnvironments(
+        of key: EnvironmentKey,
+        principal: Principal
+    ) async throws -> [VaneServerCore.Environment] {
+        try await store.environments(projectId: key.projectId).filter {
+            $0.id != key.environmentId
+                && principal.permits(.publish(EnvironmentKey(projectId: key.projectId, environmentId: $0.id)))
+        }
+    }
+
     /// Every environment as `project/environment`, for choosers.
     func environmentNames() async throws -> [String] {
         var names: [String] = []

@@ -309,21 +309,13 @@ struct ChangeRequestRoutes {
                 preview["applies"] = .string(onto == request.baseVersion ? "on_base" : "rebased")
                 preview["diff"] = TemplateDiff(from: live.template, to: template).json()
                 let saved = try await drafts.savedContexts(projectId: request.environment.projectId)
-                if case .counts(let counts, _) = ValueChangeSample.estimate(
+                let result = ValueChangeSample.estimate(
                     from: live.template,
                     to: template,
                     savedContexts: saved,
                     at: Date()
-                ) {
-                    preview["impact"] = .array(
-                        counts.map {
-                            [
-                                "key": .string($0.key), "changed": .number(JSONNumber($0.changed)),
-                                "of": .number(JSONNumber($0.of)),
-                            ]
-                        }
-                    )
-                }
+                )
+                if case .counts = result { preview["impact"] = result.keysJSON }
             }
             object["preview"] = .object(preview)
         }

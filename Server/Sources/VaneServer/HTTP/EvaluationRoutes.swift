@@ -32,15 +32,8 @@ struct EvaluationRoutes {
             )
         }
         let saved = try await drafts.savedContexts(projectId: environment.projectId)
-        var object: JSONObject = [
-            "versionNumber": .string(String(live.version)),
-            "synthetic": .number(JSONNumber(ValueChangeSample.syntheticCount)),
-        ]
-        switch ValueChangeSample.estimate(from: live.template, to: candidate, savedContexts: saved, at: Date()) {
-        case .noValueChanges:
-            object["savedContexts"] = .number(JSONNumber(0))
-            object["keys"] = .array([])
-        case .doesNotCompile:
+        let result = ValueChangeSample.estimate(from: live.template, to: candidate, savedContexts: saved, at: Date())
+        if case .doesNotCompile = result {
             do {
                 _ = try CompiledTemplate(candidate)
             } catch {
@@ -50,18 +43,8 @@ struct EvaluationRoutes {
                 )
             }
             throw APIError.invalidArgument("the template does not compile")
-        case .counts(let counts, let savedCount):
-            object["savedContexts"] = .number(JSONNumber(savedCount))
-            object["keys"] = .array(
-                counts.map { (count) -> JSONValue in
-                    [
-                        "key": .string(count.key), "changed": .number(JSONNumber(count.changed)),
-                        "of": .number(JSONNumber(count.of)),
-                    ]
-                }
-            )
         }
-        return JSONResponse.make(.object(object))
+        return JSONResponse.make(.object(result.impactJSON(versionNumber: live.version)))
     }
 
     @Sendable func evaluate(_ request: Request, context: VaneRequestContext) async throws -> Response {

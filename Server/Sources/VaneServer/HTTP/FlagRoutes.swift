@@ -35,31 +35,13 @@ struct FlagRoutes {
         let copy = try FlagCopying.copy(flag, from: from.template, into: into.template)
         let diff = TemplateDiff(from: into.template, to: copy.template)
         let saved = try await drafts.savedContexts(projectId: target.projectId)
-        var impact: JSONObject = [
-            "versionNumber": .string(String(into.version)),
-            "synthetic": .number(JSONNumber(ValueChangeSample.syntheticCount)),
-        ]
-        switch ValueChangeSample.estimate(
+        let impact = ValueChangeSample.estimate(
             from: into.template,
             to: copy.template,
             diff: diff,
             savedContexts: saved,
             at: Date()
-        ) {
-        case .noValueChanges, .doesNotCompile:
-            impact["savedContexts"] = .number(JSONNumber(0))
-            impact["keys"] = .array([])
-        case .counts(let counts, let savedCount):
-            impact["savedContexts"] = .number(JSONNumber(savedCount))
-            impact["keys"] = .array(
-                counts.map { count -> JSONValue in
-                    [
-                        "key": .string(count.key), "changed": .number(JSONNumber(count.changed)),
-                        "of": .number(JSONNumber(count.of)),
-                    ]
-                }
-            )
-        }
+        )
         let answer: JSONValue = [
             "flag": .string(flag),
             "to": .string(target.environmentId),
@@ -67,7 +49,7 @@ struct FlagRoutes {
             "replaced": .bool(copy.replaced),
             "addedConditions": .array(copy.addedConditions.map(JSONValue.string)),
             "changes": diff.json(),
-            "impact": .object(impact),
+            "impact": .object(impact.impactJSON(versionNumber: into.version)),
             "template": copy.template.json(),
         ]
         return JSONResponse.make(answer, headers: [.eTag: ServedTemplate.etag(target, version: into.version)])

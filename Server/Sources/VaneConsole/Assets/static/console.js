@@ -18,10 +18,10 @@ document.addEventListener("DOMContentLoaded", () => {
     });
   }
 
-  // A filter form a phone's first screen should not be filled with: <details open
-  // data-closed-on-phone> starts closed on narrow screens, so the first rows show.
-  if (window.matchMedia("(max-width: 700px)").matches) {
-    for (const details of document.querySelectorAll("details[data-closed-on-phone]")) details.open = false;
+  // A filter form a phone's first screen should not be filled with: <details data-open-on-wide>
+  // comes closed from the server (open while a filter is in use), and opens on wide screens.
+  if (window.matchMedia("(min-width: 701px)").matches) {
+    for (const details of document.querySelectorAll("details[data-open-on-wide]")) details.open = true;
   }
 
   // Forms that ask first: <form data-confirm="question">.

@@ -52,16 +52,16 @@ package enum FlagCopying {
         return Copy(template: template, addedConditions: added, replaced: false)
     }
 
-    /// `template` with a new flag, which it must not have yet.
-    /// - Throws: ``FlagCopyRefusal/flagExists(_:)``.
+    /// A new flag of `source` added to `target`, which must not have it yet, with the
+    /// conditions it needs: what "create in every environment" does for each other environment.
+    /// - Throws: ``FlagCopyRefusal/flagExists(_:)``, and what ``copy(_:from:into:)`` throws.
     package static func adding(
-        _ parameter: TemplateParameter,
-        to template: ConfigTemplate
-    ) throws(FlagCopyRefusal) -> ConfigTemplate {
-        guard template.parameter(forKey: parameter.key) == nil else { throw .flagExists(parameter.key) }
-        var template = template
-        template.parameters.append(parameter)
-        return template
+        _ key: String,
+        from source: ConfigTemplate,
+        into target: ConfigTemplate
+    ) throws(FlagCopyRefusal) -> Copy {
+        guard target.parameter(forKey: key) == nil else { throw .flagExists(key) }
+        return try copy(key, from: source, into: target)
     }
 
     /// The conditions a flag's conditional values use, in the source's condition order.
