@@ -80,8 +80,6 @@ package struct ConsoleRoutes {
         ProjectsController(store: store, renderer: renderer).register(on: routes)
         FlagsController(store: store, drafts: drafts, publisher: publisher, analyses: analyses, renderer: renderer)
             .register(on: routes)
-        FlagCopyController(store: store, drafts: drafts, publisher: publisher, analyses: analyses, renderer: renderer)
-            .register(on: routes)
         ConditionsController(store: store, drafts: drafts, publisher: publisher, analyses: analyses, renderer: renderer)
             .register(on: routes)
         EvaluateController(store: store, drafts: drafts, publisher: publisher, analyses: analyses, renderer: renderer)

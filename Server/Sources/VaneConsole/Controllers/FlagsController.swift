@@ -25,6 +25,7 @@ struct FlagsController: DraftPages {
         routes.environment.get("flags/:key/edit", use: editFlagPage)
         routes.environmentEditor.post("flags/:key/edit", use: saveFlag)
         routes.environmentEditor.post("flags/:key/delete", use: deleteFlag)
+        registerCopy(on: routes)
     }
 
     struct FlagsPage: Sendable {

@@ -11,15 +11,9 @@ import VaneServerCore
 /// The source's flag page links to a chooser (`…/{source}/flags/{key}/copy`); the preview and
 /// the copy itself live under the target (`…/{target}/copy?from=…&flag=…`), so the target's
 /// editor group admits only people who may publish there.
-struct FlagCopyController: DraftPages {
-    let store: ConfigStore
-    let drafts: DraftStore
-    let publisher: TemplatePublisher
-    let analyses: DraftAnalysisCache
-    let renderer: ConsolePageRenderer
-
-    /// Registers the routes, each in the group of the role it needs.
-    func register(on routes: ConsoleRouteGroups) {
+extension FlagsController {
+    /// Registers the copy's routes, each in the group of the role it needs.
+    func registerCopy(on routes: ConsoleRouteGroups) {
         routes.environment.get("flags/:key/copy", use: chooseTarget)
         routes.environmentEditor.get("copy", use: preview)
         routes.environmentEditor.post("copy", use: copyIntoDraft)
