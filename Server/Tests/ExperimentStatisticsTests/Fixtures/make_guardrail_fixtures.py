@@ -23,26 +23,15 @@ import json
 import pathlib
 
 import numpy as np
-from scipy import optimize
+
+from make_fixtures import msprt
 
 HERE = pathlib.Path(__file__).parent
 
 
 def msprt_interval(d, V, tau2, alpha):
-    def log_lr(theta):
-        return 0.5 * np.log(V / (V + tau2)) + tau2 * (d - theta) ** 2 / (2 * V * (V + tau2))
-
-    target = np.log(1 / alpha)
-    step = np.sqrt(V) * 10
-    hi = d + step
-    while log_lr(hi) < target:
-        hi = d + (hi - d) * 2
-    lo = d - step
-    while log_lr(lo) < target:
-        lo = d - (d - lo) * 2
-    f = lambda t: log_lr(t) - target
-    upper = optimize.brentq(f, d, hi, xtol=1e-18, rtol=1e-15, maxiter=500)
-    lower = optimize.brentq(f, lo, d, xtol=1e-18, rtol=1e-15, maxiter=500)
+    """The experiments' reference confidence set (make_fixtures.msprt), without its p-value."""
+    _, lower, upper = msprt(d, V, tau2, alpha)
     return lower, upper
 
 
