@@ -57,7 +57,8 @@ extension ExperimentsController {
                     key: experiment.key,
                     heading: "Start \(experiment.key)?",
                     consequences: [
-                        "Apps that fetch get the variants' values and report exposures; exposures and metric events count from now on.",
+                        "Apps learn at their next fetch which variant their value is and report exposures; exposures and "
+                            + "metric events count from the start on.",
                         "It tests \(experiment.definition.parameters.joined(separator: ", ")): no other experiment can test these while it runs.",
                     ],
                     irreversible: "The definition (variants, split, metrics, method) cannot change after the start: to "
@@ -74,8 +75,10 @@ extension ExperimentsController {
                     key: experiment.key,
                     heading: "Stop \(experiment.key) for good?",
                     consequences: [
-                        "Nothing more counts: exposures and metric events after the stop are not counted. The results stay readable.",
-                        "Apps go back to the template's values for these parameters at their next fetch.",
+                        "Nothing more counts: exposures and metric events after the stop are not counted. The results "
+                            + "stay readable.",
+                        "Values do not change: the template's split stays until a publish changes it. Apps stop "
+                            + "reporting exposures at their next fetch.",
                     ],
                     irreversible: "This cannot be undone: a stopped experiment does not start again. To test again, "
                         + "create a new experiment.",

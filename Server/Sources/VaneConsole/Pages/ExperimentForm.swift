@@ -14,7 +14,6 @@ struct ExperimentForm: Sendable {
     struct Choice: Sendable {
         var id: String
         var name: String
-        var detail: String
         var checked: Bool
     }
 
@@ -79,7 +78,6 @@ struct ExperimentForm: Sendable {
             Choice(
                 id: "parameter-\(index)",
                 name: parameter.key,
-                detail: parameter.description ?? "",
                 checked: fields["parameter." + parameter.key] != nil
             )
         }
