@@ -449,7 +449,8 @@ struct ExperimentsController: EnvironmentPages {
     private static func lossText(_ loss: Double, scale: ExperimentChart.Scale) -> String {
         guard loss.isFinite else { return "–" }
         let text = scale.format(loss).replacingOccurrences(of: "+", with: "")
-        return text.hasPrefix("0 ") || text == "0" ? "≈ 0" : text
+        // Every digit 0 ("0 pp", "0.00"): below what the scale shows.
+        return text.allSatisfy { !$0.isNumber || $0 == "0" } ? "≈ 0" : text
     }
 
     /// Per treatment: the units per variant a fixed-horizon test needs to detect the observed
