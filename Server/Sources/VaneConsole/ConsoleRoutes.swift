@@ -100,6 +100,7 @@ package struct ConsoleRoutes {
             drafts: drafts,
             experiments: experiments,
             experimentLifecycle: experimentLifecycle,
+            requests: applying.requests,
             renderer: renderer
         ).register(on: routes)
         KeysController(store: store, keys: keys, streamHub: streamHub, renderer: renderer).register(on: routes)

@@ -122,6 +122,9 @@ import VaneServerCore
             try await get(environment + "/evaluate?country=DE&compare=draft")
             try await get(environment + "/experiments")
             try await get(environment + "/experiments/checkout-button")
+            try await get(environment + "/experiments/new")
+            try await post(environment + "/experiments", ["key": "no-metric"], status: .unprocessableContent)
+            try await get(environment + "/experiments/checkout-button/stop")
             // Webhooks: an endpoint (stored directly: this server refuses loopback URLs, which the
             // form's refusal shows), its deliveries, and a rotated secret shown once.
             let endpoint = try await WebhookStore(engine: application.store.engine).createEndpoint(

@@ -384,11 +384,30 @@ import VaneCore
                 json: ["events": [Self.checkout("m-early", unit: "u-early", at: 240)]]
             )
             #expect(early.object?["accepted"] == 1, "\(early.text)")
+            // banner-test splits banner_text on a percent condition of its own (a variant's condition
+            // must be a random split); checkout-button's split stays as it was.
+            let split = try await server.publish([
+                "conditions": [
+                    ["name": "checkout_test_b", "expression": "percent('checkout_test') between 50 and 100"],
+                    ["name": "banner_test_b", "expression": "percent('banner_test') between 50 and 100"],
+                ],
+                "parameters": [
+                    "checkout_variant": [
+                        "defaultValue": ["value": "control"],
+                        "conditionalValues": ["checkout_test_b": ["value": "one_page"]],
+                    ],
+                    "banner_text": [
+                        "defaultValue": ["value": "Welcome"],
+                        "conditionalValues": ["banner_test_b": ["value": "Hallo"]],
+                    ],
+                ],
+            ])
+            #expect(split.status == .ok, "\(split.text)")
             let banner: JSONValue = [
                 "key": "banner-test", "parameters": ["banner_text"],
                 "variants": [
                     ["name": "control", "weight": 50],
-                    ["name": "german", "condition": "germany_austria", "weight": 50],
+                    ["name": "german", "condition": "banner_test_b", "weight": 50],
                 ],
                 "primaryMetric": ["event": "checkout_completed", "kind": "conversion"],
             ]

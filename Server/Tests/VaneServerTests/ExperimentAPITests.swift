@@ -174,6 +174,36 @@ import VaneCore
         }
     }
 
+    /// A variant's units must be a random sample: a condition that targets a kind of user
+    /// (germany_austria tests device.country) would measure that kind, not the change.
+    @Test(arguments: TestDatabase.allCases)
+    func aVariantWhoseConditionIsNotARandomSplitIsRefused(database: TestDatabase) async throws {
+        try await TestServer.run(database) { server in
+            let targeted: JSONValue = [
+                "key": "banner-test",
+                "parameters": ["banner_text"],
+                "variants": [
+                    ["name": "control", "weight": 1],
+                    ["name": "german", "condition": "germany_austria", "weight": 1],
+                ],
+                "primaryMetric": ["event": "banner_clicked", "kind": "conversion"],
+            ]
+            let refused = try await server.send(.post, Self.path, json: targeted)
+            #expect(refused.status == .badRequest)
+            let detail = try #require(refused.object?["error"]?.objectValue?["details"]?.arrayValue?.first?.objectValue)
+            #expect(detail["path"] == "variants[1].condition")
+            #expect(detail["rule"] == "not-random-split")
+            #expect(
+                refused.errorMessage
+                    == "the experiment is not valid: 1 problem; the first: variants[1].condition: variant \"german\": "
+                    + "condition \"germany_austria\" tests device.country, a targeting rule, not a random split; a "
+                    + "variant's condition may have only percent rules, such as percent('banner-test') between 0 and 50",
+                "\(refused.text)"
+            )
+            #expect(try await server.send(.get, Self.path).object?["experiments"]?.arrayValue == [], "nothing stored")
+        }
+    }
+
     @Test(arguments: TestDatabase.allCases)
     func keysOfOtherRolesAndMissingThingsAreRefusedClearly(database: TestDatabase) async throws {
         try await TestServer.run(database) { server in

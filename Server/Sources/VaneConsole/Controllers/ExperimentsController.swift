@@ -5,19 +5,26 @@ import VaneCore
 import VaneServerCore
 
 /// An environment's experiments: the list, and each one's results with its health checks and a
-/// chart per metric; people who may publish start and stop them here, through the same ``ExperimentLifecycle`` as the API. Results are
-/// ``ExperimentReport``'s, the same as `GET …/results` and `vane experiments results`.
+/// chart per metric; people who may publish create them with a form, and start and stop them
+/// after a confirmation, through the same ``ExperimentLifecycle`` as the API (or a change request
+/// where a policy is in force). Results are ``ExperimentReport``'s, the same as `GET …/results`
+/// and `vane experiments results`.
 struct ExperimentsController: EnvironmentPages {
     let store: ConfigStore
     let drafts: DraftStore
     let experiments: ExperimentStore
     let experimentLifecycle: ExperimentLifecycle
+    let requests: ChangeRequestStore
     let renderer: ConsolePageRenderer
 
     /// Registers the routes, each in the group of the role it needs.
     func register(on routes: ConsoleRouteGroups) {
         routes.environment.get("experiments", use: experimentsPage)
+        routes.environmentEditor.get("experiments/new", use: newExperimentPage)
+        routes.environmentEditor.post("experiments", use: createExperiment)
         routes.environment.get("experiments/:experiment", use: experimentPage)
+        routes.environmentEditor.get("experiments/:experiment/start", use: confirmStart)
+        routes.environmentEditor.get("experiments/:experiment/stop", use: confirmStop)
         routes.environmentEditor.post("experiments/:experiment/start", use: startExperiment)
         routes.environmentEditor.post("experiments/:experiment/stop", use: stopExperiment)
     }
@@ -37,6 +44,8 @@ struct ExperimentsController: EnvironmentPages {
         /// Mustache reads stored properties only.
         var hasRows: Bool
         var createCommand: String
+        /// The form's address, for people who may create experiments here.
+        var newHref: String?
     }
 
     struct ExperimentPage: Sendable {
@@ -60,6 +69,8 @@ struct ExperimentsController: EnvironmentPages {
             var relative: String
             var relativeInterval: String
             var decision: String
+            /// Bayesian: the expected loss of shipping this treatment instead of control.
+            var expectedLoss: String
             var isControl: Bool
         }
 
@@ -73,8 +84,14 @@ struct ExperimentsController: EnvironmentPages {
             /// "95 % interval", at the experiment's level.
             var intervalHeading: String
             var rows: [MetricRow]
+            /// Bayesian reading: the table has the expected loss column.
+            var showsLoss: Bool
             var chart: String?
             var chartCaption: String
+            /// How many units the observed differences need, and how long that takes at the
+            /// current pace (the primary metric only).
+            var planning: [String]
+            var hasPlanning: Bool
         }
 
         var key: String
@@ -90,14 +107,19 @@ struct ExperimentsController: EnvironmentPages {
         var stopped: String?
         var warnings: [String]
         var healthy: Bool
+        /// No unit exposed yet: nothing to check or read.
+        var noData: String?
+        /// Under a sample-ratio mismatch: why no figure below can be trusted (and they are dimmed).
+        var untrusted: String?
         var sampleRatio: String?
         var severalVariants: Int
         var exposuresWithoutFetch: Int
         var notice: String?
         var variants: [VariantRow]
         var metrics: [MetricSection]
-        var startAction: String?
-        var stopAction: String?
+        /// The confirmation pages of start and stop, for people who may change the experiment.
+        var startHref: String?
+        var stopHref: String?
         var csrf: String
         var error: String?
         var listHref: String
@@ -106,7 +128,7 @@ struct ExperimentsController: EnvironmentPages {
     // MARK: The list
 
     @Sendable func experimentsPage(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        let (user, _, _) = try context.signedIn()
+        let (user, _, principal) = try context.signedIn()
         let (key, project, environment) = try await self.environment(context)
         let base = ConsolePaths.environment(key) + "/experiments/"
         let rows = try await experiments.experiments(key).map { experiment in
@@ -133,7 +155,8 @@ struct ExperimentsController: EnvironmentPages {
                 rows: rows,
                 hasRows: !rows.isEmpty,
                 createCommand:
-                    "vane experiments create experiment.json --project \(key.projectId) --environment \(key.environmentId)"
+                    "vane experiments create experiment.json --project \(key.projectId) --environment \(key.environmentId)",
+                newHref: principal.permits(.publish(key)) ? base + "new" : nil
             ),
             context: context
         )
@@ -145,6 +168,7 @@ struct ExperimentsController: EnvironmentPages {
         let done = ConsoleForm.query(request)["done"]
         let flash: ConsoleChrome.Flash? =
             switch done {
+            case "created": .ok("Created as a draft: check it below, then start it.")
             case "started": .ok("Started: exposures and events count from now on.")
             case "stopped": .ok("Stopped: nothing more counts; the results stay.")
             default: nil
@@ -180,8 +204,8 @@ struct ExperimentsController: EnvironmentPages {
             chrome: chrome,
             page: Self.experimentPage(
                 report,
-                startAction: canChange && experiment.status == .draft ? path + "/start" : nil,
-                stopAction: canChange && experiment.status == .running ? path + "/stop" : nil,
+                startHref: canChange && experiment.status == .draft ? path + "/start" : nil,
+                stopHref: canChange && experiment.status == .running ? path + "/stop" : nil,
                 csrf: session.csrfToken,
                 error: error,
                 listHref: ConsolePaths.environment(key) + "/experiments"
@@ -192,31 +216,35 @@ struct ExperimentsController: EnvironmentPages {
     }
 
     @Sendable func startExperiment(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        try await changeExperiment(request, context: context, done: "started") { environment, name, actor in
+        try await changeExperiment(request, context: context, change: .start) { environment, name, actor in
             _ = try await experimentLifecycle.start(environment, key: name, actor: actor)
         }
     }
 
     @Sendable func stopExperiment(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        try await changeExperiment(request, context: context, done: "stopped") { environment, name, actor in
+        try await changeExperiment(request, context: context, change: .stop) { environment, name, actor in
             _ = try await experimentLifecycle.stop(environment, key: name, actor: actor)
         }
     }
 
-    /// A start or stop from the experiment's page: back to the page with what happened, or the
-    /// page again with why not.
+    /// A confirmed start or stop: back to the experiment's page with what happened, or the page
+    /// again with why not; under a policy, a change request instead, and its page.
     private func changeExperiment(
         _ request: Request,
         context: VaneRequestContext,
-        done: String,
-        _ change: (EnvironmentKey, String, Actor) async throws -> Void
+        change: Change,
+        _ apply: (EnvironmentKey, String, Actor) async throws -> Void
     ) async throws -> Response {
         let (_, _, principal) = try context.signedIn()
         let (key, _, _) = try await self.environment(context)
         _ = try await ConsoleForm.read(request, context: context)
         let name = context.parameters.get("experiment") ?? ""
+        let done = change == .start ? "started" : "stopped"
+        if try await requests.policy(key).policy.inForce {
+            try await requestChange(change, key: key, name: name, principal: principal)
+        }
         do {
-            try await change(key, name, principal.actor)
+            try await apply(key, name, principal.actor)
         } catch let refusal as ExperimentStartRefusal {
             return try await renderExperiment(request, context: context, flash: nil, error: refusal.description)
         } catch let error as StorageError {
@@ -240,11 +268,12 @@ struct ExperimentsController: EnvironmentPages {
     /// The page's figures, formatted; pure, for tests.
     static func experimentPage(
         _ report: ExperimentReport,
-        startAction: String?,
-        stopAction: String?,
+        startHref: String?,
+        stopHref: String?,
         csrf: String,
         error: String?,
-        listHref: String
+        listHref: String,
+        now: Int64 = Clock.nowMilliseconds()
     ) -> ExperimentPage {
         let experiment = report.experiment
         let definition = report.definition
@@ -268,8 +297,22 @@ struct ExperimentsController: EnvironmentPages {
                 + (mismatch.isMismatch ? "— flagged (below \(mismatch.threshold))" : "— fits the configured split")
         }
         let metrics = definition.metrics.enumerated().compactMap { index, metric -> ExperimentPage.MetricSection? in
-            metricSection(report, metric: metric, index: index)
+            metricSection(report, metric: metric, index: index, now: now)
         }
+        let exposedUnits = report.aggregates.variants.map(\.exposedUnits).reduce(0, +)
+        let noData: String? =
+            exposedUnits > 0
+            ? nil
+            : experiment.status == .draft
+                ? "No data yet: the experiment has not started, so there is nothing to check."
+                : "No data yet: no unit has been exposed since the start, so there is nothing to check. Apps report "
+                    + "exposures once they fetch the variants' values."
+        let untrusted: String? =
+            report.sampleRatioMismatch?.isMismatch == true
+            ? "These results cannot be trusted: the exposed units do not split as configured (sample-ratio mismatch), "
+                + "so the variants' units differ in more than the change tested. Find the cause (see the health checks) "
+                + "before reading any figure below."
+            : nil
         return ExperimentPage(
             key: experiment.key,
             status: experiment.status.rawValue,
@@ -285,15 +328,17 @@ struct ExperimentsController: EnvironmentPages {
             startVersion: experiment.startVersion.map(String.init),
             stopped: experiment.stopTime.map(displayTime),
             warnings: report.warnings,
-            healthy: report.warnings.isEmpty,
+            healthy: report.warnings.isEmpty && exposedUnits > 0,
+            noData: noData,
+            untrusted: untrusted,
             sampleRatio: sampleRatio,
             severalVariants: report.unitsInSeveralVariants,
             exposuresWithoutFetch: report.exposuresWithoutFetch,
             notice: report.notice,
             variants: variants,
             metrics: metrics,
-            startAction: startAction,
-            stopAction: stopAction,
+            startHref: startHref,
+            stopHref: stopHref,
             csrf: csrf,
             error: error,
             listHref: listHref
@@ -304,7 +349,8 @@ struct ExperimentsController: EnvironmentPages {
     static func metricSection(
         _ report: ExperimentReport,
         metric: ExperimentMetric,
-        index: Int
+        index: Int,
+        now: Int64
     ) -> ExperimentPage.MetricSection? {
         guard let results = report.measures(of: metric).first else { return nil }
         let sequential = report.definition.method == .sequential
@@ -340,6 +386,7 @@ struct ExperimentsController: EnvironmentPages {
                 relative: "",
                 relativeInterval: "",
                 decision: "",
+                expectedLoss: "",
                 isControl: isControl
             )
             if !isControl, let comparison = comparisons[variant.variant] {
@@ -355,6 +402,7 @@ struct ExperimentsController: EnvironmentPages {
                     sequential
                     ? "p \(ExperimentReport.pValueText(comparison.alwaysValid.pValue))"
                     : ExperimentChart.share(comparison.bayesian.chanceToBeatControl)
+                row.expectedLoss = lossText(comparison.bayesian.expectedLossOfTreatment, scale: scale)
             }
             return row
         }
@@ -369,6 +417,7 @@ struct ExperimentsController: EnvironmentPages {
         }
         let id = "metric-\(index)"
         let measure = measureName(results.measure)
+        let planning = index == 0 ? Self.planning(report, results: results, scale: scale, now: now) : []
         return ExperimentPage.MetricSection(
             id: id,
             title: metric.name,
@@ -378,7 +427,8 @@ struct ExperimentsController: EnvironmentPages {
             decisionHeading: sequential ? "p-value (always valid)" : "Chance to beat control",
             intervalHeading: "\(level) interval",
             rows: rows,
-            chart: ExperimentChart.svg(
+            showsLoss: !sequential,
+            chart: ExperimentChart.responsive(
                 rows: chartRows,
                 scale: scale,
                 id: id + "-chart",
@@ -389,8 +439,81 @@ struct ExperimentsController: EnvironmentPages {
                 + (results.measure == .conversionRate ? " in percentage points" : "")
                 + "; the line is the \(level) "
                 + (sequential ? "always-valid interval, safe to read at any time" : "interval")
-                + ". An interval clear of zero is a real difference."
+                + ". An interval clear of zero is a real difference.",
+            planning: planning,
+            hasPlanning: !planning.isEmpty
         )
+    }
+
+    /// The expected loss in the metric's units; a loss below the scale's precision reads as about 0.
+    private static func lossText(_ loss: Double, scale: ExperimentChart.Scale) -> String {
+        guard loss.isFinite else { return "–" }
+        let text = scale.format(loss).replacingOccurrences(of: "+", with: "")
+        // Every digit 0 ("0 pp", "0.00"): below what the scale shows.
+        return text.allSatisfy { !$0.isNumber || $0 == "0" } ? "≈ 0" : text
+    }
+
+    /// Per treatment: the units per variant a fixed-horizon test needs to detect the observed
+    /// difference with 80 % power at the experiment's level (``SampleSizeEstimate``), and the days
+    /// that takes at the pace units arrived so far; with no difference yet, the smallest one the
+    /// units so far detect.
+    static func planning(
+        _ report: ExperimentReport,
+        results: MeasureResults,
+        scale: ExperimentChart.Scale,
+        now: Int64
+    ) -> [String] {
+        let definition = report.definition
+        guard let control = results.variants.first(where: { $0.variant == definition.controlVariant }),
+            let controlVariance = control.unitVariance, control.exposedUnits > 0
+        else { return [] }
+        let power = "\(Int((SampleSizeEstimate.defaultPower * 100).rounded())) %"
+        let level = ExperimentReport.levelText(definition.confidenceLevel)
+        let elapsedDays = report.experiment.startTime.map { start in
+            Double((report.experiment.stopTime ?? now) - start) / 86_400_000
+        }
+        let treatments = Dictionary(results.variants.map { ($0.variant, $0) }) { first, _ in first }
+        return results.comparisons.compactMap { comparison -> String? in
+            guard let treatment = treatments[comparison.variant], let treatmentVariance = treatment.unitVariance,
+                treatment.exposedUnits > 0
+            else { return nil }
+            let have = min(control.exposedUnits, treatment.exposedUnits)
+            let observed = comparison.difference.absolute.value
+            guard
+                let needed = SampleSizeEstimate.unitsPerVariant(
+                    difference: observed,
+                    controlVariance: controlVariance,
+                    treatmentVariance: treatmentVariance,
+                    confidenceLevel: definition.confidenceLevel
+                ), needed.isFinite, needed < 1e12
+            else {
+                guard
+                    let smallest = SampleSizeEstimate.minimumDetectableDifference(
+                        unitsPerVariant: Double(have),
+                        controlVariance: controlVariance,
+                        treatmentVariance: treatmentVariance,
+                        confidenceLevel: definition.confidenceLevel
+                    )
+                else { return nil }
+                return "\(comparison.variant): no difference seen yet; the \(count(have)) units per variant so far "
+                    + "detect a difference of \(scale.format(smallest).replacingOccurrences(of: "+", with: "±")) with "
+                    + "\(power) power at \(level)."
+            }
+            let units = Int(needed.rounded(.up))
+            let target =
+                "\(comparison.variant): detecting the observed difference (\(scale.format(observed))) with \(power) power "
+                + "at \(level) takes about \(count(units)) units per variant"
+            if have >= units {
+                return target + "; the \(count(have)) so far are enough for a fixed-horizon test (the sequential "
+                    + "reading needs more to be sure)."
+            }
+            guard let elapsedDays, elapsedDays > 0 else { return target + "." }
+            let perDay = Double(have) / elapsedDays
+            guard perDay > 0 else { return target + "." }
+            let days = (Double(units - have) / perDay).rounded(.up)
+            return target + "; at the current \(count(Int(perDay.rounded()))) units per variant a day, about "
+                + (days <= 1 ? "1 more day." : "\(count(Int(days))) more days.")
+        }
     }
 
     private static func measureName(_ measure: Measure) -> String {

@@ -14,6 +14,8 @@ enum ConsoleTemplate: String, CaseIterable, Sendable {
     case error
     case evaluate
     case experiment
+    case experimentConfirm = "experiment-confirm"
+    case experimentNew = "experiment-new"
     case experiments
     case flagEditor = "flag-editor"
     case flagSwitch = "flag-switch"

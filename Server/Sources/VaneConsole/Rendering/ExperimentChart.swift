@@ -39,9 +39,14 @@ enum ExperimentChart {
         var upper: Double
     }
 
-    // Narrow, labels above their line: on a phone the chart shrinks to about 300 px, and its
-    // text must stay readable.
+    // Labels above their line. The page carries the chart drawn at three widths and shows the
+    // one closest to the card's (``responsive(rows:scale:id:title:)``): an SVG's text scales
+    // with it, so one drawing is either tiny on a phone or huge across a desktop card.
     static let width = 480.0
+    /// The drawings' widths and the class that shows each at its screen widths (console.css).
+    static let sizes: [(width: Double, sizeClass: String)] = [
+        (360, "chart-small"), (640, "chart-medium"), (1_000, "chart-large"),
+    ]
     static let rowHeight = 52.0
     static let axisHeight = 26.0
     static let margin = 16.0
@@ -50,7 +55,14 @@ enum ExperimentChart {
     /// - Parameters:
     ///   - id: Unique in the page: the title and description are referred to by it.
     ///   - title: What the chart shows, for screen readers (its caption is in the page).
-    static func svg(rows: [Row], scale: Scale, id: String, title: String) -> String? {
+    static func svg(
+        rows: [Row],
+        scale: Scale,
+        id: String,
+        title: String,
+        width: Double = width,
+        sizeClass: String? = nil
+    ) -> String? {
         let drawable = rows.filter { $0.estimate.isFinite }
         guard !drawable.isEmpty else { return nil }
         let (low, high) = domain(drawable)
@@ -63,7 +75,7 @@ enum ExperimentChart {
         let height = axisHeight + Double(drawable.count) * rowHeight + 8
         let escapedId = MarkupEscaping.escaped(id)
         var svg = """
-            <svg class="chart" role="img" aria-labelledby="\(escapedId)-title \(escapedId)-desc" \
+            <svg class="chart\(sizeClass.map { " " + $0 } ?? "")" role="img" aria-labelledby="\(escapedId)-title \(escapedId)-desc" \
             viewBox="0 0 \(format(width)) \(format(height))" preserveAspectRatio="xMinYMin meet">
             <title id="\(escapedId)-title">\(MarkupEscaping.escaped(title))</title>
             <desc id="\(escapedId)-desc">\(MarkupEscaping.escaped(description(drawable, scale: scale)))</desc>
@@ -105,6 +117,22 @@ enum ExperimentChart {
                 """
         }
         return svg + "</svg>"
+    }
+
+    /// The chart at each of ``sizes``, the wider ones with ids of their own; the stylesheet shows
+    /// the one that fits the screen (the others are `display: none`, hidden from screen readers too).
+    static func responsive(rows: [Row], scale: Scale, id: String, title: String) -> String? {
+        let drawings = sizes.enumerated().compactMap { index, size in
+            svg(
+                rows: rows,
+                scale: scale,
+                id: index == 0 ? id : "\(id)-\(index)",
+                title: title,
+                width: size.width,
+                sizeClass: size.sizeClass
+            )
+        }
+        return drawings.isEmpty ? nil : drawings.joined(separator: "\n")
     }
 
     /// The values shown: every finite bound and estimate and zero, widened by a tenth; an

@@ -27,26 +27,14 @@ struct ExperimentRoutes {
         let principal = try context.requirePrincipal()
         let environment = try RequestReading.environment(context)
         try principal.require(.publish(environment))
-        let live = try await store.liveTemplate(environment)
+        try await store.requireEnvironment(environment)
         let body = try await RequestReading.object(request)
-        let definition: ExperimentDefinition
-        switch ExperimentDefinitionReader.read(body) {
-        case .success(let read): definition = read
-        case .failure(let error):
-            throw APIError.invalidArgument(ExperimentDefinitionReader.summary(error.issues), details: error.issues)
+        let experiment: Experiment
+        do {
+            experiment = try await lifecycle.create(body, in: environment, actor: principal.actor)
+        } catch let refusal as ExperimentDefinitionRefusal {
+            throw APIError.invalidArgument(refusal.description, details: refusal.issues)
         }
-        // Keys that start so name the rollouts' step experiments (docs/ROLLOUTS.md).
-        guard !definition.key.hasPrefix(RolloutPlan.experimentKeyPrefix) else {
-            throw APIError.invalidArgument(
-                "key: \"\(definition.key)\" starts with \"\(RolloutPlan.experimentKeyPrefix)\", which names the steps of "
-                    + "rollouts; choose another key"
-            )
-        }
-        let issues = ExperimentTemplateCheck.issues(definition, against: live.template, version: live.version)
-        guard issues.isEmpty else {
-            throw APIError.invalidArgument(ExperimentDefinitionReader.summary(issues), details: issues)
-        }
-        let experiment = try await experiments.create(definition, in: environment, actor: principal.actor)
         return JSONResponse.make(ExperimentJSON.experiment(experiment), status: .created)
     }
 

@@ -1,7 +1,9 @@
 package import VaneCore
 
 /// Checks an experiment against the template it runs on: its parameters and its variants'
-/// conditions must be there, and each variant's condition must change at least one of its
+/// conditions must be there, each variant's condition must be a random split (only `percent`
+/// rules: a targeting rule would put a kind of user, not a random sample, in the variant, and
+/// every difference measured would be that kind's), and each must change at least one of its
 /// parameters (else the variant's units would see control's values and the test measures nothing).
 package enum ExperimentTemplateCheck {
     /// Every problem, at the definition's JSON path; empty when the experiment can run.
@@ -25,17 +27,29 @@ package enum ExperimentTemplateCheck {
                 )
             )
         }
-        let conditionNames = Set(template.conditions.map(\.name))
+        let conditions = Dictionary(template.conditions.map { ($0.name, $0) }) { first, _ in first }
         for (index, variant) in definition.variants.enumerated() {
             guard let condition = variant.condition else { continue }
             let path = JSONPath.root.appending("variants").appending(index).appending("condition")
-            guard conditionNames.contains(condition) else {
+            guard let templateCondition = conditions[condition] else {
                 issues.append(
                     ValidationIssue(
                         .error,
                         at: path,
                         rule: "unknown-condition",
                         "\(live) has no condition \"\(condition)\"; add it (normally a percent condition with the experiment's seed) and publish first"
+                    )
+                )
+                continue
+            }
+            if let refusal = randomSplitRefusal(ParsedCondition(templateCondition)) {
+                issues.append(
+                    ValidationIssue(
+                        .error,
+                        at: path,
+                        rule: "not-random-split",
+                        "variant \"\(variant.name)\": condition \"\(condition)\" \(refusal), not a random split; a variant's "
+                            + "condition may have only percent rules, such as percent('\(definition.key)') between 0 and 50"
                     )
                 )
                 continue
@@ -53,5 +67,33 @@ package enum ExperimentTemplateCheck {
             }
         }
         return issues
+    }
+
+    /// Whether a condition is a random split of the units: it matches by `percent` rules alone,
+    /// joined by and, or and not.
+    package static func isRandomSplit(_ condition: ParsedCondition) -> Bool {
+        randomSplitRefusal(condition) == nil
+    }
+
+    /// Why a condition is not a random split ("tests device.country, a targeting rule"), or nil
+    /// when it is.
+    private static func randomSplitRefusal(_ condition: ParsedCondition) -> String? {
+        guard let expression = condition.expression else { return "does not parse" }
+        var attributes: Set<String> = []
+        var hasPercent = false
+        func visit(_ node: ConditionExpression) {
+            switch node {
+            case .constant: break
+            case .and(let children), .or(let children): children.forEach(visit)
+            case .not(let child): visit(child)
+            case .percent: hasPercent = true
+            case .attribute(let rule): attributes.insert(rule.attributeName)
+            }
+        }
+        visit(expression)
+        if !attributes.isEmpty {
+            return "tests \(attributes.sorted().joined(separator: ", ")), a targeting rule"
+        }
+        return hasPercent ? nil : "has no percent rule"
     }
 }

@@ -1,7 +1,8 @@
 package import VaneCore
 
-/// The one way an experiment starts or stops, for the API and the console alike: a start is
-/// checked against the live template again, and either change is served to fetch on this node
+/// The one way an experiment is created, starts or stops, for the API and the console alike: a
+/// definition is read by ``ExperimentDefinitionReader`` and checked against the live template
+/// (``ExperimentTemplateCheck``), a start is checked against the live template again, and either change is served to fetch on this node
 /// at once (other nodes pick it up with ``serveRunning()`` on their next version poll).
 package struct ExperimentLifecycle: Sendable {
     package let store: ConfigStore
@@ -12,6 +13,36 @@ package struct ExperimentLifecycle: Sendable {
         self.store = store
         self.experiments = experiments
         self.cache = cache
+    }
+
+    /// Creates a draft from a definition as `POST …/experiments` carries it (the console's form
+    /// builds the same object), checked against the live template.
+    /// - Throws: ``ExperimentDefinitionRefusal`` with every problem at its JSON path;
+    ///   ``StorageError`` as the store throws it (no such environment, the key is taken).
+    package func create(_ body: JSONObject, in environment: EnvironmentKey, actor: Actor) async throws -> Experiment {
+        let live = try await store.liveTemplate(environment)
+        let definition: ExperimentDefinition
+        switch ExperimentDefinitionReader.read(body) {
+        case .success(let read): definition = read
+        case .failure(let error): throw ExperimentDefinitionRefusal(issues: error.issues)
+        }
+        // Keys that start so name the rollouts' step experiments (docs/ROLLOUTS.md).
+        guard !definition.key.hasPrefix(RolloutPlan.experimentKeyPrefix) else {
+            throw ExperimentDefinitionRefusal(
+                issues: [
+                    ValidationIssue(
+                        .error,
+                        at: JSONPath.root.appending("key"),
+                        rule: "reserved-key",
+                        "\"\(definition.key)\" starts with \"\(RolloutPlan.experimentKeyPrefix)\", which names the steps "
+                            + "of rollouts; choose another key"
+                    )
+                ]
+            )
+        }
+        let issues = ExperimentTemplateCheck.issues(definition, against: live.template, version: live.version)
+        guard issues.isEmpty else { throw ExperimentDefinitionRefusal(issues: issues) }
+        return try await experiments.create(definition, in: environment, actor: actor)
     }
 
     /// Starts a draft, after checking it against the live template (it may have changed since
@@ -81,4 +112,12 @@ package struct ExperimentStartRefusal: Error, Sendable, CustomStringConvertible 
     package var description: String {
         "experiment \"\(key)\" cannot start on the live template: \(ExperimentDefinitionReader.summary(issues))"
     }
+}
+
+/// A definition that cannot become an experiment: it does not read, or does not fit the live
+/// template. Each issue has its JSON path in the definition.
+package struct ExperimentDefinitionRefusal: Error, Sendable, CustomStringConvertible {
+    package var issues: [ValidationIssue]
+
+    package var description: String { ExperimentDefinitionReader.summary(issues) }
 }
