@@ -21,8 +21,9 @@ enum GuardrailChart {
         var worse: Bool
     }
 
-    // As ExperimentChart: narrow, the label above its line, so that at 375 px the text stays readable.
-    static let width = 480.0
+    // Narrower than ExperimentChart's, the label above its line: on a phone the chart shrinks to
+    // about 310 px, and its 16 px text to about 14 px.
+    static let width = 360.0
     static let height = 112.0
     static let margin = 16.0
 
@@ -70,8 +71,8 @@ enum GuardrailChart {
             """
         // The axis: zero and the margin, and the domain's ends where they do not crowd them.
         var ticks: [(Double, String)] = [(0, "middle")]
-        if badEdge != 0, abs(x(badEdge) - x(0)) > 60 { ticks.append((badEdge, "middle")) }
-        for (end, anchor) in [(low, "start"), (high, "end")] where ticks.allSatisfy({ abs(x(end) - x($0.0)) > 90 }) {
+        if badEdge != 0, abs(x(badEdge) - x(0)) > 50 { ticks.append((badEdge, "middle")) }
+        for (end, anchor) in [(low, "start"), (high, "end")] where ticks.allSatisfy({ abs(x(end) - x($0.0)) > 75 }) {
             ticks.append((end, anchor))
         }
         for (tick, anchor) in ticks {
