@@ -260,6 +260,15 @@ import VaneCore
             let started = try await Self.post(server, Self.page + "/start", as: admin)
             #expect(started.headers[.location] == Self.page + "?done=started")
             #expect(try await RolloutTests.rollout(server)["state"] == "running")
+
+            // Stopping is confirmed on a page of its own; the current share keeps the new value.
+            let confirm = try await ConsoleTests.request(server, .get, Self.page + "/stop", cookie: admin.cookie)
+            #expect(confirm.text.contains("Stop rollout image-cache-v2 at step 1 of 3, 10 %?"))
+            let stopped = try await Self.post(server, Self.page + "/stop", as: admin)
+            #expect(stopped.headers[.location] == Self.page + "?done=stopped")
+            let after = try await RolloutTests.rollout(server)
+            #expect(after["state"] == "stopped")
+            #expect(RolloutTests.actions(after) == ["start", "stop"])
         }
     }
 
