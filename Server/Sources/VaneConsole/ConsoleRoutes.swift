@@ -19,6 +19,8 @@ package struct ConsoleRoutes {
     let publisher: TemplatePublisher
     let experiments: ExperimentStore
     let experimentLifecycle: ExperimentLifecycle
+    /// The application's, so the console's rollout changes read the same clock as the API's and the guard's.
+    let rolloutLifecycle: RolloutLifecycle
     /// Where webhook endpoints may point (the API's and the delivery service's check).
     let webhookDestination: WebhookDestination
     let renderer: ConsolePageRenderer
@@ -36,6 +38,7 @@ package struct ConsoleRoutes {
         publisher: TemplatePublisher,
         experiments: ExperimentStore,
         experimentLifecycle: ExperimentLifecycle,
+        rolloutLifecycle: RolloutLifecycle,
         webhookDestination: WebhookDestination,
         renderer: ConsolePageRenderer,
         secureCookies: Bool,
@@ -49,6 +52,7 @@ package struct ConsoleRoutes {
         self.publisher = publisher
         self.experiments = experiments
         self.experimentLifecycle = experimentLifecycle
+        self.rolloutLifecycle = rolloutLifecycle
         self.webhookDestination = webhookDestination
         self.renderer = renderer
         self.secureCookies = secureCookies
@@ -100,6 +104,13 @@ package struct ConsoleRoutes {
             drafts: drafts,
             experiments: experiments,
             experimentLifecycle: experimentLifecycle,
+            requests: applying.requests,
+            renderer: renderer
+        ).register(on: routes)
+        RolloutsController(
+            store: store,
+            drafts: drafts,
+            lifecycle: rolloutLifecycle,
             requests: applying.requests,
             renderer: renderer
         ).register(on: routes)

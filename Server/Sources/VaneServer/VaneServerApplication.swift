@@ -343,6 +343,7 @@ public final class VaneServerApplication: Sendable {
                 publisher: publisher,
                 experiments: experiments,
                 experimentLifecycle: experimentLifecycle,
+                rolloutLifecycle: rolloutLifecycle,
                 webhookDestination: webhookDestination,
                 renderer: ConsolePageRenderer(assets: consoleAssets),
                 secureCookies: configuration.tlsCertificatePath != nil,

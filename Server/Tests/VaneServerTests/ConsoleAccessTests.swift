@@ -32,6 +32,7 @@ import VaneServerCore
             publisher: application.publisher,
             experiments: application.experiments,
             experimentLifecycle: application.experimentLifecycle,
+            rolloutLifecycle: application.rolloutLifecycle,
             webhookDestination: application.webhookDestination,
             renderer: renderer,
             secureCookies: false

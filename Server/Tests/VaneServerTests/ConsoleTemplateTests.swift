@@ -125,6 +125,18 @@ import VaneServerCore
             try await get(environment + "/experiments/new")
             try await post(environment + "/experiments", ["key": "no-metric"], status: .unprocessableContent)
             try await get(environment + "/experiments/checkout-button/stop")
+            // Rollouts: a running one with a reading, its confirmations, the list, the form and its problems.
+            var plan = try #require(RolloutTests.plan(id: "payments-off").objectValue)
+            plan["parameters"] = [["key": "payments_enabled", "value": "false"]]
+            #expect(try await server.send(.post, RolloutTests.path, json: .object(plan)).status == .created)
+            #expect(try await server.send(.post, RolloutTests.path + "/payments-off/start").status == .ok)
+            try await get(environment + "/rollouts")
+            try await get(environment + "/rollouts/payments-off")
+            try await get(environment + "/rollouts/payments-off/stop")
+            try await get(environment + "/rollouts/payments-off/rollback")
+            try await get(environment + "/rollouts/new?flag=banner_text")
+            try await post(environment + "/rollouts/new", ["id": "Bad Id"], status: .badRequest)
+            try await get(environment + "/flags/payments_enabled/edit")
             // Webhooks: an endpoint (stored directly: this server refuses loopback URLs, which the
             // form's refusal shows), its deliveries, and a rotated secret shown once.
             let endpoint = try await WebhookStore(engine: application.store.engine).createEndpoint(

@@ -22,6 +22,13 @@ enum FlagRowsHTML {
             raw("\">")
             text(row.key)
             raw("</a>")
+            if let href = row.rolloutHref, let id = row.rolloutId {
+                raw(" <a class=\"tag flag-rollout\" href=\"")
+                text(href)
+                raw("\">rollout ")
+                text(id)
+                raw("</a>")
+            }
             if let mark = row.draftMark {
                 raw(" <span class=\"tag tag-")
                 text(mark)

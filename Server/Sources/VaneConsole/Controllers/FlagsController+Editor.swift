@@ -81,6 +81,17 @@ extension FlagsController {
         /// checkbox `also_{id}` ("add it there too", into the person's draft of each).
         var alsoEnvironments: [Option] = []
         var hasAlsoEnvironments: Bool = false
+        /// The rollout the flag is under (draft, running or paused): its page and where it stands.
+        var rollout: RolloutLink? = nil
+        /// A new rollout of this flag, for people who may publish.
+        var newRolloutHref: String? = nil
+    }
+
+    struct RolloutLink: Sendable {
+        var id: String
+        var href: String
+        var state: String
+        var position: String
     }
 
     /// What a submitted editor form says about one value: not set, an explicit value, the app's
@@ -155,7 +166,7 @@ extension FlagsController {
         } else if let moved = request.uri.queryParameters.get("ordered") {
             chrome.flash = .ok("Moved \(moved) in your draft's condition order. Nothing is live until you publish it.")
         }
-        let page = editorPage(
+        var page = editorPage(
             parameter,
             isNew: false,
             in: copy.template,
@@ -165,6 +176,17 @@ extension FlagsController {
             issues: issues,
             live: copy.live.parameter(forKey: flagKey)
         )
+        if let rollout = try await RolloutsController.rolloutsByFlag(RolloutStore(engine: store.engine), key)[flagKey] {
+            page.rollout = RolloutLink(
+                id: rollout.id,
+                href: RolloutsController.path(key, rollout.id),
+                state: RolloutsController.stateLabel(rollout.state),
+                position: RolloutsController.position(rollout)
+            )
+        } else if principal.permits(.publish(key)), copy.live.parameter(forKey: flagKey) != nil {
+            page.newRolloutHref =
+                ConsolePaths.environment(key) + "/rollouts/new?flag=" + ConsolePaths.encodeQueryValue(flagKey)
+        }
         return renderer.render(.flagEditor, chrome: chrome, page: page, context: context)
     }
 

@@ -53,6 +53,9 @@ struct FlagsController: DraftPages {
             var copyHref: String?
             /// "changed" or "removed" when the person's draft does that to the flag.
             var draftMark: String?
+            /// The page of the rollout the flag is under (a draft, running or paused one), and its id.
+            var rolloutHref: String? = nil
+            var rolloutId: String? = nil
         }
 
         struct AddedFlag: Sendable {
@@ -90,6 +93,7 @@ struct FlagsController: DraftPages {
         let canPublish = principal.permits(.publish(key))
         let canCopy = try await !otherEnvironments(of: key, principal: principal).isEmpty
         let changes = try await lastChanges(key)
+        let rollouts = try await RolloutsController.rolloutsByFlag(RolloutStore(engine: store.engine), key)
         let base = ConsolePaths.environment(key)
         // What the person's draft does to these flags, marked beside the live values.
         let draftDiff = try await drafts.draft(key, userId: user.id).map {
@@ -134,7 +138,9 @@ struct FlagsController: DraftPages {
                     editHref: "\(flagPath)/edit",
                     copyHref: canCopy ? "\(flagPath)/copy" : nil,
                     draftMark: draftChanged.contains(parameter.key)
-                        ? "changed" : (draftRemoved.contains(parameter.key) ? "removed" : nil)
+                        ? "changed" : (draftRemoved.contains(parameter.key) ? "removed" : nil),
+                    rolloutHref: rollouts[parameter.key].map { RolloutsController.path(key, $0.id) },
+                    rolloutId: rollouts[parameter.key]?.id
                 )
             )
         }

@@ -125,7 +125,8 @@ extension EnvironmentPages {
         let review = drafts.hasDraft ? "Review (\(drafts.changes))" : "Review"
         let tabs = [
             ("flags", "Flags"), ("conditions", "Conditions"), ("evaluate", "Who gets what"), ("review", review),
-            ("history", "History"), ("experiments", "Experiments"), ("change-requests", "Change requests"),
+            ("history", "History"), ("experiments", "Experiments"), ("rollouts", "Rollouts"),
+            ("change-requests", "Change requests"),
         ].map {
             ConsoleChrome.NavItem(href: "\(base)/\($0.0)", label: $0.1, current: $0.0 == tab)
         }

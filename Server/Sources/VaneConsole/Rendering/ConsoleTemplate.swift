@@ -27,6 +27,10 @@ enum ConsoleTemplate: String, CaseIterable, Sendable {
     case projects
     case review
     case rollback
+    case rollout
+    case rolloutConfirm = "rollout-confirm"
+    case rolloutNew = "rollout-new"
+    case rollouts
     case samplePartial = "sample-partial"
     case shadowPartial = "shadow-partial"
     case signIn = "sign-in"
