@@ -91,7 +91,7 @@ import Vane
                 )
             )
             let text = String(decoding: response.body, as: UTF8.self)
-                        #expect(response.status == 200, "\(text.prefix(500))")
+            #expect(response.status == 200, "\(text.prefix(500))")
         }
     }
 }
