@@ -137,8 +137,12 @@ struct GuardrailReferenceTests {
                     configuration: configuration
                 )
                 let what = "\(scenario.name) at \(look.units) units per arm"
-                let interval = history.sequence(metric: "server_5xx/http_request", measure: .ratio, variant: "treatment")?
-                    .absoluteInterval
+                let interval = history.sequence(
+                    metric: "server_5xx/http_request",
+                    measure: .ratio,
+                    variant: "treatment"
+                )?
+                .absoluteInterval
                 expectClose(interval?.lower, look.lower, "\(what): lower end", relative: 1e-7, absolute: 1e-12)
                 expectClose(interval?.upper, look.upper, "\(what): upper end", relative: 1e-7, absolute: 1e-12)
                 let worse =

@@ -290,7 +290,9 @@ enum RolloutSimulation {
         var eventNumber = 0
         for look in 1...scenario.looks {
             clock.advance(seconds: TimeInterval(lookSeconds))
-            let time = Clock.rfc3339(milliseconds: Clock.milliseconds(clock.now) - 1_000)
+            // A crash after its unit's exposure: only events after the exposure count for its arm.
+            let exposed = Clock.rfc3339(milliseconds: Clock.milliseconds(clock.now) - 2_000)
+            let crashed = Clock.rfc3339(milliseconds: Clock.milliseconds(clock.now) - 1_000)
             var events: [JSONValue] = []
             for _ in 0..<scenario.arrivalsPerLook {
                 let unit = "unit-\(seen.count)"
@@ -311,7 +313,7 @@ enum RolloutSimulation {
                 events.append(
                     [
                         "id": .string("x-\(eventNumber)"), "type": "exposure", "unit": .string(unit),
-                        "time": .string(time), "experiment": .string(key), "variant": .string(arm),
+                        "time": .string(exposed), "experiment": .string(key), "variant": .string(arm),
                         "templateVersion": body["templateVersion"] ?? .null,
                     ]
                 )
@@ -319,7 +321,7 @@ enum RolloutSimulation {
                     events.append(
                         [
                             "id": .string("c-\(eventNumber)"), "type": "metric", "unit": .string(unit),
-                            "time": .string(time), "name": "app_crashed",
+                            "time": .string(crashed), "name": "app_crashed",
                         ]
                     )
                 }
@@ -337,7 +339,10 @@ enum RolloutSimulation {
                 let served = try #require(server.application.cache.template(for: environment))
                 var now: Set<String> = []
                 for unit in seen {
-                    let value = served.compiled.value(forKey: "image_cache", context: EvaluationContext(randomizationId: unit))
+                    let value = served.compiled.value(
+                        forKey: "image_cache",
+                        context: EvaluationContext(randomizationId: unit)
+                    )
                     if value?.stringValue == "v2" { now.insert(unit) }
                 }
                 if rollout.state != .rolledBack {
@@ -370,10 +375,12 @@ enum RolloutSimulation {
             default:
                 outcome.step = rollout.step
             }
-            if let record, let (experiment, stored) = try await lifecycle.experiments.experiments.experimentWithTally(
-                environment,
-                key: rollout.stepExperimentKey
-            ) {
+            if let record,
+                let (experiment, stored) = try await lifecycle.experiments.experiments.experimentWithTally(
+                    environment,
+                    key: rollout.stepExperimentKey
+                )
+            {
                 let aggregates = stored.tally.aggregates(for: experiment.definition)
                 let assessment = RolloutAssessment.assess(
                     rollout.plan,

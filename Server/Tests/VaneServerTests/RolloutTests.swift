@@ -408,7 +408,9 @@ import VaneCore
             let now = Clock.rfc3339(milliseconds: Clock.milliseconds(clock.now))
             var events: [JSONValue] = []
             for index in 0..<2_000 {
-                for (arm, errors) in [("treatment", index % 2 == 0 ? 1.0 : 0), ("comparison", index % 10 == 0 ? 1.0 : 0)] {
+                for (arm, errors) in [
+                    ("treatment", index % 2 == 0 ? 1.0 : 0), ("comparison", index % 10 == 0 ? 1.0 : 0),
+                ] {
                     let unit = "a-\(arm)-\(index)"
                     events.append(
                         [
@@ -437,7 +439,10 @@ import VaneCore
             let figure = rolledBack["decisions"]?.arrayValue?.last?.objectValue?["figures"]?.objectValue?["guardrails"]?
                 .arrayValue?.first?.objectValue
             #expect(figure?["event"] == "server_5xx/http_request", "\(String(describing: figure))")
-            #expect(figure?["treatment"]?.numberValue?.value == 0.05, "\(String(describing: figure))")
+            // The server's own guard may decide while the batches arrive: on part of them.
+            let treatment = figure?["treatment"]?.numberValue?.value ?? 0
+            let comparison = figure?["comparison"]?.numberValue?.value ?? 1
+            #expect(treatment > 0.04 && treatment < 0.06 && comparison < 0.02, "\(String(describing: figure))")
         }
     }
 

@@ -1,4 +1,4 @@
-import ExperimentStatistics
+package import ExperimentStatistics
 import Foundation
 import VaneCore
 
@@ -81,7 +81,12 @@ package struct RolloutGuardrail: Sendable, Hashable {
 
     /// The metric the step experiment counts.
     package var metric: ExperimentMetric {
-        ExperimentMetric(name: name, event: event, kind: kind, denominatorEvent: kind == .ratio ? denominatorEvent : nil)
+        ExperimentMetric(
+            name: name,
+            event: event,
+            kind: kind,
+            denominatorEvent: kind == .ratio ? denominatorEvent : nil
+        )
     }
 
     /// The measure the guard reads: the one the experiment's results decide the metric on.
