@@ -11,7 +11,7 @@ import VaneCore
 /// units between arms). `scripts/rollout-simulation` makes the full figures (``fullRun()``).
 @Suite(.timeLimit(.minutes(10))) struct RolloutSimulationTests {
     @Test func theGuardsDecisionsOverFourteenSimulatedDays() throws {
-        // A/A: 20 runs of 4,032 looks; the full run's rate is 0.0 %, so 2 would already be far off.
+        // A/A: 20 runs of 4,032 looks; the full run rolls back 0.33 % of them, so 2 of 20 would be far off.
         var aaRolledBack = 0
         for seed in 1...20 {
             let outcome = try RolloutSimulation.runDecisions(RolloutSimulation.aa(), seed: UInt64(seed))
