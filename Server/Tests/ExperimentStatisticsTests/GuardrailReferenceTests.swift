@@ -24,7 +24,26 @@ struct GuardrailReferenceTests {
             let looks: [Look]
         }
 
+        /// A ratio guardrail (errors per request), each arm's sums as the server keeps them.
+        struct RatioScenario: Decodable {
+            struct Look: Decodable {
+                let units: Int
+                let comparison: RatioMetricAggregates
+                let treatment: RatioMetricAggregates
+                let lower: Double
+                let upper: Double
+                let worse: Bool
+            }
+
+            let name: String
+            let errorRate: Double
+            let guardrails: Int
+            let margin: Double
+            let looks: [Look]
+        }
+
         let scenarios: [Scenario]
+        let ratioScenarios: [RatioScenario]
     }
 
     static func fixture() throws -> Fixture {
@@ -80,6 +99,52 @@ struct GuardrailReferenceTests {
                 } else {
                     #expect(interval == nil, "\(what): no informative look yet")
                 }
+                let worse =
+                    interval.map {
+                        OneSidedRegression.isWorse($0, margin: scenario.margin, increaseIsBad: true)
+                    } ?? false
+                #expect(worse == look.worse, "\(what): the guard says worse = \(worse)")
+            }
+        }
+    }
+
+    @Test func aRatioGuardrailsRunningIntervalByTheDeltaMethodAndVerdictMatchScipy() throws {
+        let fixture = try Self.fixture()
+        #expect(fixture.ratioScenarios.count == 3)
+        #expect(fixture.ratioScenarios.contains { $0.looks.contains(where: \.worse) }, "one scenario is caught")
+        for scenario in fixture.ratioScenarios {
+            let configuration = AnalysisConfiguration(
+                confidenceLevel: OneSidedRegression.confidenceLevel(
+                    errorRate: scenario.errorRate,
+                    guardrails: scenario.guardrails
+                )
+            )
+            var history = AlwaysValidHistory()
+            for look in scenario.looks {
+                func arm(_ name: String, _ sums: RatioMetricAggregates) -> VariantAggregates {
+                    VariantAggregates(
+                        name: name,
+                        splitWeight: 1,
+                        exposedUnits: look.units,
+                        ratioMetrics: ["server_5xx/http_request": sums]
+                    )
+                }
+                history.recordLook(
+                    ExperimentAggregates(
+                        controlVariant: "comparison",
+                        variants: [arm("comparison", look.comparison), arm("treatment", look.treatment)]
+                    ),
+                    configuration: configuration
+                )
+                let what = "\(scenario.name) at \(look.units) units per arm"
+                let interval = history.sequence(
+                    metric: "server_5xx/http_request",
+                    measure: .ratio,
+                    variant: "treatment"
+                )?
+                .absoluteInterval
+                expectClose(interval?.lower, look.lower, "\(what): lower end", relative: 1e-7, absolute: 1e-12)
+                expectClose(interval?.upper, look.upper, "\(what): upper end", relative: 1e-7, absolute: 1e-12)
                 let worse =
                     interval.map {
                         OneSidedRegression.isWorse($0, margin: scenario.margin, increaseIsBad: true)

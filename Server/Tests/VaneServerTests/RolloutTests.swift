@@ -62,6 +62,7 @@ import VaneCore
 
     /// `units` exposures per arm to step experiment `experiment`, the first `treatmentCrashes`
     /// treatment and `comparisonCrashes` comparison units crashing, stamped at the test clock.
+    /// The exposures name the version a fetch just served, as an app's do, or `templateVersion`.
     static func sendArms(
         _ server: TestServer,
         clock: TestClock,
@@ -71,8 +72,15 @@ import VaneCore
         treatmentCrashes: Int,
         comparisonCrashes: Int,
         tag: String = "a",
-        untilRolledBack: Bool = false
+        untilRolledBack: Bool = false,
+        templateVersion: JSONValue? = nil
     ) async throws {
+        let fetched = try await server.send(
+            .post,
+            TestServer.demoPath + "/fetch",
+            json: ["context": ["randomizationId": "sender"]]
+        )
+        let version = try templateVersion ?? #require(fetched.object?["templateVersion"])
         var events: [JSONValue] = []
         let now = Clock.milliseconds(clock.now)
         func event(_ id: String, _ unit: String, _ offset: Int64, _ members: JSONObject) -> JSONValue {
@@ -95,7 +103,7 @@ import VaneCore
                         -2_000,
                         [
                             "type": "exposure", "experiment": .string(experiment), "variant": .string(arm),
-                            "templateVersion": "2",
+                            "templateVersion": version,
                         ]
                     )
                 )
@@ -343,6 +351,102 @@ import VaneCore
     }
 
     @Test(arguments: TestDatabase.allCases)
+    func aHealthCheckWarningHoldsTheRolloutAndTellsPeople(database: TestDatabase) async throws {
+        let clock = TestClock()
+        try await TestServer.run(database, configure: WebhookAPITests.allowingLoopback, clock: clock) { server in
+            try await Self.subscribe(server)
+            try await Self.started(server)
+            // Healthy figures, but the exposures name a version no app fetched from this server.
+            try await Self.sendArms(
+                server,
+                clock: clock,
+                experiment: "rollout-image-cache-v2-1",
+                treatment: 100,
+                comparison: 100,
+                treatmentCrashes: 1,
+                comparisonCrashes: 1,
+                templateVersion: "99"
+            )
+            clock.advance(seconds: 3_601)
+            await Self.guardOf(server).pass()
+            await Self.guardOf(server).pass()
+            let held = try await Self.rollout(server)
+            #expect(held["state"] == "running")
+            #expect(held["step"] == 1, "a health-check warning never advances")
+            #expect(Self.actions(held) == ["start", "hold"], "told once: \(Self.actions(held))")
+            let decision = try #require(held["decisions"]?.arrayValue?.last?.objectValue)
+            let reason = decision["reason"]?.stringValue ?? ""
+            #expect(reason.hasPrefix("health check: 200 exposure(s) name a template version"), "\(reason)")
+            let warnings = decision["figures"]?.objectValue?["healthWarnings"]?.arrayValue ?? []
+            #expect(warnings.count == 1, "\(decision)")
+            #expect(try await Self.outboxTypes(server).contains("rollout.held"))
+        }
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func aRatioGuardrailRollsBackOnMoreErrorsPerRequest(database: TestDatabase) async throws {
+        let clock = TestClock()
+        try await TestServer.run(database, clock: clock) { server in
+            var plan = try #require(Self.plan(steps: [50, 100]).objectValue)
+            plan["guardrails"] = [
+                ["event": "server_5xx", "denominatorEvent": "http_request", "kind": "ratio", "bad": "increase"]
+            ]
+            try await Self.started(server, .object(plan))
+            let rollout = try await Self.rollout(server)
+            let guardrail = rollout["guardrails"]?.arrayValue?.first?.objectValue
+            #expect(guardrail?["denominatorEvent"] == "http_request", "\(rollout)")
+            // 2,000 units per arm, 10 requests each: 1 % of the comparison's fail, 5 % of the treatment's.
+            try await Self.sendArms(
+                server,
+                clock: clock,
+                experiment: "rollout-image-cache-v2-1",
+                treatment: 2_000,
+                comparison: 2_000,
+                treatmentCrashes: 0,
+                comparisonCrashes: 0
+            )
+            let now = Clock.rfc3339(milliseconds: Clock.milliseconds(clock.now))
+            var events: [JSONValue] = []
+            for index in 0..<2_000 {
+                for (arm, errors) in [
+                    ("treatment", index % 2 == 0 ? 1.0 : 0), ("comparison", index % 10 == 0 ? 1.0 : 0),
+                ] {
+                    let unit = "a-\(arm)-\(index)"
+                    events.append(
+                        [
+                            "id": .string("r-\(unit)"), "type": "metric", "unit": .string(unit), "time": .string(now),
+                            "name": "http_request", "value": 10,
+                        ]
+                    )
+                    if errors > 0 {
+                        events.append(
+                            [
+                                "id": .string("e-\(unit)"), "type": "metric", "unit": .string(unit),
+                                "time": .string(now), "name": "server_5xx", "value": .number(JSONNumber(errors)),
+                            ]
+                        )
+                    }
+                }
+            }
+            for start in stride(from: 0, to: events.count, by: 1_000) {
+                let batch = Array(events[start..<min(events.count, start + 1_000)])
+                let reply = try await server.send(.post, Self.eventsPath, json: ["events": .array(batch)])
+                #expect(reply.status == .ok, "\(reply.text.prefix(600))")
+            }
+            await Self.guardOf(server).pass()
+            let rolledBack = try await Self.rollout(server)
+            #expect(rolledBack["state"] == "rolled_back", "\(rolledBack)")
+            let figure = rolledBack["decisions"]?.arrayValue?.last?.objectValue?["figures"]?.objectValue?["guardrails"]?
+                .arrayValue?.first?.objectValue
+            #expect(figure?["event"] == "server_5xx/http_request", "\(String(describing: figure))")
+            // The server's own guard may decide while the batches arrive: on part of them.
+            let treatment = figure?["treatment"]?.numberValue?.value ?? 0
+            let comparison = figure?["comparison"]?.numberValue?.value ?? 1
+            #expect(treatment > 0.04 && treatment < 0.06 && comparison < 0.02, "\(String(describing: figure))")
+        }
+    }
+
+    @Test(arguments: TestDatabase.allCases)
     func missingExposuresHoldTheRollout(database: TestDatabase) async throws {
         let clock = TestClock()
         try await TestServer.run(database, clock: clock) { server in
@@ -471,7 +575,7 @@ import VaneCore
                 ),
                 (
                     with { $0["guardrails"] = [["event": "app_crashed", "kind": "ratio", "bad": "increase"]] },
-                    "guardrails[0].kind"
+                    "guardrails[0].denominatorEvent"
                 ),
                 (
                     with { $0["guardrails"] = [["event": "app_crashed", "kind": "mean", "bad": "up"]] },

@@ -33,37 +33,15 @@ package struct ExperimentReport: Sendable {
             analysis = nil
             notice = Self.notice(error)
         }
-        let exposed = aggregates.variants.contains { $0.exposedUnits > 0 }
-        let threshold = configuration.sampleRatioMismatchThreshold
-        sampleRatioMismatch =
-            analysis?.sampleRatioMismatch
-            ?? (exposed ? SampleRatioMismatch(variants: aggregates.variants, threshold: threshold) : nil)
-        unitsInSeveralVariants = tally.unitsInSeveralVariants
-        exposuresWithoutFetch = tally.exposuresWithoutFetch ?? 0
-
-        var warnings: [String] = []
-        if let mismatch = sampleRatioMismatch, mismatch.isMismatch {
-            let observed = mismatch.variants.map { "\($0.variant) \($0.observedUnits)" }.joined(separator: ", ")
-            warnings.append(
-                "sample-ratio mismatch: the exposed units (\(observed)) do not fit the configured split "
-                    + "(p \(Self.pValueText(mismatch.pValue)), below \(mismatch.threshold)); find the cause "
-                    + "before trusting any difference below"
-            )
-        }
-        if unitsInSeveralVariants > 0 {
-            warnings.append(
-                "\(unitsInSeveralVariants) unit(s) were exposed to more than one variant and are left out of "
-                    + "the results; check that the variants' conditions do not overlap and that the randomization "
-                    + "id does not change"
-            )
-        }
-        if exposuresWithoutFetch > 0 {
-            warnings.append(
-                "\(exposuresWithoutFetch) exposure(s) name a template version no app fetched from this server; "
-                    + "check that every app sending events fetches its config from this server and environment"
-            )
-        }
-        self.warnings = warnings
+        let health = ExperimentHealth(
+            aggregates: aggregates,
+            tally: tally,
+            threshold: configuration.sampleRatioMismatchThreshold
+        )
+        sampleRatioMismatch = health.sampleRatioMismatch
+        unitsInSeveralVariants = health.unitsInSeveralVariants
+        exposuresWithoutFetch = health.exposuresWithoutFetch
+        warnings = health.warnings
     }
 
     package var definition: ExperimentDefinition { experiment.definition }

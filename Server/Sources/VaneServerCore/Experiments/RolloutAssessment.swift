@@ -41,28 +41,31 @@ package struct RolloutAssessment: Sendable, Hashable {
     package var treatmentUnits: Int
     package var comparisonUnits: Int
     package var sampleRatioPValue: Double
+    /// The step experiment's health warnings about assignment and exposure (units in several
+    /// arms, exposures of a version no app fetched); any of them holds the step.
+    package var healthWarnings: [String] = []
 
     /// The assessment of step `step` of `plan`, begun at `stepStart`, at `now`, from the step
-    /// experiment's sums and running readings.
+    /// experiment's sums, running readings and health checks.
     package static func assess(
         _ plan: RolloutPlan,
         step: Int,
         stepStart: Int64,
         now: Int64,
         aggregates: ExperimentAggregates,
-        history: AlwaysValidHistory
+        history: AlwaysValidHistory,
+        health: ExperimentHealth
     ) -> RolloutAssessment {
         let treatment = aggregates.variants.first { $0.name == RolloutPlan.treatmentArm }
         let comparison = aggregates.variants.first { $0.name == RolloutPlan.comparisonArm }
         let treatmentUnits = treatment?.exposedUnits ?? 0
         let comparisonUnits = comparison?.exposedUnits ?? 0
-        let ratio = SampleRatioMismatch(variants: aggregates.variants, threshold: RolloutPlan.sampleRatioThreshold)
+        let ratio = health.sampleRatioMismatch
         var figures: [GuardrailFigure] = []
         for guardrail in plan.guardrails {
-            let measure: Measure = guardrail.kind == .mean ? .meanPerUnit : .conversionRate
             let interval = history.sequence(
-                metric: guardrail.event,
-                measure: measure,
+                metric: guardrail.name,
+                measure: guardrail.measure,
                 variant: RolloutPlan.treatmentArm
             )?
             .absoluteInterval
@@ -72,7 +75,7 @@ package struct RolloutAssessment: Sendable, Hashable {
                 } ?? false
             figures.append(
                 GuardrailFigure(
-                    event: guardrail.event,
+                    event: guardrail.name,
                     treatment: estimate(treatment, guardrail),
                     comparison: estimate(comparison, guardrail),
                     difference: interval,
@@ -88,7 +91,8 @@ package struct RolloutAssessment: Sendable, Hashable {
             figures: figures,
             treatmentUnits: treatmentUnits,
             comparisonUnits: comparisonUnits,
-            sampleRatioPValue: ratio.pValue
+            sampleRatioPValue: ratio?.pValue ?? 1,
+            healthWarnings: health.assignmentWarnings
         )
         let percent = RolloutPlan.percentText(plan.steps[step])
         if let worse = figures.first(where: \.worse) {
@@ -99,13 +103,22 @@ package struct RolloutAssessment: Sendable, Hashable {
                 + "at \(percent) %"
             return result
         }
-        if ratio.isMismatch {
+        if let ratio, ratio.isMismatch {
             result.verdict = .hold
             result.reason =
                 "sample-ratio mismatch: \(treatmentUnits) treatment and \(comparisonUnits) comparison units "
                 + "where the split expects them equal (p = \(ratio.pValue) < \(RolloutPlan.sampleRatioThreshold)); "
                 + "exposures are lost or assigned wrongly, so the guardrails cannot be trusted. Check how the app "
                 + "records exposures, then resume"
+            return result
+        }
+        if !result.healthWarnings.isEmpty {
+            result.verdict = .hold
+            result.reason =
+                "health check: " + result.healthWarnings.joined(separator: "; ")
+                + "; the figures cannot be trusted, so the rollout holds at \(percent) % while the warning stands "
+                + "(its count never falls within a step: roll back, or stop and start a new rollout once the cause "
+                + "is fixed)"
             return result
         }
         let held = now - stepStart
@@ -136,9 +149,16 @@ package struct RolloutAssessment: Sendable, Hashable {
 
     private static func estimate(_ variant: VariantAggregates?, _ guardrail: RolloutGuardrail) -> Double? {
         guard let variant, variant.exposedUnits > 0 else { return nil }
-        let sums = variant.metrics[guardrail.event] ?? .zero
         let units = Double(variant.exposedUnits)
-        return guardrail.kind == .mean ? sums.valueSum / units : Double(sums.convertedUnits) / units
+        switch guardrail.kind {
+        case .ratio:
+            let sums = variant.ratioMetrics[guardrail.name] ?? .zero
+            return sums.denominatorSum == 0 ? nil : sums.numeratorSum / sums.denominatorSum
+        case .mean:
+            return (variant.metrics[guardrail.name] ?? .zero).valueSum / units
+        case .conversion:
+            return Double((variant.metrics[guardrail.name] ?? .zero).convertedUnits) / units
+        }
     }
 
     /// The figures as decisions store them and the API answers them.
@@ -147,6 +167,7 @@ package struct RolloutAssessment: Sendable, Hashable {
             "treatmentUnits": .number(JSONNumber(treatmentUnits)),
             "comparisonUnits": .number(JSONNumber(comparisonUnits)),
             "sampleRatioPValue": .number(JSONNumber(sampleRatioPValue)),
+            "healthWarnings": .array(healthWarnings.map(JSONValue.string)),
             "guardrails": .array(
                 figures.map { figure in
                     var object: JSONObject = [

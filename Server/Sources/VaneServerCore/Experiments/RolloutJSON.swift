@@ -16,10 +16,12 @@ package enum RolloutJSON {
             "minimumUnitsPerArm": .number(JSONNumber(plan.minimumUnitsPerArm)),
             "guardrails": .array(
                 plan.guardrails.map {
-                    [
+                    var object: JSONObject = [
                         "event": .string($0.event), "kind": .string($0.kind.rawValue), "bad": .string($0.bad.rawValue),
                         "margin": .number(JSONNumber($0.margin)),
                     ]
+                    if let denominator = $0.denominatorEvent { object["denominatorEvent"] = .string(denominator) }
+                    return .object(object)
                 }
             ),
             "onRegression": .string(plan.onRegression.rawValue),

@@ -1,4 +1,4 @@
-import ExperimentStatistics
+package import ExperimentStatistics
 import Foundation
 import VaneCore
 
@@ -62,18 +62,40 @@ package struct RolloutGuardrail: Sendable, Hashable {
 
     /// The tracked event (`client.track("app_crashed")`); also the metric's name.
     package var event: String
-    /// Conversion (the share of units with the event) or mean (the mean of the events' summed
-    /// values per unit).
+    /// Conversion (the share of units with the event), mean (the mean of the events' summed
+    /// values per unit) or ratio (the events' summed values over the denominator event's).
     package var kind: ExperimentMetric.Kind
+    /// For a ratio: the event whose summed values divide (`http_request` for errors per request).
+    package var denominatorEvent: String? = nil
     /// Which way is bad.
     package var bad: Direction
     /// How much worse the treatment may be, in the metric's own units (a share for a conversion,
     /// 0.005 = half a percentage point), before it counts as a regression.
     package var margin: Double
 
-    /// The measure the guard reads.
+    /// The metric's name in the step experiment and the decisions' figures: the event, or for a
+    /// ratio `event/denominatorEvent` (as an experiment's ratio metric is named by default).
+    package var name: String {
+        kind == .ratio ? "\(event)/\(denominatorEvent ?? "")" : event
+    }
+
+    /// The metric the step experiment counts.
     package var metric: ExperimentMetric {
-        ExperimentMetric(name: event, event: event, kind: kind, denominatorEvent: nil)
+        ExperimentMetric(
+            name: name,
+            event: event,
+            kind: kind,
+            denominatorEvent: kind == .ratio ? denominatorEvent : nil
+        )
+    }
+
+    /// The measure the guard reads: the one the experiment's results decide the metric on.
+    package var measure: Measure {
+        switch kind {
+        case .conversion: .conversionRate
+        case .mean: .meanPerUnit
+        case .ratio: .ratio
+        }
     }
 }
 

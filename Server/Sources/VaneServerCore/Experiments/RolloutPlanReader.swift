@@ -272,7 +272,7 @@ package enum RolloutPlanReader {
             problem(
                 path,
                 "required",
-                "required: at least one guardrail {\"event\": …, \"kind\": \"conversion\"|\"mean\", \"bad\": \"increase\"|\"decrease\", \"margin\": …}"
+                "required: at least one guardrail {\"event\": …, \"kind\": \"conversion\"|\"mean\"|\"ratio\", \"bad\": \"increase\"|\"decrease\", \"margin\": …}"
             )
             return []
         }
@@ -284,11 +284,11 @@ package enum RolloutPlanReader {
                 problem(here, "type", "expected an object, found \(item.kindDescription)")
                 continue
             }
-            for member in object where !["event", "kind", "bad", "margin"].contains(member.key) {
+            for member in object where !["event", "denominatorEvent", "kind", "bad", "margin"].contains(member.key) {
                 problem(
                     here.appending(member.key),
                     "unknown-member",
-                    "unknown member; expected event, kind, bad or margin"
+                    "unknown member; expected event, denominatorEvent, kind, bad or margin"
                 )
             }
             var valid = true
@@ -300,20 +300,46 @@ package enum RolloutPlanReader {
                     "required: the tracked event's name, 1-\(ExperimentDefinitionReader.maximumNameCharacters) characters"
                 )
                 valid = false
-            } else if guardrails.contains(where: { $0.event == event }) {
-                problem(here.appending("event"), "duplicate", "event \"\(event)\" is already a guardrail")
-                valid = false
             }
             var kind = ExperimentMetric.Kind.conversion
             switch object["kind"] {
-            case .string("conversion")?: kind = .conversion
-            case .string("mean")?: kind = .mean
+            case .string(let text)? where ExperimentMetric.Kind(rawValue: text) != nil:
+                kind = ExperimentMetric.Kind(rawValue: text) ?? .conversion
             case let other:
                 problem(
                     here.appending("kind"),
                     "enum",
-                    "expected \"conversion\" or \"mean\", found \(other.map(describe) ?? "nothing")"
+                    "expected \"conversion\", \"mean\" or \"ratio\", found \(other.map(describe) ?? "nothing")"
                 )
+                valid = false
+            }
+            // A ratio's denominator, as an experiment's ratio metric names it (errors per request).
+            var denominator: String?
+            if kind == .ratio {
+                denominator = ExperimentDefinitionReader.readName(
+                    object["denominatorEvent"],
+                    at: here.appending("denominatorEvent"),
+                    what: "event",
+                    problem
+                )
+                if denominator == nil { valid = false }
+            } else if object["denominatorEvent"] != nil, object["denominatorEvent"] != .null {
+                problem(
+                    here.appending("denominatorEvent"),
+                    "unexpected",
+                    "only a \"ratio\" guardrail has a denominator event"
+                )
+                valid = false
+            }
+            let guardrail = RolloutGuardrail(
+                event: event,
+                kind: kind,
+                denominatorEvent: denominator,
+                bad: .increase,
+                margin: 0
+            )
+            if valid, guardrails.contains(where: { $0.name == guardrail.name }) {
+                problem(here.appending("event"), "duplicate", "\"\(guardrail.name)\" is already a guardrail")
                 valid = false
             }
             var bad = RolloutGuardrail.Direction.increase
@@ -347,7 +373,11 @@ package enum RolloutPlanReader {
                 )
                 valid = false
             }
-            if valid { guardrails.append(RolloutGuardrail(event: event, kind: kind, bad: bad, margin: margin)) }
+            if valid {
+                guardrails.append(
+                    RolloutGuardrail(event: event, kind: kind, denominatorEvent: denominator, bad: bad, margin: margin)
+                )
+            }
         }
         return guardrails
     }

@@ -18,6 +18,9 @@ arms' aggregates as the server keeps them and, from the raw units:
   * the running interval: the intersection of every informative look's set so far (a look whose
     set misses the running one leaves it as it was), and
   * the guard's verdict: worse when the running interval's lower end is above the margin.
+
+The ratio scenarios (`ratioScenarios`) do the same for a ratio guardrail (errors per request),
+with the delta method's variance from the raw units.
 """
 import json
 import pathlib
@@ -74,6 +77,51 @@ def scenario(name, seed, comparison_rate, treatment_rate, units, look_every, err
     }
 
 
+def ratio_scenario(name, seed, comparison_rate, treatment_rate, units, look_every, error_rate, guardrails, margin):
+    """A ratio guardrail (5xx per request): each unit makes Poisson(20) requests, each failing at
+    its arm's rate. The ratio's variance is the delta method's, computed from the raw units with
+    numpy's sample variances and covariance (not from the sums the Swift reads)."""
+    rng = np.random.default_rng(seed)
+    requests = {arm: rng.poisson(20, units).astype(float) for arm in ("comparison", "treatment")}
+    errors = {
+        "comparison": rng.binomial(requests["comparison"].astype(int), comparison_rate).astype(float),
+        "treatment": rng.binomial(requests["treatment"].astype(int), treatment_rate).astype(float),
+    }
+    alpha = error_rate / guardrails
+    running = None
+    looks = []
+    for n in range(look_every, units + 1, look_every):
+        look = {"units": n}
+        estimates = {}
+        for arm in ("comparison", "treatment"):
+            x, y = errors[arm][:n], requests[arm][:n]
+            look[arm] = {
+                "numeratorSum": float(x.sum()), "denominatorSum": float(y.sum()),
+                "numeratorSumOfSquares": float((x * x).sum()), "denominatorSumOfSquares": float((y * y).sum()),
+                "productSum": float((x * y).sum()),
+            }
+            r = x.sum() / y.sum()
+            covariance = np.cov(x, y, ddof=1)
+            variance = (covariance[0, 0] - 2 * r * covariance[0, 1] + r * r * covariance[1, 1]) / y.mean() ** 2 / n
+            estimates[arm] = (r, variance)
+        c, vc = estimates["comparison"]
+        t, vt = estimates["treatment"]
+        lower, upper = msprt_interval(t - c, vt + vc, (0.1 * c) ** 2, alpha)
+        if running is None:
+            running = (lower, upper)
+        else:
+            new = (max(running[0], lower), min(running[1], upper))
+            if new[0] <= new[1]:
+                running = new
+        look["lower"], look["upper"] = running
+        look["worse"] = bool(running[0] > margin)
+        looks.append(look)
+    return {
+        "name": name, "errorRate": error_rate, "guardrails": guardrails, "margin": margin,
+        "comparisonRate": comparison_rate, "treatmentRate": treatment_rate, "looks": looks,
+    }
+
+
 def main():
     scenarios = [
         scenario("aa", 1, 0.01, 0.01, 6000, 500, 0.05, 1, 0.0),
@@ -82,7 +130,14 @@ def main():
         scenario("three_guardrails", 4, 0.01, 0.03, 6000, 500, 0.05, 3, 0.0),
         scenario("within_margin", 5, 0.02, 0.025, 20000, 2000, 0.05, 2, 0.01),
     ]
-    (HERE / "guardrail_reference.json").write_text(json.dumps({"scenarios": scenarios}, indent=1) + "\n")
+    ratio_scenarios = [
+        ratio_scenario("ratio_aa", 6, 0.01, 0.01, 4000, 500, 0.05, 1, 0.0),
+        ratio_scenario("ratio_1_to_1_5_percent", 7, 0.01, 0.015, 4000, 500, 0.05, 1, 0.0),
+        ratio_scenario("ratio_within_margin", 8, 0.01, 0.012, 4000, 500, 0.05, 2, 0.005),
+    ]
+    (HERE / "guardrail_reference.json").write_text(
+        json.dumps({"scenarios": scenarios, "ratioScenarios": ratio_scenarios}, indent=1) + "\n"
+    )
 
 
 if __name__ == "__main__":

@@ -78,13 +78,19 @@ package struct RolloutGuard: Service {
                 key: rollout.stepExperimentKey
             )
         else { return nil }
+        let aggregates = stored.tally.aggregates(for: experiment.definition)
         let assessment = RolloutAssessment.assess(
             rollout.plan,
             step: rollout.step,
             stepStart: rollout.stepStartTime ?? rollout.updateTime,
             now: lifecycle.clock.nowMilliseconds(),
-            aggregates: stored.tally.aggregates(for: experiment.definition),
-            history: stored.history
+            aggregates: aggregates,
+            history: stored.history,
+            health: ExperimentHealth(
+                aggregates: aggregates,
+                tally: stored.tally,
+                threshold: RolloutPlan.sampleRatioThreshold
+            )
         )
         switch assessment.verdict {
         case .wait:

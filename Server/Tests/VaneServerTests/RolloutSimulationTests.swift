@@ -1,0 +1,201 @@
+import Foundation
+import Synchronization
+import Testing
+import VaneCore
+
+@testable import VaneServer
+@testable import VaneServerCore
+
+/// The rollout simulator (``RolloutSimulation``), briefly: few runs with fixed seeds, each of which
+/// fails when the guard breaks (never rolls back, always rolls back, ignores the split, moves
+/// units between arms). `scripts/rollout-simulation` makes the full figures (``fullRun()``).
+@Suite(.timeLimit(.minutes(10))) struct RolloutSimulationTests {
+    @Test func theGuardsDecisionsOverFourteenSimulatedDays() throws {
+        // A/A: 20 runs of 4,032 looks; the full run rolls back 0.33 % of them, so 2 of 20 would be far off.
+        var aaRolledBack = 0
+        for seed in 1...20 {
+            let outcome = try RolloutSimulation.runDecisions(RolloutSimulation.aa(), seed: UInt64(seed))
+            if outcome.ending == "rolled_back" { aaRolledBack += 1 }
+            #expect(outcome.ending != "completed", "a 3-day hold per step leaves it at 50 % on day 14")
+        }
+        #expect(aaRolledBack <= 1, "\(aaRolledBack) of 20 harmless rollouts rolled back")
+
+        // 1.0 % → 1.5 % crashes: every run caught, none advanced to completion.
+        for seed in 1...5 {
+            let outcome = try RolloutSimulation.runDecisions(RolloutSimulation.crashes(), seed: UInt64(seed))
+            #expect(outcome.ending == "rolled_back", "seed \(seed): \(outcome)")
+        }
+
+        // A 50/45 split: held for the mismatch, never completed.
+        for seed in 1...5 {
+            let outcome = try RolloutSimulation.runDecisions(RolloutSimulation.sampleRatio(), seed: UInt64(seed))
+            #expect(outcome.firstHoldStep != nil && outcome.heldForSampleRatio, "seed \(seed): \(outcome)")
+            #expect(outcome.ending != "completed", "seed \(seed): \(outcome)")
+        }
+    }
+
+    /// A small world for the real server: every step reachable in a simulated day.
+    static func serverScenario(
+        _ name: String,
+        treatmentRate: Double = 0.01,
+        comparisonShare: Double = 1,
+        steps: [Double] = [1, 5, 10, 25, 50, 100]
+    ) -> RolloutSimulation.Scenario {
+        var plan = RolloutSimulation.referencePlan(holdSeconds: 3_600, unitsPerArm: 20)
+        plan["steps"] = .array(steps.map { .number(JSONNumber($0)) })
+        return RolloutSimulation.Scenario(
+            name: name,
+            treatmentRate: treatmentRate,
+            comparisonExposureShare: comparisonShare,
+            arrivalsPerLook: 30,
+            days: 1,
+            plan: plan
+        )
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func theRealServerAdvancesRollsBackAndHoldsAsSimulatedUnitsArrive(database: TestDatabase) async throws {
+        let noAddressLimit: (inout ServerConfiguration) -> Void = { $0.addressRateLimit = 0 }
+        // Harmless: every step in turn, and no unit seen so far ever loses the new value.
+        let clock = TestClock()
+        try await TestServer.run(database, configure: noAddressLimit, clock: clock) { server in
+            let run = try await RolloutSimulation.runServer(
+                server,
+                scenario: Self.serverScenario("A/A"),
+                clock: clock,
+                seed: 1
+            )
+            #expect(run.outcome.ending == "completed", "\(run.outcome) \(run.actions)")
+            // A hold for missing exposures may come first: at 1 % an arm can still be empty after an hour.
+            #expect(
+                run.actions.filter { $0 != "hold" } == [
+                    "start", "advance", "advance", "advance", "advance", "complete",
+                ]
+            )
+            #expect(run.unitsChecked > 1_000)
+            #expect(run.unitsThatLostTheNewValue == 0)
+        }
+        // 30 % crashes against 10 %: rolled back at the first step. (The mixture's τ is 0.1 × the
+        // comparison's rate, so the test is sharpest for effects near that size; hundreds of units
+        // per arm are needed even for a large one.)
+        let crashClock = TestClock()
+        try await TestServer.run(database, configure: noAddressLimit, clock: crashClock) { server in
+            let run = try await RolloutSimulation.runServer(
+                server,
+                scenario: {
+                    var scenario = Self.serverScenario("crashes", treatmentRate: 0.3, steps: [50, 100])
+                    scenario.comparisonRate = 0.1
+                    scenario.plan["minimumHoldSeconds"] = 14_400
+                    return scenario
+                }(),
+                clock: crashClock,
+                seed: 2
+            )
+            #expect(run.outcome.ending == "rolled_back", "\(run.outcome) \(run.actions)")
+            #expect(run.actions == ["start", "roll_back"])
+        }
+        // Half the comparison's exposures lost: held for the mismatch, never advanced.
+        let ratioClock = TestClock()
+        try await TestServer.run(database, configure: noAddressLimit, clock: ratioClock) { server in
+            var scenario = Self.serverScenario("50/25", comparisonShare: 0.5, steps: [50, 100])
+            scenario.days = 0.25
+            let run = try await RolloutSimulation.runServer(server, scenario: scenario, clock: ratioClock, seed: 3)
+            #expect(run.outcome.heldForSampleRatio, "\(run.outcome) \(run.actions)")
+            #expect(run.outcome.ending == "running" && run.outcome.advances == 0, "\(run.outcome)")
+            #expect(run.actions == ["start", "hold"], "told once")
+        }
+    }
+
+    /// The full figures: `scripts/rollout-simulation` sets VANE_ROLLOUT_SIMULATION_OUTPUT (and
+    /// optionally VANE_ROLLOUT_SIMULATION_RUNS, default 1,000) and checks the file with scipy.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["VANE_ROLLOUT_SIMULATION_OUTPUT"] != nil))
+    func fullRun() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let output = try #require(environment["VANE_ROLLOUT_SIMULATION_OUTPUT"])
+        let runs = Int(environment["VANE_ROLLOUT_SIMULATION_RUNS"] ?? "") ?? 1_000
+        /// Runs whose every look the file keeps, for the reference check.
+        let recorded = 3
+        let scenarios = [
+            ("aa", RolloutSimulation.aa()), ("crashes", RolloutSimulation.crashes()),
+            ("sampleRatio", RolloutSimulation.sampleRatio()),
+        ]
+        var document: JSONObject = ["runs": .number(JSONNumber(runs))]
+
+        let started = Date()
+        for (key, scenario) in scenarios {
+            // Both cores: runs are independent, each with its own seed.
+            let outcomes = try await withThrowingTaskGroup(of: (Int, RolloutSimulation.Outcome).self) { group in
+                var next = 0
+                var results: [(Int, RolloutSimulation.Outcome)] = []
+                for _ in 0..<max(1, ProcessInfo.processInfo.activeProcessorCount) where next < runs {
+                    let seed = next
+                    group.addTask { (seed, try RolloutSimulation.runDecisions(scenario, seed: UInt64(seed + 1))) }
+                    next += 1
+                }
+                while let result = try await group.next() {
+                    results.append(result)
+                    if next < runs {
+                        let seed = next
+                        group.addTask { (seed, try RolloutSimulation.runDecisions(scenario, seed: UInt64(seed + 1))) }
+                        next += 1
+                    }
+                }
+                return results.sorted { $0.0 < $1.0 }.map(\.1)
+            }
+            var looks: [RolloutSimulation.Look] = []
+            for run in 0..<min(recorded, runs) {
+                _ = try RolloutSimulation.runDecisions(scenario, seed: UInt64(run + 1)) { look in
+                    var look = look
+                    look.run = run
+                    looks.append(look)
+                }
+            }
+            document[key] = [
+                "scenario": .string(scenario.name),
+                "looksPerRun": .number(JSONNumber(scenario.looks)),
+                "outcomes": try Self.json(outcomes),
+                "looks": try Self.json(looks),
+            ]
+        }
+        // The real server on SQLite, with its looks as the store kept them.
+        var serverLooks: [RolloutSimulation.Look] = []
+        var serverRuns: [JSONValue] = []
+        for (run, scenario) in [
+            Self.serverScenario("A/A"), Self.serverScenario("crashes", treatmentRate: 0.05),
+        ].enumerated() {
+            let clock = TestClock()
+            let noAddressLimit: (inout ServerConfiguration) -> Void = { $0.addressRateLimit = 0 }
+            let result = try await TestServer.run(.sqlite, configure: noAddressLimit, clock: clock) { server in
+                let looks = Mutex<[RolloutSimulation.Look]>([])
+                let result = try await RolloutSimulation.runServer(
+                    server,
+                    scenario: scenario,
+                    clock: clock,
+                    seed: UInt64(run + 1)
+                ) { look in
+                    var look = look
+                    look.run = run
+                    looks.withLock { $0.append(look) }
+                }
+                return (result, looks.withLock { $0 })
+            }
+            #expect(result.0.unitsThatLostTheNewValue == 0)
+            serverLooks += result.1
+            serverRuns.append(
+                [
+                    "scenario": .string(scenario.name), "outcome": try Self.json(result.0.outcome),
+                    "actions": .array(result.0.actions.map(JSONValue.string)),
+                    "unitsChecked": .number(JSONNumber(result.0.unitsChecked)),
+                    "unitsThatLostTheNewValue": .number(JSONNumber(result.0.unitsThatLostTheNewValue)),
+                ]
+            )
+        }
+        document["server"] = ["runs": .array(serverRuns), "looks": try Self.json(serverLooks)]
+        document["seconds"] = .number(JSONNumber(Date().timeIntervalSince(started)))
+        try Data(JSONValue.object(document).serialized(.compact).utf8).write(to: URL(fileURLWithPath: output))
+    }
+
+    static func json<T: Encodable>(_ value: T) throws -> JSONValue {
+        try JSONValue.parse(String(decoding: JSONEncoder().encode(value), as: UTF8.self))
+    }
+}
