@@ -71,27 +71,7 @@ package struct RolloutGuard: Service {
             return nil
         }
         let environment = rollout.environment
-        let experiments = lifecycle.experiments.experiments
-        guard
-            let (experiment, stored) = try await experiments.experimentWithTally(
-                environment,
-                key: rollout.stepExperimentKey
-            )
-        else { return nil }
-        let aggregates = stored.tally.aggregates(for: experiment.definition)
-        let assessment = RolloutAssessment.assess(
-            rollout.plan,
-            step: rollout.step,
-            stepStart: rollout.stepStartTime ?? rollout.updateTime,
-            now: lifecycle.clock.nowMilliseconds(),
-            aggregates: aggregates,
-            history: stored.history,
-            health: ExperimentHealth(
-                aggregates: aggregates,
-                tally: stored.tally,
-                threshold: RolloutPlan.sampleRatioThreshold
-            )
-        )
+        guard let assessment = try await lifecycle.currentAssessment(rollout) else { return nil }
         switch assessment.verdict {
         case .wait:
             return nil

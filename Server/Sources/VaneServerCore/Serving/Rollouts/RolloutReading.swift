@@ -24,8 +24,8 @@ extension RolloutLifecycle {
         )
     }
 
-    /// What the guard reads of a running or paused rollout's step now (``RolloutAssessment``);
-    /// reading it decides nothing.
+    /// What the guard reads of a running or paused rollout's step now (``RolloutAssessment``):
+    /// what ``RolloutGuard`` decides on, and what the console shows; reading it decides nothing.
     package func currentAssessment(_ rollout: Rollout) async throws -> RolloutAssessment? {
         guard rollout.state == .running || rollout.state == .paused, rollout.step >= 0,
             rollout.step < rollout.plan.steps.count
@@ -36,13 +36,19 @@ extension RolloutLifecycle {
                 key: rollout.stepExperimentKey
             )
         else { return nil }
+        let aggregates = stored.tally.aggregates(for: experiment.definition)
         return RolloutAssessment.assess(
             rollout.plan,
             step: rollout.step,
             stepStart: rollout.stepStartTime ?? rollout.updateTime,
             now: clock.nowMilliseconds(),
-            aggregates: stored.tally.aggregates(for: experiment.definition),
-            history: stored.history
+            aggregates: aggregates,
+            history: stored.history,
+            health: ExperimentHealth(
+                aggregates: aggregates,
+                tally: stored.tally,
+                threshold: RolloutPlan.sampleRatioThreshold
+            )
         )
     }
 }
