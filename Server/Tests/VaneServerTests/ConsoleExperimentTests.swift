@@ -55,19 +55,14 @@ import VaneCore
             )
             let viewer = try await ConsoleTests.signIn(server, role: "viewer")
 
-            let list = try await ConsoleTests.request(server, .get, Self.base, cookie: viewer.cookie)
+            let list = try await viewer.get(server, Self.base)
             #expect(list.status == .ok)
             #expect(list.text.contains(#"<a href="\#(Self.base)/checkout-button" class="mono">checkout-button</a>"#))
             #expect(list.text.contains(#"<span class="tag tag-added">running</span>"#))
             #expect(list.text.contains("The &lt;b&gt;new&lt;/b&gt; checkout sells more"), "text is escaped")
             #expect(list.text.contains(#"aria-current="page">Experiments</a>"#), "the environment's tab")
 
-            let page = try await ConsoleTests.request(
-                server,
-                .get,
-                Self.base + "/checkout-button",
-                cookie: viewer.cookie
-            )
+            let page = try await viewer.get(server, Self.base + "/checkout-button")
             #expect(page.status == .ok)
             #expect(page.text.contains("Every check passes."))
             #expect(page.text.contains("— fits the configured split"))
@@ -88,7 +83,7 @@ import VaneCore
             )
             #expect(!page.text.contains("<b>new</b>"))
 
-            let missing = try await ConsoleTests.request(server, .get, Self.base + "/nope", cookie: viewer.cookie)
+            let missing = try await viewer.get(server, Self.base + "/nope")
             #expect(missing.status == .notFound)
         }
     }
@@ -99,12 +94,7 @@ import VaneCore
             try await Self.fetch(server)
             try await ExperimentResultsTests.send(server, Self.population(control: (300, 30), treatment: (200, 20)))
             let viewer = try await ConsoleTests.signIn(server, role: "viewer")
-            let page = try await ConsoleTests.request(
-                server,
-                .get,
-                Self.base + "/checkout-button",
-                cookie: viewer.cookie
-            )
+            let page = try await viewer.get(server, Self.base + "/checkout-button")
             let warning = try #require(page.text.range(of: "Read these before any number below."))
             let variants = try #require(page.text.range(of: "<h2 id=\"variants-heading\">"))
             #expect(warning.lowerBound < variants.lowerBound)
@@ -139,7 +129,7 @@ import VaneCore
             #expect(refused.status == .forbidden)
 
             let admin = try await ConsoleTests.signIn(server, role: "admin")
-            let draft = try await ConsoleTests.request(server, .get, path, cookie: admin.cookie)
+            let draft = try await admin.get(server, path)
             #expect(draft.text.contains("Start the experiment…"))
             #expect(draft.text.contains("no results yet: no unit has been exposed to the control variant"))
             let forged = try await ConsoleTests.request(server, .post, path + "/start", form: [:], cookie: admin.cookie)
@@ -148,7 +138,7 @@ import VaneCore
             let started = try await Self.press(server, path + "/start", as: admin)
             #expect(started.status == .seeOther)
             #expect(started.headers[.location] == path + "?done=started")
-            let running = try await ConsoleTests.request(server, .get, path + "?done=started", cookie: admin.cookie)
+            let running = try await admin.get(server, path + "?done=started")
             #expect(running.text.contains("Started: exposures and events count from now on."))
             #expect(running.text.contains("Stop the experiment"))
             #expect(
@@ -186,14 +176,14 @@ import VaneCore
         try await TestServer.run(database) { server in
             let viewer = try await ConsoleTests.signIn(server, role: "viewer")
             #expect(
-                try await ConsoleTests.request(server, .get, Self.base + "/new", cookie: viewer.cookie).status
+                try await viewer.get(server, Self.base + "/new").status
                     == .forbidden
             )
-            let list = try await ConsoleTests.request(server, .get, Self.base, cookie: viewer.cookie)
+            let list = try await viewer.get(server, Self.base)
             #expect(!list.text.contains(">New experiment</a>"), "a viewer is not offered the form")
 
             let admin = try await ConsoleTests.signIn(server, role: "admin")
-            let form = try await ConsoleTests.request(server, .get, Self.base + "/new", cookie: admin.cookie)
+            let form = try await admin.get(server, Self.base + "/new")
             #expect(form.status == .ok)
             #expect(form.text.contains(#"name="parameter.checkout_variant" value="on""#))
             #expect(
@@ -267,12 +257,7 @@ import VaneCore
             #expect(
                 stored["guardrailMetrics"]?.arrayValue?.first?.objectValue?["denominatorEvent"] == "session_started"
             )
-            let page = try await ConsoleTests.request(
-                server,
-                .get,
-                Self.base + "/checkout-button?done=created",
-                cookie: admin.cookie
-            )
+            let page = try await admin.get(server, Self.base + "/checkout-button?done=created")
             #expect(page.text.contains("Created as a draft"))
             #expect(page.text.contains("No data yet: the experiment has not started"))
             #expect(!page.text.contains("Every check passes."), "nothing was checked")
@@ -291,9 +276,9 @@ import VaneCore
             )
             let path = Self.base + "/checkout-button"
             let admin = try await ConsoleTests.signIn(server, role: "admin")
-            let draft = try await ConsoleTests.request(server, .get, path, cookie: admin.cookie)
+            let draft = try await admin.get(server, path)
             #expect(draft.text.contains(#"<a class="button primary" href="\#(path)/start">Start the experiment…</a>"#))
-            let confirmStart = try await ConsoleTests.request(server, .get, path + "/start", cookie: admin.cookie)
+            let confirmStart = try await admin.get(server, path + "/start")
             #expect(confirmStart.status == .ok)
             #expect(confirmStart.text.contains("Start checkout-button?"))
             #expect(
@@ -302,15 +287,15 @@ import VaneCore
                 )
             )
             #expect(confirmStart.text.contains(#"<form method="post" action="\#(path)/start""#))
-            let early = try await ConsoleTests.request(server, .get, path + "/stop", cookie: admin.cookie)
+            let early = try await admin.get(server, path + "/stop")
             #expect(early.status == .seeOther, "a draft has nothing to stop: back to its page")
 
             #expect(
                 try await Self.press(server, path + "/start", as: admin).headers[.location] == path + "?done=started"
             )
-            let running = try await ConsoleTests.request(server, .get, path, cookie: admin.cookie)
+            let running = try await admin.get(server, path)
             #expect(running.text.contains("No data yet: no unit has been exposed since the start"))
-            let confirmStop = try await ConsoleTests.request(server, .get, path + "/stop", cookie: admin.cookie)
+            let confirmStop = try await admin.get(server, path + "/stop")
             #expect(confirmStop.text.contains("Stop checkout-button for good?"))
             #expect(confirmStop.text.contains("This cannot be undone: a stopped experiment does not start again."))
             #expect(
@@ -321,7 +306,7 @@ import VaneCore
 
             // Under a policy the confirmation says so, and confirming opens a request instead.
             try await ChangeRequestTests.setPolicy(server, ["required": true, "approvals": 1])
-            let policed = try await ConsoleTests.request(server, .get, path + "/stop", cookie: admin.cookie)
+            let policed = try await admin.get(server, path + "/stop")
             #expect(policed.text.contains("confirming opens a change request to stop checkout-button"))
             #expect(policed.text.contains("Request the stop"))
             let requested = try await Self.press(server, path + "/stop", as: admin)
@@ -351,12 +336,7 @@ import VaneCore
             // 200 in 3 hours is about 1,600 a day, so the other 1,048 take under a day.
             try await ExperimentResultsTests.send(server, Self.population(control: (200, 50), treatment: (200, 60)))
             let viewer = try await ConsoleTests.signIn(server, role: "viewer")
-            let page = try await ConsoleTests.request(
-                server,
-                .get,
-                Self.base + "/checkout-button",
-                cookie: viewer.cookie
-            )
+            let page = try await viewer.get(server, Self.base + "/checkout-button")
             #expect(page.text.contains(#"<th scope="col">Expected loss</th>"#))
             #expect(page.text.contains(#"<td data-label="Expected loss">"#))
             #expect(page.text.contains("How long to a decision"))

@@ -19,15 +19,7 @@ import VaneCore
     /// A started rollout at 10 % with 200 exposed units per arm, crashing alike (no regression).
     static func running(_ server: TestServer, clock: TestClock) async throws {
         try await RolloutTests.started(server)
-        try await RolloutTests.sendArms(
-            server,
-            clock: clock,
-            experiment: "rollout-image-cache-v2-1",
-            treatment: 200,
-            comparison: 200,
-            treatmentCrashes: 6,
-            comparisonCrashes: 4
-        )
+        try await RolloutTests.sendArms(server, clock: clock, units: (200, 200), crashes: (6, 4))
     }
 
     static func post(
@@ -47,7 +39,7 @@ import VaneCore
         try await TestServer.run(database, clock: clock) { server in
             try await Self.running(server, clock: clock)
             let viewer = try await ConsoleTests.signIn(server, role: "viewer")
-            let reply = try await ConsoleTests.request(server, .get, Self.page, cookie: viewer.cookie)
+            let reply = try await viewer.get(server, Self.page)
             #expect(reply.status == .ok)
             let html = reply.text
             #expect(html.contains("step 1 of 3, 10 %"))
@@ -78,19 +70,14 @@ import VaneCore
             }
 
             // The list, and the flag's row and editor, lead to the page.
-            let list = try await ConsoleTests.request(server, .get, Self.base, cookie: viewer.cookie)
+            let list = try await viewer.get(server, Self.base)
             #expect(list.text.contains(#"<a href="\#(Self.page)" class="mono">image-cache-v2</a>"#))
             #expect(!list.text.contains("New rollout"), "a viewer creates none")
-            let flags = try await ConsoleTests.request(server, .get, Self.environment + "/flags", cookie: viewer.cookie)
+            let flags = try await viewer.get(server, Self.environment + "/flags")
             #expect(
                 flags.text.contains(#"<a class="tag flag-rollout" href="\#(Self.page)">rollout image-cache-v2</a>"#)
             )
-            let editor = try await ConsoleTests.request(
-                server,
-                .get,
-                Self.environment + "/flags/image_cache/edit",
-                cookie: viewer.cookie
-            )
+            let editor = try await viewer.get(server, Self.environment + "/flags/image_cache/edit")
             #expect(
                 editor.text.contains(
                     #"<a href="\#(Self.page)">rollout image-cache-v2</a> (running, step 1 of 3, 10 %)"#
@@ -107,7 +94,7 @@ import VaneCore
             let viewer = try await ConsoleTests.signIn(server, role: "viewer")
             #expect(try await Self.post(server, Self.page + "/pause", as: viewer).status == .forbidden)
             #expect(
-                try await ConsoleTests.request(server, .get, Self.page + "/rollback", cookie: viewer.cookie).status
+                try await viewer.get(server, Self.page + "/rollback").status
                     == .forbidden
             )
             // An editor of another environment may not either.
@@ -115,7 +102,7 @@ import VaneCore
             #expect(try await Self.post(server, Self.page + "/pause", as: stranger).status == .forbidden)
 
             let admin = try await ConsoleTests.signIn(server, role: "admin")
-            let shown = try await ConsoleTests.request(server, .get, Self.page, cookie: admin.cookie)
+            let shown = try await admin.get(server, Self.page)
             #expect(shown.text.contains("Pause</button>") && shown.text.contains("Roll back…"))
             let forged = try await ConsoleTests.request(
                 server,
@@ -131,12 +118,7 @@ import VaneCore
             #expect(paused.status == .seeOther)
             #expect(paused.headers[.location] == Self.page + "?done=paused")
             #expect(try await RolloutTests.rollout(server)["state"] == "paused")
-            let pausedPage = try await ConsoleTests.request(
-                server,
-                .get,
-                Self.page + "?done=paused",
-                cookie: admin.cookie
-            )
+            let pausedPage = try await admin.get(server, Self.page + "?done=paused")
             #expect(pausedPage.text.contains("Resume</button>") && !pausedPage.text.contains("Pause</button>"))
             #expect(pausedPage.text.contains("now, paused"))
 
@@ -152,7 +134,7 @@ import VaneCore
             #expect(try await RolloutTests.rollout(server)["state"] == "running")
 
             // Rolling back is confirmed on a page of its own, then published.
-            let confirm = try await ConsoleTests.request(server, .get, Self.page + "/rollback", cookie: admin.cookie)
+            let confirm = try await admin.get(server, Self.page + "/rollback")
             #expect(confirm.status == .ok)
             #expect(confirm.text.contains("Roll back rollout image-cache-v2 at step 1 of 3, 10 %?"))
             #expect(confirm.text.contains(#"<form method="post" action="\#(Self.page)/rollback""#))
@@ -173,7 +155,7 @@ import VaneCore
             #expect(audit.text.contains("admin-"), "the audit log names the person: \(audit.text.prefix(300))")
 
             // Nothing is left to stop or roll back.
-            let ended = try await ConsoleTests.request(server, .get, Self.page, cookie: admin.cookie)
+            let ended = try await admin.get(server, Self.page)
             #expect(!ended.text.contains("Stop…") && !ended.text.contains("Roll back…"))
             #expect(try await Self.post(server, Self.page + "/stop", as: admin).status == .conflict)
         }
@@ -185,7 +167,7 @@ import VaneCore
             let admin = try await ConsoleTests.signIn(server, role: "admin")
             let missing = Self.base + "/nope"
             for path in [missing, missing + "/stop", missing + "/rollback"] {
-                let reply = try await ConsoleTests.request(server, .get, path, cookie: admin.cookie)
+                let reply = try await admin.get(server, path)
                 #expect(reply.status == .notFound, "GET \(path)")
                 #expect(reply.text.contains("there is no rollout &quot;nope&quot;"), "GET \(path)")
             }
@@ -193,12 +175,7 @@ import VaneCore
                 let reply = try await Self.post(server, missing + "/" + action, as: admin, ["title": "t"])
                 #expect(reply.status == .notFound, "POST \(action)")
             }
-            let elsewhere = try await ConsoleTests.request(
-                server,
-                .get,
-                "/projects/demo/environments/nowhere/rollouts",
-                cookie: admin.cookie
-            )
+            let elsewhere = try await admin.get(server, "/projects/demo/environments/nowhere/rollouts")
             #expect(elsewhere.status == .notFound)
         }
     }
@@ -216,12 +193,7 @@ import VaneCore
         try await TestServer.run(database) { server in
             #expect(try await server.publish(RolloutTests.template).status == .ok)
             let admin = try await ConsoleTests.signIn(server, role: "admin")
-            let blank = try await ConsoleTests.request(
-                server,
-                .get,
-                Self.base + "/new?flag=image_cache",
-                cookie: admin.cookie
-            )
+            let blank = try await admin.get(server, Self.base + "/new?flag=image_cache")
             #expect(blank.status == .ok)
             #expect(
                 blank.text.contains(#"<option value="image_cache" selected>image_cache</option>"#),
@@ -254,7 +226,7 @@ import VaneCore
             #expect(duplicate.status == .badRequest)
             #expect(duplicate.text.contains("already exists"))
 
-            let page = try await ConsoleTests.request(server, .get, Self.page + "?done=created", cookie: admin.cookie)
+            let page = try await admin.get(server, Self.page + "?done=created")
             #expect(page.text.contains("Start the rollout") && !page.text.contains("Request approval"))
             #expect(page.text.contains("None yet: the rollout has not started."))
             let started = try await Self.post(server, Self.page + "/start", as: admin)
@@ -262,7 +234,7 @@ import VaneCore
             #expect(try await RolloutTests.rollout(server)["state"] == "running")
 
             // Stopping is confirmed on a page of its own; the current share keeps the new value.
-            let confirm = try await ConsoleTests.request(server, .get, Self.page + "/stop", cookie: admin.cookie)
+            let confirm = try await admin.get(server, Self.page + "/stop")
             #expect(confirm.text.contains("Stop rollout image-cache-v2 at step 1 of 3, 10 %?"))
             let stopped = try await Self.post(server, Self.page + "/stop", as: admin)
             #expect(stopped.headers[.location] == Self.page + "?done=stopped")
@@ -279,7 +251,7 @@ import VaneCore
             #expect(try await server.send(.post, RolloutTests.path, json: RolloutTests.plan()).status == .created)
             try await ChangeRequestTests.setPolicy(server, ["required": true, "approvals": 1])
             let editor = try await ConsoleTests.signIn(server, role: "editor", environments: ["demo/production"])
-            let page = try await ConsoleTests.request(server, .get, Self.page, cookie: editor.cookie)
+            let page = try await editor.get(server, Self.page)
             #expect(page.text.contains("Request approval") && !page.text.contains("Start the rollout"))
 
             // A start sent anyway is refused by the publish's policy check, on the page.

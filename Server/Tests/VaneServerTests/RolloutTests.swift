@@ -60,21 +60,30 @@ import VaneCore
         return try #require(started.object)
     }
 
+    /// The step experiment of the plan's first step.
+    static let firstStep = "rollout-image-cache-v2-1"
+
+    /// Lets the step's hold time (an hour) pass and runs the guard once.
+    static func passAfterHold(_ server: TestServer, _ clock: TestClock) async {
+        clock.advance(seconds: 3_601)
+        await guardOf(server).pass()
+    }
+
     /// `units` exposures per arm to step experiment `experiment`, the first `treatmentCrashes`
     /// treatment and `comparisonCrashes` comparison units crashing, stamped at the test clock.
     /// The exposures name the version a fetch just served, as an app's do, or `templateVersion`.
     static func sendArms(
         _ server: TestServer,
         clock: TestClock,
-        experiment: String,
-        treatment: Int,
-        comparison: Int,
-        treatmentCrashes: Int,
-        comparisonCrashes: Int,
+        experiment: String = firstStep,
+        units: (treatment: Int, comparison: Int),
+        crashes: (treatment: Int, comparison: Int),
         tag: String = "a",
         untilRolledBack: Bool = false,
         templateVersion: JSONValue? = nil
     ) async throws {
+        let (treatment, comparison) = units
+        let (treatmentCrashes, comparisonCrashes) = crashes
         let fetched = try await server.send(
             .post,
             TestServer.demoPath + "/fetch",
@@ -188,20 +197,11 @@ import VaneCore
             }
             #expect((arms["treatment"] ?? 0) > 10 && (arms["comparison"] ?? 0) > 10, "\(arms)")
 
-            try await Self.sendArms(
-                server,
-                clock: clock,
-                experiment: "rollout-image-cache-v2-1",
-                treatment: 200,
-                comparison: 200,
-                treatmentCrashes: 4,
-                comparisonCrashes: 4
-            )
+            try await Self.sendArms(server, clock: clock, units: (200, 200), crashes: (4, 4))
             await Self.guardOf(server).pass()
             #expect(try await Self.rollout(server)["step"] == 1, "the hold time has not passed")
 
-            clock.advance(seconds: 3_601)
-            await Self.guardOf(server).pass()
+            await Self.passAfterHold(server, clock)
             let second = try await Self.rollout(server)
             #expect(second["step"] == 2, "\(second)")
             #expect(second["percent"] == 50)
@@ -211,17 +211,14 @@ import VaneCore
             #expect(advance["figures"]?.objectValue?["treatmentUnits"] == 200, "\(advance)")
 
             // The new step counts afresh: no units yet, so past its hold time it holds, and says so.
-            clock.advance(seconds: 3_601)
-            await Self.guardOf(server).pass()
+            await Self.passAfterHold(server, clock)
             #expect(try await Self.rollout(server)["step"] == 2)
             try await Self.sendArms(
                 server,
                 clock: clock,
                 experiment: "rollout-image-cache-v2-2",
-                treatment: 100,
-                comparison: 100,
-                treatmentCrashes: 2,
-                comparisonCrashes: 2,
+                units: (100, 100),
+                crashes: (2, 2),
                 tag: "b"
             )
             await Self.guardOf(server).pass()
@@ -295,11 +292,8 @@ import VaneCore
             try await Self.sendArms(
                 server,
                 clock: clock,
-                experiment: "rollout-image-cache-v2-1",
-                treatment: 10_000,
-                comparison: 10_000,
-                treatmentCrashes: 300,
-                comparisonCrashes: 100,
+                units: (10_000, 10_000),
+                crashes: (300, 100),
                 untilRolledBack: true
             )
             // No waiting for the hold time: a regression rolls back at once.
@@ -328,17 +322,8 @@ import VaneCore
         try await TestServer.run(database, configure: WebhookAPITests.allowingLoopback, clock: clock) { server in
             try await Self.subscribe(server)
             try await Self.started(server)
-            try await Self.sendArms(
-                server,
-                clock: clock,
-                experiment: "rollout-image-cache-v2-1",
-                treatment: 1_000,
-                comparison: 800,
-                treatmentCrashes: 10,
-                comparisonCrashes: 8
-            )
-            clock.advance(seconds: 3_601)
-            await Self.guardOf(server).pass()
+            try await Self.sendArms(server, clock: clock, units: (1_000, 800), crashes: (10, 8))
+            await Self.passAfterHold(server, clock)
             await Self.guardOf(server).pass()
             let held = try await Self.rollout(server)
             #expect(held["state"] == "running")
@@ -357,18 +342,8 @@ import VaneCore
             try await Self.subscribe(server)
             try await Self.started(server)
             // Healthy figures, but the exposures name a version no app fetched from this server.
-            try await Self.sendArms(
-                server,
-                clock: clock,
-                experiment: "rollout-image-cache-v2-1",
-                treatment: 100,
-                comparison: 100,
-                treatmentCrashes: 1,
-                comparisonCrashes: 1,
-                templateVersion: "99"
-            )
-            clock.advance(seconds: 3_601)
-            await Self.guardOf(server).pass()
+            try await Self.sendArms(server, clock: clock, units: (100, 100), crashes: (1, 1), templateVersion: "99")
+            await Self.passAfterHold(server, clock)
             await Self.guardOf(server).pass()
             let held = try await Self.rollout(server)
             #expect(held["state"] == "running")
@@ -396,15 +371,7 @@ import VaneCore
             let guardrail = rollout["guardrails"]?.arrayValue?.first?.objectValue
             #expect(guardrail?["denominatorEvent"] == "http_request", "\(rollout)")
             // 2,000 units per arm, 10 requests each: 1 % of the comparison's fail, 5 % of the treatment's.
-            try await Self.sendArms(
-                server,
-                clock: clock,
-                experiment: "rollout-image-cache-v2-1",
-                treatment: 2_000,
-                comparison: 2_000,
-                treatmentCrashes: 0,
-                comparisonCrashes: 0
-            )
+            try await Self.sendArms(server, clock: clock, units: (2_000, 2_000), crashes: (0, 0))
             let now = Clock.rfc3339(milliseconds: Clock.milliseconds(clock.now))
             var events: [JSONValue] = []
             for index in 0..<2_000 {
@@ -453,8 +420,7 @@ import VaneCore
             try await Self.started(server)
             await Self.guardOf(server).pass()
             #expect(Self.actions(try await Self.rollout(server)) == ["start"], "within the hold time: waiting")
-            clock.advance(seconds: 3_601)
-            await Self.guardOf(server).pass()
+            await Self.passAfterHold(server, clock)
             let held = try await Self.rollout(server)
             #expect(Self.actions(held) == ["start", "hold"])
             #expect(
@@ -473,17 +439,8 @@ import VaneCore
             let id = Self.path + "/image-cache-v2"
             #expect(try await server.send(.post, id + "/pause").object?["state"] == "paused")
             #expect(try await server.send(.post, id + "/pause").status == .preconditionFailed)
-            try await Self.sendArms(
-                server,
-                clock: clock,
-                experiment: "rollout-image-cache-v2-1",
-                treatment: 100,
-                comparison: 100,
-                treatmentCrashes: 1,
-                comparisonCrashes: 1
-            )
-            clock.advance(seconds: 3_601)
-            await Self.guardOf(server).pass()
+            try await Self.sendArms(server, clock: clock, units: (100, 100), crashes: (1, 1))
+            await Self.passAfterHold(server, clock)
             #expect(try await Self.rollout(server)["step"] == 1, "a paused rollout does not advance")
             #expect(try await server.send(.post, id + "/resume").object?["state"] == "running")
             let stopped = try await server.send(.post, id + "/stop")
@@ -523,15 +480,7 @@ import VaneCore
         let clock = TestClock()
         try await TestServer.run(database, clock: clock) { server in
             try await Self.started(server)
-            try await Self.sendArms(
-                server,
-                clock: clock,
-                experiment: "rollout-image-cache-v2-1",
-                treatment: 100,
-                comparison: 100,
-                treatmentCrashes: 2,
-                comparisonCrashes: 2
-            )
+            try await Self.sendArms(server, clock: clock, units: (100, 100), crashes: (2, 2))
             let before = try await server.send(.get, TestServer.demoPath + "/template")
             let read = try await Self.stored(server)
             clock.advance(seconds: 3_601)
@@ -678,17 +627,8 @@ import VaneCore
             #expect(try await Self.rollout(server)["state"] == "running")
 
             // Approved once: the guard's next step publishes under the started rollout.
-            try await Self.sendArms(
-                server,
-                clock: clock,
-                experiment: "rollout-image-cache-v2-1",
-                treatment: 100,
-                comparison: 100,
-                treatmentCrashes: 2,
-                comparisonCrashes: 2
-            )
-            clock.advance(seconds: 3_601)
-            await Self.guardOf(server).pass()
+            try await Self.sendArms(server, clock: clock, units: (100, 100), crashes: (2, 2))
+            await Self.passAfterHold(server, clock)
             let advanced = try await Self.rollout(server)
             #expect(advanced["step"] == 2, "\(advanced)")
             // Other direct publishes are still refused.

@@ -43,22 +43,8 @@ import Testing
     @Test func closedConnectionsAreForgotten() async throws {
         let brisk: (inout ServerConfiguration) -> Void = { $0.streamHeartbeatSeconds = 0.2 }
         try await TestServer.run(.sqlite, configure: brisk) { server in
-            let key = try await server.createKey(role: "client")
-            let port = try #require(server.client.port)
             let hub = server.application.streamHub
-            var sockets: [RawSocket] = []
-            for _ in 0..<3 {
-                let socket = try RawSocket(port: port)
-                try socket.send(
-                    "GET \(TestServer.demoPath)/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(key)\r\n\r\n"
-                )
-                #expect(await socket.read(timeout: 10) { $0.contains("id: 1\n") }.contains("id: 1\n"))
-                sockets.append(socket)
-            }
-            #expect(hub.openStreams == 3)
-            sockets.removeAll()  // closes them without a word, like a client that died
-            let deadline = Date().addingTimeInterval(10)
-            while hub.openStreams > 0 && Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
+            try await Self.openThreeStreamsAndDropThem(server)
             #expect(hub.openStreams == 0, "a dead client's stream is dropped by the next heartbeat at the latest")
         }
     }
@@ -68,22 +54,9 @@ import Testing
     @Test func aStreamEndsWhenItsClientGoesAwayWithoutWaitingForAWrite() async throws {
         let quiet: (inout ServerConfiguration) -> Void = { $0.streamHeartbeatSeconds = 600 }
         try await TestServer.run(.sqlite, configure: quiet) { server in
-            let key = try await server.createKey(role: "client")
             let port = try #require(server.client.port)
             let hub = server.application.streamHub
-            var sockets: [RawSocket] = []
-            for _ in 0..<3 {
-                let socket = try RawSocket(port: port)
-                try socket.send(
-                    "GET \(TestServer.demoPath)/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(key)\r\n\r\n"
-                )
-                #expect(await socket.read(timeout: 10) { $0.contains("id: 1\n") }.contains("id: 1\n"))
-                sockets.append(socket)
-            }
-            #expect(hub.openStreams == 3)
-            sockets.removeAll()
-            let deadline = Date().addingTimeInterval(10)
-            while hub.openStreams > 0 && Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
+            let key = try await Self.openThreeStreamsAndDropThem(server)
             #expect(hub.openStreams == 0, "a closed connection ends its stream at once")
             // The node still serves streams afterwards.
             let again = try RawSocket(port: port)
@@ -92,5 +65,29 @@ import Testing
             )
             #expect(await again.read(timeout: 10) { $0.contains("id: 1\n") }.contains("id: 1\n"))
         }
+    }
+
+    /// Opens three streams, sees each get the current version, then closes their sockets without
+    /// a word, like clients that died, and waits (up to 10 s) for the hub to forget them; the
+    /// client key they used.
+    @discardableResult
+    static func openThreeStreamsAndDropThem(_ server: TestServer) async throws -> String {
+        let key = try await server.createKey(role: "client")
+        let port = try #require(server.client.port)
+        let hub = server.application.streamHub
+        var sockets: [RawSocket] = []
+        for _ in 0..<3 {
+            let socket = try RawSocket(port: port)
+            try socket.send(
+                "GET \(TestServer.demoPath)/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(key)\r\n\r\n"
+            )
+            #expect(await socket.read(timeout: 10) { $0.contains("id: 1\n") }.contains("id: 1\n"))
+            sockets.append(socket)
+        }
+        #expect(hub.openStreams == 3)
+        sockets.removeAll()
+        let deadline = Date().addingTimeInterval(10)
+        while hub.openStreams > 0 && Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
+        return key
     }
 }
