@@ -99,6 +99,18 @@ enum RolloutSimulation {
         var heldForSampleRatio: Bool
         /// Steps taken to the next step while the arms' split was wrong (any advance in a 50/45 run).
         var advances: Int
+
+        /// Where every run starts.
+        static let beforeTheFirstLook = Outcome(
+            ending: "running",
+            step: 0,
+            look: 0,
+            treatmentUnits: 0,
+            comparisonUnits: 0,
+            firstHoldStep: nil,
+            heldForSampleRatio: false,
+            advances: 0
+        )
     }
 
     /// The plan as the server reads it (the real reader), with a fixed seed.
@@ -137,16 +149,7 @@ enum RolloutSimulation {
         var treatment = Arm()
         var comparison = Arm()
         var history = AlwaysValidHistory()
-        var outcome = Outcome(
-            ending: "running",
-            step: 0,
-            look: 0,
-            treatmentUnits: 0,
-            comparisonUnits: 0,
-            firstHoldStep: nil,
-            heldForSampleRatio: false,
-            advances: 0
-        )
+        var outcome = Outcome.beforeTheFirstLook
         var heldThisStep = false
         for look in 1...scenario.looks {
             let percent = plan.steps[step]
@@ -276,16 +279,7 @@ enum RolloutSimulation {
         var treated: Set<String> = []
         var lost = 0
         var checked = 0
-        var outcome = Outcome(
-            ending: "running",
-            step: 0,
-            look: 0,
-            treatmentUnits: 0,
-            comparisonUnits: 0,
-            firstHoldStep: nil,
-            heldForSampleRatio: false,
-            advances: 0
-        )
+        var outcome = Outcome.beforeTheFirstLook
         var step = 0
         var eventNumber = 0
         for look in 1...scenario.looks {
@@ -375,26 +369,14 @@ enum RolloutSimulation {
             default:
                 outcome.step = rollout.step
             }
-            if let record,
+            // The reading the guard decides on, and the sums it read, for the scipy check.
+            if let record, let assessment = try await lifecycle.currentAssessment(rollout),
                 let (experiment, stored) = try await lifecycle.experiments.experiments.experimentWithTally(
                     environment,
                     key: rollout.stepExperimentKey
                 )
             {
                 let aggregates = stored.tally.aggregates(for: experiment.definition)
-                let assessment = RolloutAssessment.assess(
-                    rollout.plan,
-                    step: rollout.step,
-                    stepStart: rollout.stepStartTime ?? rollout.updateTime,
-                    now: Clock.milliseconds(clock.now),
-                    aggregates: aggregates,
-                    history: stored.history,
-                    health: ExperimentHealth(
-                        aggregates: aggregates,
-                        tally: stored.tally,
-                        threshold: RolloutPlan.sampleRatioThreshold
-                    )
-                )
                 record(Self.look(assessment, run: 0, look: look, step: rollout.step, aggregates: aggregates))
             }
         }

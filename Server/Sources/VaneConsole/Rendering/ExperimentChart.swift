@@ -176,11 +176,13 @@ enum ExperimentChart {
         return value == 0 ? "0 %" : String(format: "%.1f", value) + " %"
     }
 
-    private static func bound(_ value: Double, _ scale: Scale) -> String {
+    /// An interval's end in the scale's units, or which way it is unbounded.
+    static func bound(_ value: Double, _ scale: Scale) -> String {
         value.isFinite ? scale.format(value) : (value > 0 ? "unbounded above" : "unbounded below")
     }
 
-    private static func arrow(at x: Double, y: Double, pointing direction: Double) -> String {
+    /// The arrowhead of an interval that runs off the chart.
+    static func arrow(at x: Double, y: Double, pointing direction: Double) -> String {
         let tip = x + 8 * direction
         return """
             <path class="chart-arrow" d="M \(format(x)) \(format(y - 5)) L \(format(tip)) \(format(y)) L \(format(x)) \(format(y + 5)) Z"/>
@@ -188,7 +190,8 @@ enum ExperimentChart {
             """
     }
 
-    private static func format(_ value: Double) -> String {
+    /// A coordinate, one decimal.
+    static func format(_ value: Double) -> String {
         String(format: "%.1f", value)
     }
 }

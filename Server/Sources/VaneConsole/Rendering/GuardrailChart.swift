@@ -33,6 +33,8 @@ enum GuardrailChart {
     ///   - level: The interval's confidence level as text ("97.5 %").
     static func svg(_ reading: Reading, scale: ExperimentChart.Scale, level: String, id: String) -> String? {
         guard reading.estimate.isFinite else { return nil }
+        // Drawn as the experiment chart draws: its coordinates and arrowheads.
+        let format = ExperimentChart.format
         let badEdge = reading.increaseIsBad ? reading.margin : -reading.margin
         let row = ExperimentChart.Row(
             label: reading.event,
@@ -99,8 +101,8 @@ enum GuardrailChart {
 
             """
         // An unbounded end runs off the plot: an arrow says so.
-        if !reading.lower.isFinite || reading.lower < low { svg += arrow(at: left, y: y, pointing: -1) }
-        if !reading.upper.isFinite || reading.upper > high { svg += arrow(at: right, y: y, pointing: 1) }
+        if !reading.lower.isFinite || reading.lower < low { svg += ExperimentChart.arrow(at: left, y: y, pointing: -1) }
+        if !reading.upper.isFinite || reading.upper > high { svg += ExperimentChart.arrow(at: right, y: y, pointing: 1) }
         svg += """
             <circle class="chart-point" cx="\(format(x(reading.estimate)))" cy="\(format(y))" r="6"/>
             </g>
@@ -112,26 +114,11 @@ enum GuardrailChart {
     /// The chart in words, for screen readers: the difference, the interval, the margin and the verdict.
     static func description(_ reading: Reading, scale: ExperimentChart.Scale, level: String) -> String {
         let edge = reading.increaseIsBad ? reading.margin : -reading.margin
+        let bound = ExperimentChart.bound
         return "\(reading.event): treatment − comparison \(scale.format(reading.estimate)), \(level) interval "
             + "\(bound(reading.lower, scale)) to \(bound(reading.upper, scale)); "
             + "\(reading.increaseIsBad ? "more" : "less") is worse, and the treatment counts as worse when the whole "
             + "interval is \(reading.increaseIsBad ? "above" : "below") \(scale.format(edge)): "
             + (reading.worse ? "it is significantly worse" : "it is not significantly worse")
-    }
-
-    private static func bound(_ value: Double, _ scale: ExperimentChart.Scale) -> String {
-        value.isFinite ? scale.format(value) : (value > 0 ? "unbounded above" : "unbounded below")
-    }
-
-    private static func arrow(at x: Double, y: Double, pointing direction: Double) -> String {
-        let tip = x + 8 * direction
-        return """
-            <path class="chart-arrow" d="M \(format(x)) \(format(y - 5)) L \(format(tip)) \(format(y)) L \(format(x)) \(format(y + 5)) Z"/>
-
-            """
-    }
-
-    private static func format(_ value: Double) -> String {
-        String(format: "%.1f", value)
     }
 }

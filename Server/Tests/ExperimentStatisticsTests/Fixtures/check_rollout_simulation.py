@@ -27,7 +27,7 @@ from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from make_guardrail_fixtures import msprt_interval  # noqa: E402
+from make_guardrail_fixtures import msprt_interval, narrowed  # noqa: E402
 
 ERROR_RATE = 0.05  # the reference plan's: one guardrail
 SAMPLE_RATIO_THRESHOLD = 0.001
@@ -57,13 +57,7 @@ def check_looks(looks, where):
             c = look["comparisonConverted"] / n_c
             vt, vc = t * (1 - t) / n_t, c * (1 - c) / n_c
             if vt > 0 and vc > 0:
-                lower, upper = msprt_interval(t - c, vt + vc, (0.1 * c) ** 2, ERROR_RATE)
-                if running is None:
-                    running = (lower, upper)
-                else:
-                    new = (max(running[0], lower), min(running[1], upper))
-                    if new[0] <= new[1]:
-                        running = new
+                running = narrowed(running, msprt_interval(t - c, vt + vc, (0.1 * c) ** 2, ERROR_RATE))
         close(look.get("lower"), running[0] if running else None, what + ": lower end")
         close(look.get("upper"), running[1] if running else None, what + ": upper end")
         worse = running is not None and running[0] > 0

@@ -38,6 +38,15 @@ def msprt_interval(d, V, tau2, alpha):
     return lower, upper
 
 
+def narrowed(running, interval):
+    """The running interval after a look: the intersection of every look's set so far; a look
+    whose set misses the running one leaves it as it was."""
+    if running is None:
+        return interval
+    new = (max(running[0], interval[0]), min(running[1], interval[1]))
+    return new if new[0] <= new[1] else running
+
+
 def scenario(name, seed, comparison_rate, treatment_rate, units, look_every, error_rate, guardrails, margin):
     rng = np.random.default_rng(seed)
     comparison = rng.random(units) < comparison_rate
@@ -57,13 +66,7 @@ def scenario(name, seed, comparison_rate, treatment_rate, units, look_every, err
         }
         if vc > 0 and vt > 0:
             tau2 = (0.1 * c) ** 2
-            lower, upper = msprt_interval(t - c, vt + vc, tau2, alpha)
-            if running is None:
-                running = (lower, upper)
-            else:
-                new = (max(running[0], lower), min(running[1], upper))
-                if new[0] <= new[1]:
-                    running = new
+            running = narrowed(running, msprt_interval(t - c, vt + vc, tau2, alpha))
         if running is not None:
             look["lower"] = running[0]
             look["upper"] = running[1]
@@ -106,13 +109,7 @@ def ratio_scenario(name, seed, comparison_rate, treatment_rate, units, look_ever
             estimates[arm] = (r, variance)
         c, vc = estimates["comparison"]
         t, vt = estimates["treatment"]
-        lower, upper = msprt_interval(t - c, vt + vc, (0.1 * c) ** 2, alpha)
-        if running is None:
-            running = (lower, upper)
-        else:
-            new = (max(running[0], lower), min(running[1], upper))
-            if new[0] <= new[1]:
-                running = new
+        running = narrowed(running, msprt_interval(t - c, vt + vc, (0.1 * c) ** 2, alpha))
         look["lower"], look["upper"] = running
         look["worse"] = bool(running[0] > margin)
         looks.append(look)
