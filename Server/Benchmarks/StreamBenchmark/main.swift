@@ -13,11 +13,23 @@ import FoundationNetworking
 // (`vane-http-baseline`'s /sse). Release build, loopback only, bounded in time.
 //
 //     vane-stream-benchmark BIN_DIR [SUBSCRIBERS…]      (default 1000 10000)
+//     vane-stream-benchmark BIN_DIR cluster NODES SUBSCRIBERS_PER_NODE   (Cluster.swift; cluster-stream-benchmark.sh)
 //
 // STREAM_PUBLISHES (10) sets the publishes per run (scripts/check-benchmarks makes few).
 // Run it through Server/Benchmarks/stream-benchmark.sh, which builds both servers first.
 
 let arguments = CommandLine.arguments.dropFirst()
+let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+let transport = URLSessionTransport()
+// A subscriber process of the cluster run (Cluster.swift).
+if arguments.first == "subscribe" {
+    do {
+        try await runSubscriber(Array(arguments.dropFirst()))
+    } catch {
+        FileHandle.standardError.write(Data("vane-stream-benchmark subscribe: \(error)\n".utf8))
+        exit(1)
+    }
+}
 guard let binDirectory = arguments.first.map({ URL(fileURLWithPath: $0) }) else {
     print("usage: vane-stream-benchmark BIN_DIR [SUBSCRIBERS…]")
     exit(2)
@@ -25,7 +37,19 @@ guard let binDirectory = arguments.first.map({ URL(fileURLWithPath: $0) }) else 
 let counts =
     arguments.dropFirst().compactMap { Int($0) }.isEmpty ? [1000, 10000] : arguments.dropFirst().compactMap { Int($0) }
 let publishes = ProcessInfo.processInfo.environment["STREAM_PUBLISHES"].flatMap { Int($0) } ?? 10
-let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+if arguments.dropFirst().first == "cluster" {
+    let sizes = arguments.dropFirst(2).compactMap { Int($0) }
+    guard sizes.count == 2 else {
+        print("usage: vane-stream-benchmark BIN_DIR cluster NODES SUBSCRIBERS_PER_NODE")
+        exit(2)
+    }
+    do {
+        try await runCluster(binDirectory: binDirectory, nodes: sizes[0], perNode: sizes[1], publishes: publishes)
+    } catch {
+        FileHandle.standardError.write(Data("vane-stream-benchmark cluster: \(error)\n".utf8))
+        exit(1)
+    }
+}
 
 /// Progress on standard error, so a slow phase shows where it is.
 func progress(_ message: String) {
@@ -120,7 +144,7 @@ final class SubscriberHandler: ChannelInboundHandler, @unchecked Sendable {
     init(log: DeliveryLog) { self.log = log }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let now = DispatchTime.now().uptimeNanoseconds
+        let now = monotonicNanoseconds()
         let buffer = unwrapInboundIn(data)
         pending.append(contentsOf: buffer.readableBytesView)
         if !isOpen, pending.count >= 12 {
@@ -217,9 +241,9 @@ func measureFanOut(
     var publishTimes: [Double] = []
     var delivered = 0
     for index in 1...publishes {
-        let start = DispatchTime.now().uptimeNanoseconds
+        let start = monotonicNanoseconds()
         let version = try await publish(index)
-        publishTimes.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+        publishTimes.append(Double(monotonicNanoseconds() - start) / 1e6)
         let deadline = Date().addingTimeInterval(10)
         while log.times(of: version).count < subscribers && Date() < deadline {
             try await Task.sleep(nanoseconds: 5_000_000)
@@ -243,16 +267,9 @@ func measureFanOut(
     )
 }
 
-let transport = URLSessionTransport()
-
+/// A request whose answer is not needed (`request` in Cluster.swift, which fails on anything but 2xx).
 func send(_ method: String, _ url: String, headers: [String: String] = [:], body: String? = nil) async throws {
-    guard let url = URL(string: url) else { throw BenchmarkError(description: "bad URL \(url)") }
-    let response = try await transport.send(
-        TransportRequest(method: method, url: url, headers: headers, body: body.map { Data($0.utf8) }, timeout: 30)
-    )
-    guard response.status == 200 else {
-        throw BenchmarkError(description: "\(method) \(url) answered \(response.status)")
-    }
+    _ = try await request(method, url, headers: headers, body: body)
 }
 
 /// Hummingbird's bare minimum: `vane-http-baseline`'s `/sse` streams and `POST /publish`.
