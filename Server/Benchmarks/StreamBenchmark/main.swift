@@ -13,6 +13,7 @@ import FoundationNetworking
 // (`vane-http-baseline`'s /sse). Release build, loopback only, bounded in time.
 //
 //     vane-stream-benchmark BIN_DIR [SUBSCRIBERS…]      (default 1000 10000)
+//     vane-stream-benchmark nio-sse PORT    (the floor: swift-nio alone, NIOFloorServer.swift)
 //     vane-stream-benchmark BIN_DIR cluster NODES SUBSCRIBERS_PER_NODE   (Cluster.swift; cluster-stream-benchmark.sh)
 //
 // STREAM_PUBLISHES (10) sets the publishes per run (scripts/check-benchmarks makes few).
@@ -37,6 +38,14 @@ guard let binDirectory = arguments.first.map({ URL(fileURLWithPath: $0) }) else 
 let counts =
     arguments.dropFirst().compactMap { Int($0) }.isEmpty ? [1000, 10000] : arguments.dropFirst().compactMap { Int($0) }
 let publishes = ProcessInfo.processInfo.environment["STREAM_PUBLISHES"].flatMap { Int($0) } ?? 10
+// The floor's server (NIOFloorServer.swift).
+if arguments.first == "nio-sse" {
+    guard let port = arguments.dropFirst().first.flatMap({ Int($0) }) else {
+        print("usage: vane-stream-benchmark nio-sse PORT")
+        exit(2)
+    }
+    try runNIOFloorServer(port: port)
+}
 if arguments.dropFirst().first == "cluster" {
     let sizes = arguments.dropFirst(2).compactMap { Int($0) }
     guard sizes.count == 2 else {
@@ -273,14 +282,18 @@ func send(_ method: String, _ url: String, headers: [String: String] = [:], body
 }
 
 /// Hummingbird's bare minimum: `vane-http-baseline`'s `/sse` streams and `POST /publish`.
-func measureBaseline(subscribers: Int) async throws -> Measurement {
+/// The floor: swift-nio alone writing the same bytes to every channel from its event loop
+/// (`nio-sse` mode of this executable, NIOFloorServer.swift), a process of its own.
+func measureBaseline(subscribers: Int, nioFloor: Bool = false) async throws -> Measurement {
     let port = try freePort()
     let server = try ServerProcess(
-        executable: binDirectory.appendingPathComponent("vane-http-baseline"),
-        arguments: [String(port)]
+        executable: nioFloor
+            ? URL(fileURLWithPath: CommandLine.arguments[0])
+            : binDirectory.appendingPathComponent("vane-http-baseline"),
+        arguments: nioFloor ? ["nio-sse", String(port)] : [String(port)]
     )
     defer { server.stop() }
-    try waitFor("vane-http-baseline to start", timeout: 30) {
+    try waitFor("the baseline server to start", timeout: 30) {
         (try? ClientBootstrap(group: group).connect(host: "127.0.0.1", port: port).wait().close().wait()) != nil
     }
     return try await measureFanOut(subscribers: subscribers, server: server, port: port, path: "/sse", headers: "") {
@@ -339,9 +352,14 @@ func measureVane(subscribers: Int) async throws -> Measurement {
 
 // MARK: - Run
 
-var rows: [(subscribers: Int, vane: Measurement, baseline: Measurement)] = []
+var rows: [(subscribers: Int, vane: Measurement, baseline: Measurement, floor: Measurement)] = []
 for count in counts {
-    rows.append((count, try await measureVane(subscribers: count), try await measureBaseline(subscribers: count)))
+    rows.append(
+        (
+            count, try await measureVane(subscribers: count), try await measureBaseline(subscribers: count),
+            try await measureBaseline(subscribers: count, nioFloor: true)
+        )
+    )
 }
 
 let cores = ProcessInfo.processInfo.activeProcessorCount
@@ -355,7 +373,10 @@ print("|---|---|---|---|---|---|---|---|")
 let ms = { (value: Double) in String(format: "%.1f ms", value) }
 let kb = { (value: Double) in String(format: "%.1f KB", value / 1024) }
 for row in rows {
-    for (name, m) in [("vane serve", row.vane), ("Hummingbird bare SSE (baseline)", row.baseline)] {
+    for (name, m) in [
+        ("vane serve", row.vane), ("Hummingbird bare SSE (baseline)", row.baseline),
+        ("swift-nio alone, one write per channel from its loop (floor)", row.floor),
+    ] {
         print(
             "| \(row.subscribers) | \(name) | \(m.delivered)/\(m.expected) | \(ms(m.p50)) | \(ms(m.p99)) | \(ms(m.max)) | "
                 + "\(ms(m.publishP50)) | \(kb(m.bytesPerSubscriber)) |"
@@ -366,10 +387,16 @@ for row in rows {
             + "\(String(format: "%.2f×", row.vane.p99 / row.baseline.p99)) | | | "
             + "\(String(format: "%.2f×", row.vane.bytesPerSubscriber / row.baseline.bytesPerSubscriber)) |"
     )
+    print(
+        "| \(row.subscribers) | ratio to the floor | | \(String(format: "%.2f×", row.vane.p50 / row.floor.p50)) | "
+            + "\(String(format: "%.2f×", row.vane.p99 / row.floor.p99)) | | | "
+            + "\(String(format: "%.2f×", row.vane.bytesPerSubscriber / row.floor.bytesPerSubscriber)) |"
+    )
 }
 // A run that missed deliveries measured something else: fail, so scripts/check-benchmarks notices.
 let complete = rows.allSatisfy {
     $0.vane.delivered == $0.vane.expected && $0.baseline.delivered == $0.baseline.expected
+        && $0.floor.delivered == $0.floor.expected
 }
 if !complete { FileHandle.standardError.write(Data("some subscribers missed a publish (delivered above)\n".utf8)) }
 // Leave without running exit handlers: FoundationNetworking's URLSession machinery can spin at
