@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Event-stream fan-out: publish-to-delivery latency (p50/p99) and server memory per idle subscriber
 # of `vane serve` with 1,000 and 10,000 subscribers, beside Hummingbird holding the same number of
-# bare SSE connections. Release build, loopback only, bounded in time (about 2 minutes).
+# bare SSE connections and beside the floor, swift-nio alone writing one encoded event to every
+# channel from its event loop. Release build, loopback only, bounded in time (about 3 minutes).
 #
 #   Server/Benchmarks/stream-benchmark.sh [subscriber counts…]     (default 1000 10000)
 #
