@@ -233,6 +233,7 @@ let package = Package(
                 .product(name: "Vane", package: "vane"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Benchmarks/StreamBenchmark"
         ),

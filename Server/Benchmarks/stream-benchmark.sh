@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Event-stream fan-out: publish-to-delivery latency (p50/p99) and server memory per idle subscriber
 # of `vane serve` with 1,000 and 10,000 subscribers, beside Hummingbird holding the same number of
-# bare SSE connections; and the delay from a rollout guard's roll-back decision to each
+# bare SSE connections and beside the floor, swift-nio alone writing one encoded event to every
+# channel from its event loop; and the delay from a rollout guard's roll-back decision to each
 # subscriber's receipt of its version (issue #30). Release build, loopback only, bounded in time
 # (about 3 minutes).
 #

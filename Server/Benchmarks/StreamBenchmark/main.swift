@@ -15,12 +15,25 @@ import FoundationNetworking
 // bounded in time.
 //
 //     vane-stream-benchmark BIN_DIR [SUBSCRIBERS…]      (default 1000 10000)
+//     vane-stream-benchmark nio-sse PORT    (the floor: swift-nio alone, NIOFloorServer.swift)
+//     vane-stream-benchmark BIN_DIR cluster NODES SUBSCRIBERS_PER_NODE   (Cluster.swift; cluster-stream-benchmark.sh)
 //
 // STREAM_PUBLISHES (10) sets the publishes per run, STREAM_ROLLBACKS (3) the guard roll backs
 // (0: none); scripts/check-benchmarks makes few.
 // Run it through Server/Benchmarks/stream-benchmark.sh, which builds both servers first.
 
 let arguments = CommandLine.arguments.dropFirst()
+let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+let transport = URLSessionTransport()
+// A subscriber process of the cluster run (Cluster.swift).
+if arguments.first == "subscribe" {
+    do {
+        try await runSubscriber(Array(arguments.dropFirst()))
+    } catch {
+        FileHandle.standardError.write(Data("vane-stream-benchmark subscribe: \(error)\n".utf8))
+        exit(1)
+    }
+}
 guard let binDirectory = arguments.first.map({ URL(fileURLWithPath: $0) }) else {
     print("usage: vane-stream-benchmark BIN_DIR [SUBSCRIBERS…]")
     exit(2)
@@ -29,7 +42,27 @@ let counts =
     arguments.dropFirst().compactMap { Int($0) }.isEmpty ? [1000, 10000] : arguments.dropFirst().compactMap { Int($0) }
 let publishes = ProcessInfo.processInfo.environment["STREAM_PUBLISHES"].flatMap { Int($0) } ?? 10
 let rollbacks = ProcessInfo.processInfo.environment["STREAM_ROLLBACKS"].flatMap { Int($0) } ?? 3
-let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+// The floor's server (NIOFloorServer.swift).
+if arguments.first == "nio-sse" {
+    guard let port = arguments.dropFirst().first.flatMap({ Int($0) }) else {
+        print("usage: vane-stream-benchmark nio-sse PORT")
+        exit(2)
+    }
+    try runNIOFloorServer(port: port)
+}
+if arguments.dropFirst().first == "cluster" {
+    let sizes = arguments.dropFirst(2).compactMap { Int($0) }
+    guard sizes.count == 2 else {
+        print("usage: vane-stream-benchmark BIN_DIR cluster NODES SUBSCRIBERS_PER_NODE")
+        exit(2)
+    }
+    do {
+        try await runCluster(binDirectory: binDirectory, nodes: sizes[0], perNode: sizes[1], publishes: publishes)
+    } catch {
+        FileHandle.standardError.write(Data("vane-stream-benchmark cluster: \(error)\n".utf8))
+        exit(1)
+    }
+}
 
 /// Progress on standard error, so a slow phase shows where it is.
 func progress(_ message: String) {
@@ -129,7 +162,7 @@ final class SubscriberHandler: ChannelInboundHandler, @unchecked Sendable {
     init(log: DeliveryLog) { self.log = log }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let now = DispatchTime.now().uptimeNanoseconds
+        let now = monotonicNanoseconds()
         let wall = Date().timeIntervalSince1970 * 1000
         let buffer = unwrapInboundIn(data)
         pending.append(contentsOf: buffer.readableBytesView)
@@ -227,9 +260,9 @@ func measureFanOut(
     var publishTimes: [Double] = []
     var delivered = 0
     for index in 1...publishes {
-        let start = DispatchTime.now().uptimeNanoseconds
+        let start = monotonicNanoseconds()
         let version = try await publish(index)
-        publishTimes.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+        publishTimes.append(Double(monotonicNanoseconds() - start) / 1e6)
         let deadline = Date().addingTimeInterval(10)
         while log.times(of: version).count < subscribers && Date() < deadline {
             try await Task.sleep(nanoseconds: 5_000_000)
@@ -253,27 +286,24 @@ func measureFanOut(
     )
 }
 
-let transport = URLSessionTransport()
-
+/// A request whose answer is not needed (`request` in Cluster.swift, which fails on anything but 2xx).
 func send(_ method: String, _ url: String, headers: [String: String] = [:], body: String? = nil) async throws {
-    guard let url = URL(string: url) else { throw BenchmarkError(description: "bad URL \(url)") }
-    let response = try await transport.send(
-        TransportRequest(method: method, url: url, headers: headers, body: body.map { Data($0.utf8) }, timeout: 30)
-    )
-    guard response.status == 200 else {
-        throw BenchmarkError(description: "\(method) \(url) answered \(response.status)")
-    }
+    _ = try await request(method, url, headers: headers, body: body)
 }
 
 /// Hummingbird's bare minimum: `vane-http-baseline`'s `/sse` streams and `POST /publish`.
-func measureBaseline(subscribers: Int) async throws -> Measurement {
+/// The floor: swift-nio alone writing the same bytes to every channel from its event loop
+/// (`nio-sse` mode of this executable, NIOFloorServer.swift), a process of its own.
+func measureBaseline(subscribers: Int, nioFloor: Bool = false) async throws -> Measurement {
     let port = try freePort()
     let server = try ServerProcess(
-        executable: binDirectory.appendingPathComponent("vane-http-baseline"),
-        arguments: [String(port)]
+        executable: nioFloor
+            ? URL(fileURLWithPath: CommandLine.arguments[0])
+            : binDirectory.appendingPathComponent("vane-http-baseline"),
+        arguments: nioFloor ? ["nio-sse", String(port)] : [String(port)]
     )
     defer { server.stop() }
-    try waitFor("vane-http-baseline to start", timeout: 30) {
+    try waitFor("the baseline server to start", timeout: 30) {
         (try? ClientBootstrap(group: group).connect(host: "127.0.0.1", port: port).wait().close().wait()) != nil
     }
     return try await measureFanOut(subscribers: subscribers, server: server, port: port, path: "/sse", headers: "") {
@@ -516,10 +546,15 @@ func regressionEvents(experiment: String, round: Int) -> [String] {
 
 // MARK: - Run
 
-var rows: [(subscribers: Int, vane: Measurement, baseline: Measurement)] = []
+var rows: [(subscribers: Int, vane: Measurement, baseline: Measurement, floor: Measurement)] = []
 var rollbackRows: [(subscribers: Int, figures: RollbackMeasurement)] = []
 for count in counts {
-    rows.append((count, try await measureVane(subscribers: count), try await measureBaseline(subscribers: count)))
+    rows.append(
+        (
+            count, try await measureVane(subscribers: count), try await measureBaseline(subscribers: count),
+            try await measureBaseline(subscribers: count, nioFloor: true)
+        )
+    )
     if rollbacks > 0 { rollbackRows.append((count, try await measureRollback(subscribers: count))) }
 }
 
@@ -534,7 +569,10 @@ print("|---|---|---|---|---|---|---|---|")
 let ms = { (value: Double) in String(format: "%.1f ms", value) }
 let kb = { (value: Double) in String(format: "%.1f KB", value / 1024) }
 for row in rows {
-    for (name, m) in [("vane serve", row.vane), ("Hummingbird bare SSE (baseline)", row.baseline)] {
+    for (name, m) in [
+        ("vane serve", row.vane), ("Hummingbird bare SSE (baseline)", row.baseline),
+        ("swift-nio alone, one write per channel from its loop (floor)", row.floor),
+    ] {
         print(
             "| \(row.subscribers) | \(name) | \(m.delivered)/\(m.expected) | \(ms(m.p50)) | \(ms(m.p99)) | \(ms(m.max)) | "
                 + "\(ms(m.publishP50)) | \(kb(m.bytesPerSubscriber)) |"
@@ -544,6 +582,11 @@ for row in rows {
         "| \(row.subscribers) | ratio | | \(String(format: "%.2f×", row.vane.p50 / row.baseline.p50)) | "
             + "\(String(format: "%.2f×", row.vane.p99 / row.baseline.p99)) | | | "
             + "\(String(format: "%.2f×", row.vane.bytesPerSubscriber / row.baseline.bytesPerSubscriber)) |"
+    )
+    print(
+        "| \(row.subscribers) | ratio to the floor | | \(String(format: "%.2f×", row.vane.p50 / row.floor.p50)) | "
+            + "\(String(format: "%.2f×", row.vane.p99 / row.floor.p99)) | | | "
+            + "\(String(format: "%.2f×", row.vane.bytesPerSubscriber / row.floor.bytesPerSubscriber)) |"
     )
 }
 if !rollbackRows.isEmpty {
@@ -561,6 +604,7 @@ if !rollbackRows.isEmpty {
                 + "\(ms(m.detectionP50)) |"
         )
     }
+        && $0.floor.delivered == $0.floor.expected
 }
 // A run that missed deliveries measured something else: fail, so scripts/check-benchmarks notices.
 let complete =
