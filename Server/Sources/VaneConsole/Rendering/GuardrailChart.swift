@@ -102,7 +102,9 @@ enum GuardrailChart {
             """
         // An unbounded end runs off the plot: an arrow says so.
         if !reading.lower.isFinite || reading.lower < low { svg += ExperimentChart.arrow(at: left, y: y, pointing: -1) }
-        if !reading.upper.isFinite || reading.upper > high { svg += ExperimentChart.arrow(at: right, y: y, pointing: 1) }
+        if !reading.upper.isFinite || reading.upper > high {
+            svg += ExperimentChart.arrow(at: right, y: y, pointing: 1)
+        }
         svg += """
             <circle class="chart-point" cx="\(format(x(reading.estimate)))" cy="\(format(y))" r="6"/>
             </g>
