@@ -27,8 +27,10 @@ PLAN = {
 
 def send_arms(server, rollout: str, units: int, crashes: dict):
     """What apps would send: `units` exposures per arm of the rollout's first step, and crashes."""
-    status, template, _ = server.api("GET", API + "/template")
-    assert status == 200, template
+    # A fetch first, as an app's exposures follow one: the guard holds on exposures of a version
+    # no app fetched from this server (a health check).
+    status, fetched, _ = server.api("POST", API + "/fetch", {"context": {"randomizationId": "sender"}})
+    assert status == 200, fetched
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     events = []
     for arm in ("treatment", "comparison"):
@@ -36,7 +38,7 @@ def send_arms(server, rollout: str, units: int, crashes: dict):
             unit = f"{rollout}-{arm}-{index}"
             events.append({"id": f"x-{unit}", "type": "exposure", "time": now, "unit": unit,
                            "experiment": f"rollout-{rollout}-1", "variant": arm,
-                           "templateVersion": str(template["version"]["versionNumber"])})
+                           "templateVersion": str(fetched["templateVersion"])})
             if index < crashes[arm]:
                 events.append({"id": f"c-{unit}", "type": "metric", "time": now, "unit": unit, "name": "app_crashed"})
     status, body, _ = server.api("POST", API + "/events", {"events": events})

@@ -11,7 +11,7 @@ import VaneCore
 /// `…/projects/{project}/webhooks`: endpoints, the outbox written with each change, deliveries,
 /// and the refusal of endpoints inside the server's own network (SSRF), on both databases.
 /// Five minutes, as most suites: beside the whole suite on 2 cores its change-request cases take
-/// 150–165 s of wall time (13 s alone), and three minutes cut them off in three full runs of five.
+/// 150–165 s of wall time (13 s alone), and three minutes cut them off in three full runs of six.
 @Suite(.timeLimit(.minutes(5))) struct WebhookAPITests {
     static let path = "/v1/projects/demo/webhooks"
     /// Nothing listens on the discard port: every attempt fails at once.
