@@ -22,11 +22,9 @@ public enum SampleSizeEstimate {
         confidenceLevel: Double,
         power: Double = defaultPower
     ) -> Double? {
-        let variance = controlVariance + treatmentVariance
-        guard difference.isFinite, difference != 0, variance.isFinite, variance > 0,
-            confidenceLevel > 0, confidenceLevel < 1, power > 0, power < 1
+        guard difference.isFinite, difference != 0,
+            let (z, variance) = terms(controlVariance, treatmentVariance, confidenceLevel, power)
         else { return nil }
-        let z = NormalDistribution.quantile(1 - (1 - confidenceLevel) / 2) + NormalDistribution.quantile(power)
         return z * z * variance / (difference * difference)
     }
 
@@ -39,11 +37,23 @@ public enum SampleSizeEstimate {
         confidenceLevel: Double,
         power: Double = defaultPower
     ) -> Double? {
+        guard units > 0, let (z, variance) = terms(controlVariance, treatmentVariance, confidenceLevel, power)
+        else { return nil }
+        return z * (variance / units).squareRoot()
+    }
+
+    /// The relation's two terms, z₁₋α/₂ + z_power and σ²_control + σ²_treatment; nil when the
+    /// variance is not finite and positive or the level or power is not strictly between 0 and 1.
+    private static func terms(
+        _ controlVariance: Double,
+        _ treatmentVariance: Double,
+        _ confidenceLevel: Double,
+        _ power: Double
+    ) -> (z: Double, variance: Double)? {
         let variance = controlVariance + treatmentVariance
-        guard units > 0, variance.isFinite, variance > 0, confidenceLevel > 0, confidenceLevel < 1, power > 0,
-            power < 1
+        guard variance.isFinite, variance > 0, confidenceLevel > 0, confidenceLevel < 1, power > 0, power < 1
         else { return nil }
         let z = NormalDistribution.quantile(1 - (1 - confidenceLevel) / 2) + NormalDistribution.quantile(power)
-        return z * (variance / units).squareRoot()
+        return (z, variance)
     }
 }

@@ -17,11 +17,7 @@ struct ExperimentForm: Sendable {
         var checked: Bool
     }
 
-    struct Option: Sendable {
-        var value: String
-        var label: String
-        var selected: Bool
-    }
+    typealias Option = SelectOption
 
     struct VariantRow: Sendable {
         var index: Int
