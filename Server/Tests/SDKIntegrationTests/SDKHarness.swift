@@ -30,7 +30,9 @@ final class SDKHarness: Sendable {
         defaults: InAppDefaults = InAppDefaults(),
         keys: [KeyDescriptor] = [],
         minimumFetchInterval: TimeInterval = 0,
-        timeout: TimeInterval = 10,
+        // Generous: a test about timeouts passes its own; the rest must not fail because a
+        // loaded machine answered a delayed fetch late.
+        timeout: TimeInterval = 60,
         backoff: BackoffPolicy = BackoffPolicy(initial: 60, maximum: 600, jitter: 0),
         serverURL: URL? = nil,
         transport: TransportKind = .urlSession,

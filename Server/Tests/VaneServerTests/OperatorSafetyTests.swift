@@ -159,8 +159,8 @@ import VaneCore
         )
         let holder = try await DatabaseEngine.open(location, logger: Logger(label: "holder"))
         let locked = AsyncStream.makeStream(of: Void.self)
-        // Longer than the opening store's busy timeout (0.5 s) and shorter than its four
-        // attempts together: the first migration attempt gives up, a later one succeeds.
+        // Longer than the opening store's busy timeout (0.5 s): the first migration attempt
+        // gives up, a later one succeeds.
         let holding = Task {
             try await holder.transaction { _ in
                 locked.continuation.yield()

@@ -133,7 +133,7 @@ struct TestSetupError: Error, CustomStringConvertible {
 struct TestServer: Sendable {
     static let adminKey = "vane_admin_test-key-for-the-test-suite-000000000"
 
-    let client: any TestClientProtocol
+    let client: LoopbackClient
     let application: VaneServerApplication
 
     /// Starts a server on `database`, runs `body` against it over real HTTP, and stops it.
@@ -167,7 +167,7 @@ struct TestServer: Sendable {
             logger: logger
         )
         return try await server.makeApplication().test(.live) { client in
-            try await body(TestServer(client: client, application: server))
+            try await LoopbackClient.with(client) { try await body(TestServer(client: $0, application: server)) }
         }
     }
 

@@ -27,11 +27,18 @@ package struct ConsoleAssets: Sendable {
     /// The URL path static files are served under.
     static let prefix = "/assets/"
 
-    /// Parses the assets compiled into the binary.
+    /// The assets compiled into the binary, parsed once per process.
     /// - Throws: ``ConsoleAssetsError`` when a template is missing or does not parse, or uses a
     ///   partial or layout that does not exist: the server does not start.
     package init() throws {
-        try self.init(sources: EmbeddedConsoleAssets.files)
+        self = try Self.embedded.get()
+    }
+
+    /// The embedded assets cannot change while the process runs, so every server it starts
+    /// shares one parse (a test process starts hundreds; parsing every template was most of a
+    /// test server's start).
+    private static let embedded = Result { () throws(ConsoleAssetsError) in
+        try ConsoleAssets(sources: EmbeddedConsoleAssets.files)
     }
 
     /// Parses `sources` (paths below `Assets` and their texts).

@@ -30,18 +30,20 @@ package final class ConfigStore: Sendable {
         self.engine = engine
         self.retainedVersions = retainedVersions
         // Another process migrating the same SQLite file can hold its write lock past the busy
-        // timeout (a slow disk, a sanitizer run); each migration step checks inside its own
-        // transaction whether it is still needed, so running again is safe.
-        for attempt in 1...Self.migrationAttempts {
+        // timeout (a slow disk, a loaded machine); the migration checks inside its transaction
+        // what is still needed, so trying again is safe, for as long as a start may take.
+        let deadline = ContinuousClock.now + Self.migrationPatience
+        while true {
             do {
                 try await Migrations.run(on: engine)
                 return
-            } catch  where StoreErrors.isBusy(error) && attempt < Self.migrationAttempts {
+            } catch  where StoreErrors.isBusy(error) && ContinuousClock.now < deadline {
                 continue
             }
         }
     }
 
-    /// How many times opening a store tries to migrate while SQLite reports the file busy.
-    package static let migrationAttempts = 4
+    /// How long opening a store keeps trying to migrate while SQLite reports the file busy
+    /// (each try first waits the busy timeout); then the busy error is the start's failure.
+    package static let migrationPatience: Duration = .seconds(60)
 }

@@ -536,9 +536,10 @@ package enum Migrations {
 
     package static var latestVersion: Int { all.last?.version ?? 0 }
 
-    /// Brings the schema up to date. Safe to run from several nodes at once: on PostgreSQL every
-    /// step holds a transaction-scoped advisory lock, so nodes take turns, and each migration is
-    /// skipped inside its transaction when another node recorded it first. (Without the lock two
+    /// Brings the schema up to date, every pending step in one transaction. Safe to run from
+    /// several nodes at once: on PostgreSQL the transaction holds an advisory lock (on SQLite
+    /// `BEGIN IMMEDIATE` is the lock), so nodes take turns, and a step another node recorded
+    /// while this one waited is skipped. (Without the lock two
     /// nodes creating the same tables can fail with errors other than a unique violation.)
     package static func run(on engine: DatabaseEngine) async throws {
         let kind = engine.kind
@@ -557,14 +558,22 @@ package enum Migrations {
         if let newest = applied.max(), newest > latestVersion {
             throw StorageError.schemaTooNew(found: newest, supported: latestVersion)
         }
-        for migration in all where !applied.contains(migration.version) {
-            try await engine.transaction { database in
-                try await lock(database, kind: kind)
-                guard
-                    try await database.raw(
-                        "SELECT version FROM vane_schema_migrations WHERE version = \(bind: migration.version)"
-                    ).first() == nil
-                else { return }  // another node applied it while this one waited
+        let pending = all.filter { !applied.contains($0.version) }
+        guard !pending.isEmpty else { return }
+        // Every pending step in one transaction: a fresh database commits (and SQLite syncs)
+        // once, not once per step, so a second node opening the same file waits out one short
+        // transaction instead of taking turns with this one for each step (under load it ran
+        // out of its busy timeouts); and a step that fails leaves none of them applied.
+        try await engine.transaction { database in
+            try await lock(database, kind: kind)
+            // Another node may have applied some while this one waited for the lock.
+            let recorded = Set(
+                try await database.raw("SELECT version FROM vane_schema_migrations").all(
+                    decodingColumn: "version",
+                    as: Int.self
+                )
+            )
+            for migration in pending where !recorded.contains(migration.version) {
                 if migration.engine == nil || migration.engine == kind {
                     for statement in migration.statements { try await database.raw(SQLQueryString(statement)).run() }
                 }
