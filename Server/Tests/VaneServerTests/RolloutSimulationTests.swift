@@ -33,6 +33,18 @@ import VaneCore
             #expect(outcome.ending == "rolled_back", "seed \(seed): \(outcome)")
         }
 
+        // A large jump and a comparison group without crashes: rolled back at the 1 % step, on few units.
+        for scenario in [RolloutSimulation.largeJump(), RolloutSimulation.zeroBaseline()] {
+            for seed in 1...5 {
+                let outcome = try RolloutSimulation.runDecisions(scenario, seed: UInt64(seed))
+                #expect(
+                    outcome.ending == "rolled_back" && outcome.step == 0,
+                    "\(scenario.name) seed \(seed): \(outcome)"
+                )
+                #expect(max(outcome.treatmentUnits, outcome.comparisonUnits) < 200, "\(scenario.name): \(outcome)")
+            }
+        }
+
         // A 50/45 split: held for the mismatch, never completed.
         for seed in 1...5 {
             let outcome = try RolloutSimulation.runDecisions(RolloutSimulation.sampleRatio(), seed: UInt64(seed))
@@ -82,9 +94,7 @@ import VaneCore
             #expect(run.unitsChecked > 1_000)
             #expect(run.unitsThatLostTheNewValue == 0)
         }
-        // 30 % crashes against 10 %: rolled back at the first step. (The mixture's τ is 0.1 × the
-        // comparison's rate, so the test is sharpest for effects near that size; hundreds of units
-        // per arm are needed even for a large one.)
+        // 30 % crashes against 10 %: rolled back at the first step.
         let crashClock = TestClock()
         try await TestServer.run(database, configure: noAddressLimit, clock: crashClock) { server in
             let run = try await RolloutSimulation.runServer(
@@ -124,6 +134,7 @@ import VaneCore
         let recorded = 3
         let scenarios = [
             ("aa", RolloutSimulation.aa()), ("crashes", RolloutSimulation.crashes()),
+            ("largeJump", RolloutSimulation.largeJump()), ("zeroBaseline", RolloutSimulation.zeroBaseline()),
             ("sampleRatio", RolloutSimulation.sampleRatio()),
         ]
         var document: JSONObject = ["runs": .number(JSONNumber(runs))]

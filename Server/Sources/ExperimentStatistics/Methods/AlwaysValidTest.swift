@@ -37,16 +37,16 @@ public struct AlwaysValidTest: Sendable, Hashable, Codable {
     /// certainty (p = 0, an interval of width 0) that no later look could undo.
     public var isInformative: Bool
 
-    /// The test of treatment − control against 0.
+    /// The test of treatment − control against 0 with mixture variance `tau2` for the absolute
+    /// difference (``MixtureVariance`` says how it is chosen).
     public init(
         treatment: Estimate,
         control: Estimate,
-        mixture: MixtureVariance,
+        mixtureVariance tau2: Double,
         confidenceLevel: Double
     ) {
         let alpha = 1 - confidenceLevel
         let difference = Difference(treatment: treatment, control: control)
-        let tau2 = mixture.absoluteVariance(controlEstimate: control.value)
         mixtureVariance = tau2
         pValue = Self.pValue(difference.absolute, mixtureVariance: tau2)
         absoluteInterval = Self.confidenceSequence(difference.absolute, mixtureVariance: tau2, alpha: alpha)
