@@ -9,7 +9,7 @@ import VaneCore
 
 /// The rollout simulator (``RolloutSimulation``), briefly: few runs with fixed seeds, each of which
 /// fails when the guard breaks (never rolls back, always rolls back, ignores the split, moves
-/// units between arms). `scripts/rollout-simulation` makes the full figures (``fullRun()``).
+/// units between arms). `scripts/rollout-simulation` makes the full figures (``RolloutSimulationFullRunTests``).
 @Suite(.timeLimit(.minutes(10))) struct RolloutSimulationTests {
     /// Seconds of arithmetic: on a thread of its own, not one of the two the other suites' async
     /// work shares.
@@ -123,6 +123,14 @@ import VaneCore
         }
     }
 
+    static func json<T: Encodable>(_ value: T) throws -> JSONValue {
+        try JSONValue.parse(String(decoding: JSONEncoder().encode(value), as: UTF8.self))
+    }
+}
+
+/// The full figures in a suite of their own: 1,000 runs of each scenario take 15-25 minutes of a
+/// loaded 2-core machine, past the brief suite's limit.
+@Suite(.timeLimit(.minutes(60))) struct RolloutSimulationFullRunTests {
     /// The full figures: `scripts/rollout-simulation` sets VANE_ROLLOUT_SIMULATION_OUTPUT (and
     /// optionally VANE_ROLLOUT_SIMULATION_RUNS, default 1,000) and checks the file with scipy.
     @Test(.enabled(if: ProcessInfo.processInfo.environment["VANE_ROLLOUT_SIMULATION_OUTPUT"] != nil))
@@ -171,15 +179,16 @@ import VaneCore
             document[key] = [
                 "scenario": .string(scenario.name),
                 "looksPerRun": .number(JSONNumber(scenario.looks)),
-                "outcomes": try Self.json(outcomes),
-                "looks": try Self.json(looks),
+                "outcomes": try RolloutSimulationTests.json(outcomes),
+                "looks": try RolloutSimulationTests.json(looks),
             ]
         }
         // The real server on SQLite, with its looks as the store kept them.
         var serverLooks: [RolloutSimulation.Look] = []
         var serverRuns: [JSONValue] = []
         for (run, scenario) in [
-            Self.serverScenario("A/A"), Self.serverScenario("crashes", treatmentRate: 0.05),
+            RolloutSimulationTests.serverScenario("A/A"),
+            RolloutSimulationTests.serverScenario("crashes", treatmentRate: 0.05),
         ].enumerated() {
             let clock = TestClock()
             let noAddressLimit: (inout ServerConfiguration) -> Void = { $0.addressRateLimit = 0 }
@@ -201,19 +210,15 @@ import VaneCore
             serverLooks += result.1
             serverRuns.append(
                 [
-                    "scenario": .string(scenario.name), "outcome": try Self.json(result.0.outcome),
+                    "scenario": .string(scenario.name), "outcome": try RolloutSimulationTests.json(result.0.outcome),
                     "actions": .array(result.0.actions.map(JSONValue.string)),
                     "unitsChecked": .number(JSONNumber(result.0.unitsChecked)),
                     "unitsThatLostTheNewValue": .number(JSONNumber(result.0.unitsThatLostTheNewValue)),
                 ]
             )
         }
-        document["server"] = ["runs": .array(serverRuns), "looks": try Self.json(serverLooks)]
+        document["server"] = ["runs": .array(serverRuns), "looks": try RolloutSimulationTests.json(serverLooks)]
         document["seconds"] = .number(JSONNumber(Date().timeIntervalSince(started)))
         try Data(JSONValue.object(document).serialized(.compact).utf8).write(to: URL(fileURLWithPath: output))
-    }
-
-    static func json<T: Encodable>(_ value: T) throws -> JSONValue {
-        try JSONValue.parse(String(decoding: JSONEncoder().encode(value), as: UTF8.self))
     }
 }

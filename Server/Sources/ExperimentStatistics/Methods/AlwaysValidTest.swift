@@ -32,9 +32,10 @@ public struct AlwaysValidTest: Sendable, Hashable, Codable {
     /// is not clearly away from 0); `nil` when control's estimate is 0.
     public var relativeInterval: Interval?
     /// Whether the look tells anything: both variants' estimates have a positive, finite variance
-    /// and τ² > 0. Before that (every unit of a variant converted, or none did, or all its values
-    /// are equal) the normal approximation has nothing to go on, and the look would claim a
-    /// certainty (p = 0, an interval of width 0) that no later look could undo.
+    /// and τ² > 0. Before that (with Wald's rate variance every unit of a variant converted, or
+    /// none did; or all its values are equal) the normal approximation has nothing to go on, and
+    /// the look would claim a certainty (p = 0, an interval of width 0) that no later look could
+    /// undo. Agresti–Caffo's rate variance (``RateVariance``) is never 0.
     public var isInformative: Bool
 
     /// The test of treatment − control against 0 with mixture variance `tau2` for the absolute
