@@ -18,14 +18,15 @@ import VaneCore
     }
 
     static func decisionRuns() throws {
-        // A/A: 20 runs of 4,032 looks; the full run rolls back 0.33 % of them, so 2 of 20 would be far off.
+        // A/A: 20 runs of 4,032 looks; the full run rolls back about 2 % of them, so 3 of 20 would be
+        // far off (p < 1 %).
         var aaRolledBack = 0
         for seed in 1...20 {
             let outcome = try RolloutSimulation.runDecisions(RolloutSimulation.aa(), seed: UInt64(seed))
             if outcome.ending == "rolled_back" { aaRolledBack += 1 }
             #expect(outcome.ending != "completed", "a 3-day hold per step leaves it at 50 % on day 14")
         }
-        #expect(aaRolledBack <= 1, "\(aaRolledBack) of 20 harmless rollouts rolled back")
+        #expect(aaRolledBack <= 2, "\(aaRolledBack) of 20 harmless rollouts rolled back")
 
         // 1.0 % → 1.5 % crashes: every run caught, none advanced to completion.
         for seed in 1...5 {

@@ -17,7 +17,8 @@ as its store kept them) it recomputes from the arms' exposed and crashed units:
 Then over all runs: the A/A roll-back rate with its Clopper-Pearson interval (statsmodels), which
 must not exceed 5 %; no crash run completed, the share rolled back within the 14 days and the median units per arm at
 detection; the large jump (1 % -> 60 %) and the zero baseline (0 % -> 40 %) rolled back in every run at the first
-step; the 50/45 runs all held for the mismatch and none completed; no unit lost the new value.
+step; the 50/45 runs all held for the mismatch (or were rolled back before it showed) and none
+completed; no unit lost the new value.
 """
 import json
 import math
@@ -127,10 +128,14 @@ def main():
     holds = {}
     for o in held:
         holds[o["firstHoldStep"]] = holds.get(o["firstHoldStep"], 0) + 1
-    print(f"50/45 sample ratio: {len(held)} of {len(ratio)} held for the mismatch, {completed} completed; "
+    # A run the guard rolled back (a false alarm on its equal crash rates) before the mismatch
+    # showed never advanced past it either: safe, and counted apart.
+    rolled_back_first = [o for o in ratio if not o["heldForSampleRatio"] and o["ending"] == "rolled_back"]
+    print(f"50/45 sample ratio: {len(held)} of {len(ratio)} held for the mismatch, {completed} completed, "
+          f"{len(rolled_back_first)} rolled back before any hold; "
           f"first hold at step (index: runs) {dict(sorted(holds.items()))}")
-    if len(held) != len(ratio) or completed:
-        failures.append("sample ratio: not every run held, or one completed")
+    if len(held) + len(rolled_back_first) != len(ratio) or completed:
+        failures.append("sample ratio: a run neither held nor was rolled back, or one completed")
 
     for run in document["server"]["runs"]:
         print(f"real server ({run['scenario']}): {run['outcome']['ending']} after {run['outcome']['look']} looks, "
