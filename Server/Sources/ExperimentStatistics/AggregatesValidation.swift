@@ -23,6 +23,7 @@ enum AggregatesValidation {
             switch configuration.mixtureVariance {
             case .relativeToControl(let standardDeviation): ("mixtureVariance.standardDeviation", standardDeviation)
             case .absolute(let variance): ("mixtureVariance.variance", variance)
+            case .relativeToPooledStandardDeviation(let multiple): ("mixtureVariance.multiple", multiple)
             }
         if !(tau > 0 && tau.isFinite) {
             throw .invalidConfiguration(field: field, value: tau, expected: "a finite number above 0")

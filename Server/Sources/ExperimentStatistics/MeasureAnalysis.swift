@@ -33,7 +33,11 @@ struct MeasureAnalysis {
             switch measure {
             case .conversionRate:
                 let converted = (variant.metrics[metric] ?? MetricAggregates.zero).convertedUnits
-                let computed = VariantEstimators.conversionRate(converted: converted, units: variant.exposedUnits)
+                let computed = VariantEstimators.conversionRate(
+                    converted: converted,
+                    units: variant.exposedUnits,
+                    variance: configuration.rateVariance
+                )
                 return VariantEstimate(
                     variant: variant.name,
                     exposedUnits: variant.exposedUnits,
@@ -83,19 +87,82 @@ struct MeasureAnalysis {
         }
     }
 
-    private func alwaysValidLook(treatment: Estimate, control: Estimate) -> AlwaysValidTest {
-        AlwaysValidTest(
+    private func alwaysValidLook(
+        treatment: Estimate,
+        control controlEstimate: Estimate,
+        metric: String,
+        measure: Measure,
+        index: Int
+    ) -> AlwaysValidTest {
+        let tau2 = configuration.mixtureVariance.absoluteVariance(
+            controlEstimate: controlEstimate.value,
+            pooledUnitVariance: pooledUnitVariance(metric: metric, measure: measure, treatment: index)
+        )
+        return AlwaysValidTest(
             treatment: treatment,
-            control: control,
-            mixture: configuration.mixtureVariance,
+            control: controlEstimate,
+            mixtureVariance: tau2,
             confidenceLevel: configuration.confidenceLevel
         )
+    }
+
+    /// The per-unit variance of treatment `index`'s and control's units taken as one sample,
+    /// computed as each arm's is (a rate's with the configured ``RateVariance``); 0 when it is
+    /// not defined.
+    private func pooledUnitVariance(metric: String, measure: Measure, treatment index: Int) -> Double {
+        let arms = [variants[index], variants[control]]
+        let units = Self.sum(arms.map(\.exposedUnits))
+        let computed: (estimate: Estimate, unitVariance: Double)?
+        switch measure {
+        case .conversionRate:
+            computed = VariantEstimators.conversionRate(
+                converted: Self.sum(arms.map { ($0.metrics[metric] ?? MetricAggregates.zero).convertedUnits }),
+                units: units,
+                variance: configuration.rateVariance
+            )
+        case .meanPerUnit:
+            let sums = arms.map { $0.metrics[metric] ?? MetricAggregates.zero }
+            let pooled = MetricAggregates(
+                convertedUnits: Self.sum(sums.map(\.convertedUnits)),
+                valueSum: sums.map(\.valueSum).reduce(0, +),
+                valueSumOfSquares: sums.map(\.valueSumOfSquares).reduce(0, +)
+            )
+            computed = VariantEstimators.meanPerUnit(pooled, units: units)
+        case .ratio:
+            let sums = arms.map { $0.ratioMetrics[metric] ?? RatioMetricAggregates.zero }
+            let pooled = RatioMetricAggregates(
+                numeratorSum: sums.map(\.numeratorSum).reduce(0, +),
+                denominatorSum: sums.map(\.denominatorSum).reduce(0, +),
+                numeratorSumOfSquares: sums.map(\.numeratorSumOfSquares).reduce(0, +),
+                denominatorSumOfSquares: sums.map(\.denominatorSumOfSquares).reduce(0, +),
+                productSum: sums.map(\.productSum).reduce(0, +)
+            )
+            computed = VariantEstimators.ratio(pooled, units: units)
+        }
+        return computed?.unitVariance ?? 0
+    }
+
+    /// A sum of counts that saturates rather than trapping (counts saturate at Int.max as kept).
+    private static func sum(_ counts: [Int]) -> Int {
+        counts.reduce(0) { total, count in
+            let (next, overflow) = total.addingReportingOverflow(count)
+            return overflow ? Int.max : next
+        }
     }
 
     /// This look's always-valid test of every treatment, without the other readings.
     func alwaysValidLooks(metric: String, measure: Measure) -> [(variant: String, look: AlwaysValidTest)] {
         pairs(estimates(metric: metric, measure: measure)).map {
-            (variants[$0.index].name, alwaysValidLook(treatment: $0.treatment, control: $0.control))
+            (
+                variants[$0.index].name,
+                alwaysValidLook(
+                    treatment: $0.treatment,
+                    control: $0.control,
+                    metric: metric,
+                    measure: measure,
+                    index: $0.index
+                )
+            )
         }
     }
 
@@ -106,7 +173,13 @@ struct MeasureAnalysis {
         let comparisons = pairs(estimates).map { index, treatment, control in
             let name = variants[index].name
             let difference = Difference(treatment: treatment, control: control)
-            let look = alwaysValidLook(treatment: treatment, control: control)
+            let look = alwaysValidLook(
+                treatment: treatment,
+                control: control,
+                metric: metric,
+                measure: measure,
+                index: index
+            )
             let running = history.sequence(metric: metric, measure: measure, variant: name) ?? .beforeAnyLook
             return TreatmentComparison(
                 variant: name,

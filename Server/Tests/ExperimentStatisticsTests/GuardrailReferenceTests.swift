@@ -4,7 +4,8 @@ import Testing
 
 /// The rollout guard's one-sided reading (``OneSidedRegression``) over the running always-valid
 /// readings (``AlwaysValidHistory``), look by look, against Fixtures/guardrail_reference.json:
-/// written by Fixtures/make_guardrail_fixtures.py with scipy's brentq on the mSPRT likelihood ratio.
+/// written by Fixtures/make_guardrail_fixtures.py with scipy's brentq on the mSPRT likelihood ratio,
+/// under the guard's configuration (``AnalysisConfiguration/guardrail(confidenceLevel:sampleRatioMismatchThreshold:)``).
 struct GuardrailReferenceTests {
     struct Fixture: Decodable {
         struct Scenario: Decodable {
@@ -68,16 +69,26 @@ struct GuardrailReferenceTests {
         )
     }
 
+    static func configuration(errorRate: Double, guardrails: Int) -> AnalysisConfiguration {
+        .guardrail(
+            confidenceLevel: OneSidedRegression.confidenceLevel(errorRate: errorRate, guardrails: guardrails),
+            sampleRatioMismatchThreshold: 0.001
+        )
+    }
+
     @Test func theGuardsRunningIntervalAndVerdictMatchScipyAtEveryLook() throws {
         let fixture = try Self.fixture()
-        #expect(fixture.scenarios.count == 5)
+        #expect(fixture.scenarios.count == 8)
+        // What the mixture's τ and the rates' variance floor are for: caught within a few dozen
+        // units per arm, and no false alarm without any event.
+        let firstWorse = Dictionary(
+            uniqueKeysWithValues: fixture.scenarios.map { ($0.name, $0.looks.first(where: \.worse)?.units) }
+        )
+        #expect((firstWorse["large_jump_1_to_60"] ?? nil).map { $0 <= 60 } == true, "\(firstWorse)")
+        #expect((firstWorse["zero_baseline_0_to_40"] ?? nil).map { $0 <= 100 } == true, "\(firstWorse)")
+        #expect(firstWorse["aa_no_events"] == .some(nil), "\(firstWorse)")
         for scenario in fixture.scenarios {
-            let configuration = AnalysisConfiguration(
-                confidenceLevel: OneSidedRegression.confidenceLevel(
-                    errorRate: scenario.errorRate,
-                    guardrails: scenario.guardrails
-                )
-            )
+            let configuration = Self.configuration(errorRate: scenario.errorRate, guardrails: scenario.guardrails)
             var history = AlwaysValidHistory()
             for look in scenario.looks {
                 history.recordLook(
@@ -113,12 +124,7 @@ struct GuardrailReferenceTests {
         #expect(fixture.ratioScenarios.count == 3)
         #expect(fixture.ratioScenarios.contains { $0.looks.contains(where: \.worse) }, "one scenario is caught")
         for scenario in fixture.ratioScenarios {
-            let configuration = AnalysisConfiguration(
-                confidenceLevel: OneSidedRegression.confidenceLevel(
-                    errorRate: scenario.errorRate,
-                    guardrails: scenario.guardrails
-                )
-            )
+            let configuration = Self.configuration(errorRate: scenario.errorRate, guardrails: scenario.guardrails)
             var history = AlwaysValidHistory()
             for look in scenario.looks {
                 func arm(_ name: String, _ sums: RatioMetricAggregates) -> VariantAggregates {

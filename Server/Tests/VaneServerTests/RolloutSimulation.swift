@@ -62,6 +62,22 @@ enum RolloutSimulation {
         Scenario(name: "crash rate 1.0 % → 1.5 %", treatmentRate: 0.015, days: days, plan: referencePlan())
     }
 
+    /// A large jump on few units: 1 % → 60 % crashes, caught at the 1 % step.
+    static func largeJump(days: Double = 14) -> Scenario {
+        Scenario(name: "crash rate 1 % → 60 %", treatmentRate: 0.6, days: days, plan: referencePlan())
+    }
+
+    /// A comparison group without any crash: 0 % → 40 %.
+    static func zeroBaseline(days: Double = 14) -> Scenario {
+        Scenario(
+            name: "crash rate 0 % → 40 %",
+            comparisonRate: 0,
+            treatmentRate: 0.4,
+            days: days,
+            plan: referencePlan()
+        )
+    }
+
     static func sampleRatio(days: Double = 14) -> Scenario {
         Scenario(name: "50/45 sample ratio", comparisonExposureShare: 0.9, days: days, plan: referencePlan())
     }

@@ -316,6 +316,69 @@ import VaneCore
         }
     }
 
+    /// The guard's first step's decisions after `units` per arm with `crashes`, sent as one batch
+    /// (one look), the guard run once and, unless it rolled back, once more after the hold time.
+    static func decideOnOneLook(
+        _ database: TestDatabase,
+        units: (treatment: Int, comparison: Int),
+        crashes: (treatment: Int, comparison: Int)
+    ) async throws -> (rollout: JSONObject, step: Int) {
+        let clock = TestClock()
+        return try await TestServer.run(database, clock: clock) { server in
+            try await Self.started(server)
+            try await Self.sendArms(server, clock: clock, units: units, crashes: crashes, untilRolledBack: true)
+            await Self.guardOf(server).pass()
+            if try await Self.rollout(server)["state"] != "rolled_back" { await Self.passAfterHold(server, clock) }
+            return (try await Self.rollout(server), try await Self.stored(server).step)
+        }
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func aLargeJumpOnAFewHundredUnitsRollsBackAtThatStep(database: TestDatabase) async throws {
+        // 1 % → 60 % crashes, 300 units per arm: with τ = 0.1 × the comparison's rate this look
+        // said nothing and the step advanced after its hold.
+        let (rollout, step) = try await Self.decideOnOneLook(database, units: (300, 300), crashes: (180, 3))
+        #expect(rollout["state"] == "rolled_back", "\(rollout)")
+        #expect(Self.actions(rollout) == ["start", "roll_back"])
+        #expect(step == 0, "rolled back at the step it was caught in")
+        let figure = rollout["decisions"]?.arrayValue?.last?.objectValue?["figures"]?.objectValue?["guardrails"]?
+            .arrayValue?.first?.objectValue
+        let lower = try #require(figure?["difference"]?.objectValue?["lower"]?.numberValue?.value, "\(rollout)")
+        #expect(lower > 0.3, "the interval is far above 0: \(lower)")
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func aCrashRateRisingFromZeroRollsBack(database: TestDatabase) async throws {
+        // 0 % → 40 %: a comparison group without any crash gave τ = 0, a look that said nothing.
+        let (rollout, step) = try await Self.decideOnOneLook(database, units: (200, 200), crashes: (80, 0))
+        #expect(rollout["state"] == "rolled_back", "\(rollout)")
+        #expect(Self.actions(rollout) == ["start", "roll_back"])
+        #expect(step == 0)
+        let figure = rollout["decisions"]?.arrayValue?.last?.objectValue?["figures"]?.objectValue?["guardrails"]?
+            .arrayValue?.first?.objectValue
+        #expect(figure?["comparison"] == 0, "\(rollout)")
+        #expect(figure?["worse"] == true)
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func anAAWithNoEventInEitherArmIsReadAndAdvances(database: TestDatabase) async throws {
+        // No crash anywhere: the guard reads an interval around 0 (before, no reading at all) and
+        // never rolls back; past the hold time the step advances.
+        let (rollout, step) = try await Self.decideOnOneLook(database, units: (200, 200), crashes: (0, 0))
+        #expect(rollout["state"] == "running", "\(rollout)")
+        #expect(Self.actions(rollout) == ["start", "advance"])
+        #expect(step == 1)
+        let figure = try #require(
+            rollout["decisions"]?.arrayValue?.last?.objectValue?["figures"]?.objectValue?["guardrails"]?.arrayValue?
+                .first?.objectValue
+        )
+        #expect(figure["worse"] == false)
+        let difference = try #require(figure["difference"]?.objectValue, "a reading: \(figure)")
+        let lower = try #require(difference["lower"]?.numberValue?.value)
+        let upper = try #require(difference["upper"]?.numberValue?.value)
+        #expect(lower < 0 && upper > 0 && upper < 0.1, "around 0 and narrow: [\(lower), \(upper)]")
+    }
+
     @Test(arguments: TestDatabase.allCases)
     func aSampleRatioMismatchHoldsOnceAndTellsPeople(database: TestDatabase) async throws {
         let clock = TestClock()

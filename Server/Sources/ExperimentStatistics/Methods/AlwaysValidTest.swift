@@ -32,21 +32,22 @@ public struct AlwaysValidTest: Sendable, Hashable, Codable {
     /// is not clearly away from 0); `nil` when control's estimate is 0.
     public var relativeInterval: Interval?
     /// Whether the look tells anything: both variants' estimates have a positive, finite variance
-    /// and τ² > 0. Before that (every unit of a variant converted, or none did, or all its values
-    /// are equal) the normal approximation has nothing to go on, and the look would claim a
-    /// certainty (p = 0, an interval of width 0) that no later look could undo.
+    /// and τ² > 0. Before that (with Wald's rate variance every unit of a variant converted, or
+    /// none did; or all its values are equal) the normal approximation has nothing to go on, and
+    /// the look would claim a certainty (p = 0, an interval of width 0) that no later look could
+    /// undo. Agresti–Caffo's rate variance (``RateVariance``) is never 0.
     public var isInformative: Bool
 
-    /// The test of treatment − control against 0.
+    /// The test of treatment − control against 0 with mixture variance `tau2` for the absolute
+    /// difference (``MixtureVariance`` says how it is chosen).
     public init(
         treatment: Estimate,
         control: Estimate,
-        mixture: MixtureVariance,
+        mixtureVariance tau2: Double,
         confidenceLevel: Double
     ) {
         let alpha = 1 - confidenceLevel
         let difference = Difference(treatment: treatment, control: control)
-        let tau2 = mixture.absoluteVariance(controlEstimate: control.value)
         mixtureVariance = tau2
         pValue = Self.pValue(difference.absolute, mixtureVariance: tau2)
         absoluteInterval = Self.confidenceSequence(difference.absolute, mixtureVariance: tau2, alpha: alpha)

@@ -1,12 +1,25 @@
 /// Each measure's estimate, per-unit variance and interval from a variant's sums.
 enum VariantEstimators {
-    /// p = c / n; per-unit variance p(1 − p); Var(p̂) = p(1 − p) / n (the Wald variance).
-    static func conversionRate(converted: Int, units: Int) -> (estimate: Estimate, unitVariance: Double)? {
+    /// p = c / n; per-unit variance p(1 − p); Var(p̂) = p(1 − p) / n (the Wald variance). With
+    /// ``RateVariance/agrestiCaffo`` p̃ = (c + 1) / (n + 2) replaces p in both variances and n + 2
+    /// replaces n in Var(p̂); the estimate stays p.
+    static func conversionRate(
+        converted: Int,
+        units: Int,
+        variance: RateVariance = .wald
+    ) -> (estimate: Estimate, unitVariance: Double)? {
         guard units > 0 else { return nil }
         let n = Double(units)
         let p = Double(converted) / n
-        let unitVariance = p * (1 - p)
-        return (Estimate(value: p, variance: unitVariance / n), unitVariance)
+        switch variance {
+        case .wald:
+            let unitVariance = p * (1 - p)
+            return (Estimate(value: p, variance: unitVariance / n), unitVariance)
+        case .agrestiCaffo:
+            let adjusted = (Double(converted) + 1) / (n + 2)
+            let unitVariance = adjusted * (1 - adjusted)
+            return (Estimate(value: p, variance: unitVariance / (n + 2)), unitVariance)
+        }
     }
 
     /// x̄ = Σx / n; per-unit sample variance s² = (Σx² − Σx·x̄) / (n − 1); Var(x̄) = s² / n.

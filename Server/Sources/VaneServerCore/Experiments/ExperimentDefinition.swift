@@ -34,9 +34,16 @@ package struct ExperimentDefinition: Sendable, Hashable {
     /// Every metric: the primary one first.
     package var metrics: [ExperimentMetric] { [primaryMetric] + guardrailMetrics }
 
-    /// The statistics' settings: the experiment's level and threshold, the rest the defaults.
+    /// The statistics' settings: the experiment's level and threshold, the rest the defaults; a
+    /// rollout's step experiment (its key prefix is reserved for them) gets the guard's mixture
+    /// and rate variances (``AnalysisConfiguration/guardrail(confidenceLevel:sampleRatioMismatchThreshold:)``).
     package var analysisConfiguration: AnalysisConfiguration {
-        AnalysisConfiguration(confidenceLevel: confidenceLevel, sampleRatioMismatchThreshold: sampleRatioThreshold)
+        key.hasPrefix(RolloutPlan.experimentKeyPrefix)
+            ? .guardrail(confidenceLevel: confidenceLevel, sampleRatioMismatchThreshold: sampleRatioThreshold)
+            : AnalysisConfiguration(
+                confidenceLevel: confidenceLevel,
+                sampleRatioMismatchThreshold: sampleRatioThreshold
+            )
     }
 
     /// The variant a unit that matches `condition` (nil: none of the variants' conditions) gets.
