@@ -115,6 +115,11 @@ public struct ServerConfiguration: Sendable {
     /// ``passwordSignInDisabled`` is set (for when the identity provider is down).
     public var breakGlassEmail: String?
 
+    /// Whether the rollout guard decides on its own, as a service (always, in a deployment). A
+    /// test that replays a rollout look by look turns it off and calls its passes itself: a
+    /// pass the service started late would read one look's events at the next look's time.
+    package var runsRolloutGuard = true
+
     /// Who may sign in with a password, as these settings say.
     package var passwordSignIn: PasswordSignIn {
         guard passwordSignInDisabled else { return .everyone }

@@ -470,7 +470,7 @@ public final class VaneServerApplication: Sendable {
                 logger: logger
             )
         )
-        services.append(rolloutGuard)
+        if configuration.runsRolloutGuard { services.append(rolloutGuard) }
         if store.engine.kind == .postgres, case .postgres(let url) = configuration.databaseLocation {
             services.append(
                 VersionPoller(

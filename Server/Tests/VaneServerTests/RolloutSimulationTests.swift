@@ -75,10 +75,9 @@ import VaneCore
 
     @Test(arguments: TestDatabase.allCases)
     func theRealServerAdvancesRollsBackAndHoldsAsSimulatedUnitsArrive(database: TestDatabase) async throws {
-        let noAddressLimit: (inout ServerConfiguration) -> Void = { $0.addressRateLimit = 0 }
         // Harmless: every step in turn, and no unit seen so far ever loses the new value.
         let clock = TestClock()
-        try await TestServer.run(database, configure: noAddressLimit, clock: clock) { server in
+        try await TestServer.run(database, configure: RolloutSimulationTests.replaying, clock: clock) { server in
             let run = try await RolloutSimulation.runServer(
                 server,
                 scenario: Self.serverScenario("A/A"),
@@ -97,7 +96,7 @@ import VaneCore
         }
         // 30 % crashes against 10 %: rolled back at the first step.
         let crashClock = TestClock()
-        try await TestServer.run(database, configure: noAddressLimit, clock: crashClock) { server in
+        try await TestServer.run(database, configure: RolloutSimulationTests.replaying, clock: crashClock) { server in
             let run = try await RolloutSimulation.runServer(
                 server,
                 scenario: {
@@ -114,7 +113,7 @@ import VaneCore
         }
         // Half the comparison's exposures lost: held for the mismatch, never advanced.
         let ratioClock = TestClock()
-        try await TestServer.run(database, configure: noAddressLimit, clock: ratioClock) { server in
+        try await TestServer.run(database, configure: RolloutSimulationTests.replaying, clock: ratioClock) { server in
             var scenario = Self.serverScenario("50/25", comparisonShare: 0.5, steps: [50, 100])
             scenario.days = 0.25
             let run = try await RolloutSimulation.runServer(server, scenario: scenario, clock: ratioClock, seed: 3)
@@ -122,6 +121,14 @@ import VaneCore
             #expect(run.outcome.ending == "running" && run.outcome.advances == 0, "\(run.outcome)")
             #expect(run.actions == ["start", "hold"], "told once")
         }
+    }
+
+    /// A server the simulation replays looks on: no address limit (every unit comes from
+    /// loopback), and no guard service, since the simulation decides each look's pass itself
+    /// and a pass the service started late would read one look's events at the next look's time.
+    static func replaying(_ configuration: inout ServerConfiguration) {
+        configuration.addressRateLimit = 0
+        configuration.runsRolloutGuard = false
     }
 
     static func json<T: Encodable>(_ value: T) throws -> JSONValue {
@@ -192,8 +199,8 @@ import VaneCore
             RolloutSimulationTests.serverScenario("crashes", treatmentRate: 0.05),
         ].enumerated() {
             let clock = TestClock()
-            let noAddressLimit: (inout ServerConfiguration) -> Void = { $0.addressRateLimit = 0 }
-            let result = try await TestServer.run(.sqlite, configure: noAddressLimit, clock: clock) { server in
+            let result = try await TestServer.run(.sqlite, configure: RolloutSimulationTests.replaying, clock: clock) {
+                server in
                 let looks = Mutex<[RolloutSimulation.Look]>([])
                 let result = try await RolloutSimulation.runServer(
                     server,
