@@ -21,15 +21,20 @@ struct ServerResponder: HTTPResponder {
     /// The route fetch is registered as, which the metrics name (`http.route`).
     let fetchRoute: String
 
+    private static let projectParameter = Substring(EnvironmentAddress.projectParameter)
+    private static let environmentParameter = Substring(EnvironmentAddress.environmentParameter)
+
     func respond(to request: Request, context: VaneRequestContext) async throws -> Response {
         guard request.method == .post, let (project, environment) = FetchPath.match(request.uri.path) else {
             return try await router.respond(to: request, context: context)
         }
         var context = context
-        context.coreContext.parameters = [
-            Substring(EnvironmentAddress.projectParameter): project,
-            Substring(EnvironmentAddress.environmentParameter): environment,
-        ]
+        // From an array, not a dictionary literal: Hummingbird's `FlatDictionary` is not
+        // specialized across modules, and its literal initializer took 3.5 % of a 304, this 1.8 %.
+        context.coreContext.parameters = Parameters([
+            (key: Self.projectParameter, value: project),
+            (key: Self.environmentParameter, value: environment),
+        ])
         context.coreContext.endpointPath.value = fetchRoute
         // As the router answers: a thrown HTTP error becomes its response here.
         do {
