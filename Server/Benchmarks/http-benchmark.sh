@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fetch throughput and latency of `vane serve`, beside Hummingbird's bare routes measured in the
-# same run: a POST that reads the same body and answers 304 (the floor under fetch's 304 path) and
-# hello world (the baseline of full evaluations). Each fetch route runs on two nodes: one with
+# same run: a POST that reads the same body and answers 304 (the floor under fetch's 304 path),
+# hello world (the baseline of full evaluations) and a POST that reads the same body and writes as
+# many bytes as a full evaluation (the floor under it). Each fetch route runs on two nodes: one with
 # every rate limiter off, one with all three on at limits wrk cannot reach (the per-request cost
 # of the token buckets is part of the deployed path). Release build, loopback only, bounded in
 # time. Needs wrk (apt-get install wrk).
@@ -106,8 +107,9 @@ prepare() { # $1 port, $2 name
         python3 -c 'import json,sys; print(json.load(sys.stdin)["key"])')
     etag=$(curl -s -D - -o /dev/null -X POST "$base/fetch" -H "Authorization: Bearer $client" -d "$body" |
         awk 'tolower($1)=="etag:" {print $2}' | tr -d '\r')
-    entries=$(curl -s -X POST "$base/fetch" -H "Authorization: Bearer $client" -d "$body" |
-        python3 -c 'import json,sys; print(len(json.load(sys.stdin)["entries"]))')
+    curl -s -X POST "$base/fetch" -H "Authorization: Bearer $client" -d "$body" -o "$work/full.json"
+    entries=$(python3 -c 'import json,sys; print(len(json.load(sys.stdin)["entries"]))' <"$work/full.json")
+    full_bytes=$(wc -c <"$work/full.json")
     lua "$work/$2-full.lua" "$client" ""
     lua "$work/$2-notmodified.lua" "$client" "wrk.headers[\"If-None-Match\"] = [[$etag]]"
     # The same values without the proof (as after a publish that changed nothing for this user):
@@ -144,6 +146,7 @@ baseline() { # kind
         hello) run "Hummingbird hello world (baseline)" "http://127.0.0.1:$hello_port/" ;;
     esac
 }
+floor_name="Hummingbird POST reading the body, 200 with the same $full_bytes bytes (floor of a full evaluation)"
 open_fetch="http://127.0.0.1:$vane_port/v1/projects/bench/environments/prod/fetch"
 limited_fetch="http://127.0.0.1:$limited_port/v1/projects/bench/environments/prod/fetch"
 routes=( # baseline|name|url|script
@@ -152,6 +155,9 @@ routes=( # baseline|name|url|script
     "hello|fetch, 304 after evaluating (ETag without proof), limiters off|$open_fetch|$work/open-evaluated304.lua"
     "hello|fetch, full evaluation (200 parameters, $entries entries), limiters off|$open_fetch|$work/open-full.lua"
     "hello|fetch, full evaluation (200 parameters, $entries entries), limiters on|$limited_fetch|$work/limited-full.lua"
+    # The floor under a full evaluation: Hummingbird reading the same body and writing as many
+    # bytes, with no authentication, evaluation or assembly.
+    "hello|$floor_name|http://127.0.0.1:$hello_port/update?bytes=$full_bytes|$work/bare.lua"
 )
 rows=()
 declare -A baseline_runs=()
@@ -186,6 +192,16 @@ for row in "${rows[@]}"; do
     IFS='|' read -r name rps p50 p99 errors _ before_rps _ _ _ _ after_rps _ _ _ <<<"$row"
     ratio=$(python3 -c "print(f'{$rps / (($before_rps + $after_rps) / 2) * 100:.0f} %')")
     echo "| $name | $rps | $ratio | $p50 | $p99 | $errors |"
+done
+# The full evaluations against the floor that writes as many bytes.
+floor_rps=$(for row in "${rows[@]}"; do IFS='|' read -r name rps _ <<<"$row"; [ "$name" = "$floor_name" ] && echo "$rps"; done)
+echo
+for row in "${rows[@]}"; do
+    IFS='|' read -r name rps _ <<<"$row"
+    case "$name" in
+        "$floor_name") ;;
+        *"full evaluation"*) echo "$name: $(python3 -c "print(f'{$rps / $floor_rps * 100:.0f} %')") of the floor that writes $full_bytes bytes" ;;
+    esac
 done
 # A run that got errors measured something else: fail, so scripts/check-benchmarks notices.
 errors=$(for line in "${rows[@]}" "${baseline_runs[@]}"; do grep . <<<"$line" | cut -d'|' -f5; done | sort -un | tail -1)

@@ -7,6 +7,8 @@ import NIOConcurrencyHelpers
 //   POST /publish?version=N   writes `id: N` to every open /sse stream (Server/Benchmarks/stream-benchmark.sh)
 //   POST /events      reads a body and answers a small JSON object (Server/Benchmarks/ingest-benchmark.sh)
 //   POST /fetch       reads a body and answers 304 with an ETag (Server/Benchmarks/http-benchmark.sh)
+//   POST /update?bytes=N   reads a body and answers 200 with N bytes of JSON and an ETag: the floor
+//                     under a full fetch, which writes as much (Server/Benchmarks/http-benchmark.sh)
 // One task and one buffer per stream, the least a Hummingbird stream can cost.
 //     vane-http-baseline PORT
 
@@ -76,6 +78,30 @@ router.post("/fetch") { request, _ in
     return Response(
         status: body.readableBytes > 0 ? .notModified : .badRequest,
         headers: [.eTag: "\"0123456789abcdef0123456789abcdef.0123456789abcdef0123456789abcdef\""]
+    )
+}
+// The floor under a full fetch: read the body as /fetch does, then answer 200 with a JSON body as
+// long as fetch's `UPDATE` (N bytes, made once per size) and an ETag as long as fetch's, with no
+// authentication, evaluation or response assembly.
+let updateBodies = NIOLockedValueBox<[Int: ByteBuffer]>([:])
+router.post("/update") { request, _ in
+    let body = try await request.body.collect(upTo: 64 << 10)
+    guard body.readableBytes > 0, let size = request.uri.queryParameters.get("bytes", as: Int.self),
+        (2...(1 << 20)).contains(size)
+    else { return Response(status: .badRequest) }
+    let bytes = updateBodies.withLockedValue { bodies in
+        if let made = bodies[size] { return made }
+        let made = ByteBuffer(string: "\"" + String(repeating: "x", count: size - 2) + "\"")
+        bodies[size] = made
+        return made
+    }
+    return Response(
+        status: .ok,
+        headers: [
+            .eTag: "\"0123456789abcdef0123456789abcdef.0123456789abcdef0123456789abcdef\"",
+            .contentType: "application/json; charset=utf-8",
+        ],
+        body: ResponseBody(byteBuffer: bytes)
     )
 }
 let application = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)))

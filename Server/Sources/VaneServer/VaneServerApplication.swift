@@ -311,8 +311,9 @@ public final class VaneServerApplication: Sendable {
         return report
     }
 
-    /// The router with every route and middleware.
-    func buildRouter() -> Router<VaneRequestContext> {
+    /// The main port's responder: every route and middleware, with fetch matched by its fixed
+    /// path before the router (``ServerResponder``).
+    func buildResponder() -> ServerResponder {
         let router = Router(context: VaneRequestContext.self)
         router.add(
             middleware: ClientAddressMiddleware(
@@ -354,7 +355,8 @@ public final class VaneServerApplication: Sendable {
         router.add(middleware: AuthenticationMiddleware(keys: keys))
         AdminRoutes(store: store, keys: keys, streamHub: streamHub).register(on: router)
         UserRoutes(accounts: accounts).register(on: router)
-        let environment = router.group(RouterPath(EnvironmentAddress.routePattern))
+        let environmentPath = RouterPath(EnvironmentAddress.routePattern)
+        let environment = router.group(environmentPath)
         TemplateRoutes(store: store, cache: cache, publisher: publisher).register(on: environment)
         FlagRoutes(
             switching: FlagSwitching(store: store, publisher: publisher),
@@ -364,12 +366,18 @@ public final class VaneServerApplication: Sendable {
         EvaluationRoutes(publisher: publisher, drafts: DraftStore(engine: store.engine)).register(on: environment)
         ConditionRoutes(publisher: publisher).register(on: environment)
         RebaseRoutes(rebasing: TemplateRebasing(store: store, publisher: publisher)).register(on: environment)
-        FetchRoutes(
+        let fetchRoutes = FetchRoutes(
             cache: cache,
             limiter: limiter,
             servedVersions: ServedVersionLog(engine: store.engine),
             clock: clock
-        ).register(on: environment)
+        )
+        fetchRoutes.register(on: environment)
+        // The chain the router runs for fetch: the middleware added so far (the environment group
+        // adds none of its own).
+        let fetch = router.middlewares.constructResponder(
+            finalResponder: CallbackResponder(callback: fetchRoutes.fetch)
+        )
         StreamRoutes(streams: streams).register(on: environment)
         let events = ExperimentEventStore(engine: store.engine)
         WebhookRoutes(store: store, webhooks: WebhookStore(engine: store.engine), destination: webhookDestination)
@@ -398,7 +406,11 @@ public final class VaneServerApplication: Sendable {
             rolloutWake: rolloutWake
         ).register(on: environment)
         RolloutRoutes(lifecycle: rolloutLifecycle).register(on: environment)
-        return router
+        return ServerResponder(
+            router: router.buildResponder(),
+            fetch: fetch,
+            fetchRoute: environmentPath.appendingPath(FetchRoutes.path).description
+        )
     }
 
     /// How change requests apply, for the API and the scheduler.
@@ -503,7 +515,7 @@ public final class VaneServerApplication: Sendable {
             )
         }
         return Application(
-            router: buildRouter(),
+            responder: buildResponder(),
             server: try ServerTLS.server(idleTimeoutSeconds: configuration.idleTimeoutSeconds, tls: tls),
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port),

@@ -17,8 +17,11 @@ struct FetchRoutes {
     /// What "now" is for conditions on the time and for ETags that expire with them.
     let clock: ServerClock
 
+    /// The route, under the environment's path.
+    static let path: RouterPath = "fetch"
+
     func register(on group: RouterGroup<VaneRequestContext>) {
-        group.post("fetch", use: fetch)
+        group.post(Self.path, use: fetch)
     }
 
     @Sendable func fetch(_ request: Request, context: VaneRequestContext) async throws -> Response {

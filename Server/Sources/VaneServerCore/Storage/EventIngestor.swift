@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import Synchronization
 
 /// Stores event batches that arrive together in one transaction (group commit).
 ///
@@ -7,9 +8,10 @@ import NIOConcurrencyHelpers
 /// environment queue here, and one writer per environment stores whatever has queued, up to
 /// ``maximumEventsPerTransaction``, in one ``ExperimentEventStore/insert(_:in:running:receivedAt:)``.
 /// A lone batch is written at once; under load, the batches that arrived during one commit share
-/// the next. Each request still learns which of its own events were new. When the database
-/// refuses a group's transaction, each request of the group is written again on its own, so a
-/// request's failure is its own.
+/// the next, and a writer that finds fewer batches queued than its last group held waits briefly
+/// for the rest (``GroupGathering``). Each request still learns which of its own events were new.
+/// When the database refuses a group's transaction, each request of the group is written again on
+/// its own, so a request's failure is its own.
 package final class EventIngestor: Sendable {
     /// Events one transaction takes at most (a request's 1,000 are never split).
     package static let maximumEventsPerTransaction = 5_000
@@ -24,18 +26,52 @@ package final class EventIngestor: Sendable {
     private struct Queue: Sendable {
         package var pending: [Pending] = []
         package var writers = 0
+        /// What the last group held and took, kept while no writer runs: the next writer's cue.
+        package var gathering: GroupGathering
+        /// A writer waiting for `target` requests to queue.
+        package var gatherer: Gatherer?
+    }
+
+    private struct Gatherer: Sendable {
+        package var target: Int
+        /// Tells this wait apart from later ones, for its timer.
+        package var id: Int
+        package var continuation: CheckedContinuation<Void, Never>
+    }
+
+    /// What a writer does next.
+    private enum Step: Sendable {
+        case stop
+        case gather(target: Int, for: Duration)
+        case write([Pending])
     }
 
     private let store: ExperimentEventStore
+    /// Per environment; kept once made (one small entry per environment that received events).
     private let queues = NIOLockedValueBox<[EnvironmentKey: Queue]>([:])
+    private let gatherIds = NIOLockedValueBox(0)
+    private let groups = Atomic<Int>(0)
+    /// The gathering of an environment's first group.
+    private let initialGathering: GroupGathering
     /// Writers per environment. SQLite has one connection, so one. PostgreSQL stores one group
     /// while the previous one counts (the tally's row lock orders the counting): each statement
     /// is a round trip, and a lone writer left the database idle while it waited for the answers.
     private let maximumWriters: Int
 
-    package init(store: ExperimentEventStore) {
+    /// - Parameter gathering: What a writer knows before an environment's first group (tests
+    ///   start from a given one).
+    package init(store: ExperimentEventStore, gathering: GroupGathering = GroupGathering()) {
         self.store = store
         self.maximumWriters = store.engine.kind == .postgres ? 2 : 1
+        self.initialGathering = gathering
+    }
+
+    /// How many groups (transactions, a group's retries not counted) this ingestor has written.
+    package var groupsWritten: Int { groups.load(ordering: .relaxed) }
+
+    /// Whether a writer of the environment is waiting for more batches before its group.
+    package func isGathering(_ environment: EnvironmentKey) -> Bool {
+        queues.withLockedValue { $0[environment]?.gatherer != nil }
     }
 
     /// Stores `events` (counting them for the `running` experiments) together with whatever else
@@ -50,16 +86,22 @@ package final class EventIngestor: Sendable {
     ) async throws -> Set<String> {
         guard !events.isEmpty else { return [] }
         return try await withCheckedThrowingContinuation { continuation in
-            let startsWriter = queues.withLockedValue { queues in
-                var queue = queues[environment] ?? Queue()
+            let (startsWriter, gathered) = queues.withLockedValue { queues in
+                var queue = queues[environment] ?? Queue(gathering: initialGathering)
                 queue.pending.append(
                     Pending(events: events, running: running, receivedAt: receivedAt, continuation: continuation)
                 )
                 let starts = queue.writers < maximumWriters
                 if starts { queue.writers += 1 }
+                var gathered: CheckedContinuation<Void, Never>?
+                if let gatherer = queue.gatherer, queue.pending.count >= gatherer.target {
+                    gathered = gatherer.continuation
+                    queue.gatherer = nil
+                }
                 queues[environment] = queue
-                return starts
+                return (starts, gathered)
             }
+            gathered?.resume()
             if startsWriter {
                 Task { await self.write(environment) }
             }
@@ -68,14 +110,18 @@ package final class EventIngestor: Sendable {
 
     /// Writes the environment's queue, a group at a time, until it is empty.
     private func write(_ environment: EnvironmentKey) async {
+        var gathered = false
         while true {
-            let group = queues.withLockedValue { queues -> [Pending] in
-                guard var queue = queues[environment], !queue.pending.isEmpty else {
-                    if var queue = queues[environment] {
-                        queue.writers -= 1
-                        queues[environment] = queue.writers == 0 ? nil : queue
-                    }
-                    return []
+            let step = queues.withLockedValue { queues -> Step in
+                guard var queue = queues[environment] else { return .stop }
+                guard !queue.pending.isEmpty else {
+                    queue.writers -= 1
+                    queues[environment] = queue
+                    return .stop
+                }
+                // Alone: a second writer (PostgreSQL) overlaps its group with the other's instead.
+                if !gathered, queue.writers == 1, let wait = queue.gathering.wait(pending: queue.pending.count) {
+                    return .gather(target: queue.gathering.lastRequests, for: wait)
                 }
                 var count = 0
                 var taken = 0
@@ -87,10 +133,53 @@ package final class EventIngestor: Sendable {
                 let group = Array(queue.pending.prefix(taken))
                 queue.pending.removeFirst(taken)
                 queues[environment] = queue
-                return group
+                return .write(group)
             }
-            guard !group.isEmpty else { return }
-            await write(group, in: environment)
+            switch step {
+            case .stop:
+                return
+            case .gather(let target, let wait):
+                await gather(environment, until: target, atMost: wait)
+                gathered = true
+            case .write(let group):
+                // Counted before the group's requests are answered, so they see it counted.
+                groups.add(1, ordering: .relaxed)
+                let started = ContinuousClock.now
+                await write(group, in: environment)
+                let took = ContinuousClock.now - started
+                queues.withLockedValue { $0[environment]?.gathering.record(requests: group.count, took: took) }
+                gathered = false
+            }
+        }
+    }
+
+    /// Returns once `target` requests are queued for the environment, or after `wait`.
+    private func gather(_ environment: EnvironmentKey, until target: Int, atMost wait: Duration) async {
+        let id = gatherIds.withLockedValue { id in
+            id += 1
+            return id
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let queued = queues.withLockedValue { queues -> Bool in
+                guard var queue = queues[environment], queue.pending.count < target else { return true }
+                queue.gatherer = Gatherer(target: target, id: id, continuation: continuation)
+                queues[environment] = queue
+                return false
+            }
+            if queued {
+                continuation.resume()
+                return
+            }
+            Task {
+                try? await Task.sleep(for: wait)
+                // Unless the batches came first (then `ingest` resumed it and cleared it).
+                let waiting = queues.withLockedValue { queues -> CheckedContinuation<Void, Never>? in
+                    guard let gatherer = queues[environment]?.gatherer, gatherer.id == id else { return nil }
+                    queues[environment]?.gatherer = nil
+                    return gatherer.continuation
+                }
+                waiting?.resume()
+            }
         }
     }
 
