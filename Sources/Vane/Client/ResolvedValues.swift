@@ -9,12 +9,14 @@ struct ResolvedValues: Sendable {
 
     init(overrides: [String: String], active: FetchedConfig?, defaults: InAppDefaults) {
         var table = KeyTable<ResolvedValue>(
-            capacity: max(defaults.entries.count, active?.entries.count ?? 0) + overrides.count
+            capacity: max(defaults.entries.count, active?.values.count ?? 0) + overrides.count
         )
         for entry in defaults.entries { table.set(ResolvedValue(entry.value, source: .default), forKey: entry.key) }
         if let active {
-            for (key, text) in active.entries {
-                table.set(ResolvedValue(CoercedValue(text), source: .remote), forKey: key)
+            // Read once already (by the fetch, or stored so in the cache file).
+            let values = active.values
+            for index in values.keys.indices {
+                table.set(ResolvedValue(values.values[index], source: .remote), forKey: values.keys[index])
             }
         }
         for (key, text) in overrides { table.set(ResolvedValue(CoercedValue(text), source: .override), forKey: key) }
