@@ -503,7 +503,7 @@ public final class VaneServerApplication: Sendable {
             )
         }
         return Application(
-            router: buildRouter(),
+            responder: StreamRequestResponder(router: buildRouter().buildResponder()),
             server: try ServerTLS.server(idleTimeoutSeconds: configuration.idleTimeoutSeconds, tls: tls),
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port),
