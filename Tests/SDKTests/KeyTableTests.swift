@@ -33,6 +33,23 @@ import Testing
         #expect(table.count == keys.count)
     }
 
+    /// A table made from a list of keys (an SDK start from the cache) finds what one set key by
+    /// key finds, also when a key repeats (its last value counts) or is not ASCII.
+    @Test func aTableMadeFromAListFindsWhatOneSetKeyByKeyFinds() {
+        let lists = [
+            ["a", "b", "c"], ["a", "b", "a"], ["caf\u{E9}", "cafe\u{301}", "x"], ["\u{212A}ey", "Key"],
+            (0..<3000).map { "key_\($0)" },
+        ]
+        for keys in lists {
+            let values = Array(keys.indices)
+            let made = KeyTable(keys: keys, values: values)
+            var set = KeyTable<Int>()
+            for (key, value) in zip(keys, values) { set.set(value, forKey: key) }
+            #expect(made.count == set.count)
+            for key in keys + ["missing", "cafe", "key_3000"] { #expect(made[key] == set[key], "\(key)") }
+        }
+    }
+
     @Test func keysAreEqualAsStringsAreNotAsBytes() {
         let composed = "caf\u{E9}"  // é as one scalar
         let decomposed = "cafe\u{301}"  // e and a combining accent

@@ -515,7 +515,7 @@ public final class VaneServerApplication: Sendable {
             )
         }
         return Application(
-            responder: buildResponder(),
+            responder: StreamRequestResponder(inner: buildResponder()),
             server: try ServerTLS.server(idleTimeoutSeconds: configuration.idleTimeoutSeconds, tls: tls),
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port),

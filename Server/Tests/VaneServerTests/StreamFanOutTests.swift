@@ -1,4 +1,6 @@
 import Foundation
+import HTTPTypes
+import Hummingbird
 import TestSupport
 import Testing
 
@@ -65,6 +67,24 @@ import Testing
             )
             #expect(await again.read(timeout: 10) { $0.contains("id: 1\n") }.contains("id: 1\n"))
         }
+    }
+
+    /// Event-stream requests, and only they, are answered from a task of their own, so that their
+    /// connection's task keeps no frame of the middleware chain while the stream lasts.
+    @Test func onlyEventStreamRequestsAreAnsweredFromATaskOfTheirOwn() {
+        func opensStream(_ method: HTTPRequest.Method, _ path: String) -> Bool {
+            let head = HTTPRequest(method: method, scheme: "http", authority: "127.0.0.1", path: path)
+            return StreamRequestResponder<ServerResponder>.opensStream(
+                Request(head: head, body: RequestBody(buffer: ByteBuffer()))
+            )
+        }
+        #expect(opensStream(.get, TestServer.demoPath + "/stream"))
+        #expect(opensStream(.get, TestServer.demoPath + "/stream?x=1"))
+        #expect(opensStream(.get, "/ofrep/v1/events?token=abc"))
+        #expect(!opensStream(.post, TestServer.demoPath + "/fetch"))
+        #expect(!opensStream(.post, TestServer.demoPath + "/stream"))
+        #expect(!opensStream(.get, TestServer.demoPath + "/template"))
+        #expect(!opensStream(.get, "/console/stream"))
     }
 
     /// Opens three streams, sees each get the current version, then closes their sockets without

@@ -4,7 +4,12 @@ public import VaneCore
 /// One set of values the server evaluated for this app instance.
 public struct FetchedConfig: Sendable, Hashable {
     /// The values by key, as sent.
-    public var entries: [String: String]
+    public var entries: [String: String] {
+        get { values.byKey }
+        set { values = ConfigEntries(newValue) }
+    }
+    /// The values in order, each read once; ``entries`` is made from them on first use.
+    private(set) var values: ConfigEntries
     /// Debug-menu details the server sent for some keys.
     public var metadata: [String: KeyMetadata]
     /// The template version the values came from.
@@ -55,11 +60,53 @@ public struct FetchedConfig: Sendable, Hashable {
         fetchedAt: Date,
         contextText: String
     ) {
-        self.entries = entries
+        self.init(
+            values: ConfigEntries(entries),
+            metadata: metadata,
+            templateVersion: templateVersion,
+            etag: etag,
+            fetchedAt: fetchedAt,
+            contextText: contextText
+        )
+    }
+
+    /// A config read from the cache file.
+    init(
+        values: ConfigEntries,
+        metadata: [String: KeyMetadata],
+        templateVersion: Int64,
+        etag: String?,
+        fetchedAt: Date,
+        contextText: String
+    ) {
+        self.values = values
         self.metadata = metadata
         self.templateVersion = templateVersion
         self.etag = etag
         self.fetchedAt = fetchedAt
         self.contextText = contextText
+    }
+
+    /// Whether two configs hold the same values by key (in any order), metadata, version, ETag,
+    /// time and context.
+    /// - Parameters:
+    ///   - lhs: A config.
+    ///   - rhs: Another config.
+    /// - Returns: Whether they are the same.
+    public static func == (lhs: FetchedConfig, rhs: FetchedConfig) -> Bool {
+        lhs.templateVersion == rhs.templateVersion && lhs.etag == rhs.etag && lhs.fetchedAt == rhs.fetchedAt
+            && lhs.contextText == rhs.contextText && lhs.metadata == rhs.metadata
+            && (lhs.values === rhs.values || lhs.entries == rhs.entries)
+    }
+
+    /// Hashes what ``==(_:_:)`` compares.
+    /// - Parameter hasher: The hasher to feed.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(entries)
+        hasher.combine(metadata)
+        hasher.combine(templateVersion)
+        hasher.combine(etag)
+        hasher.combine(fetchedAt)
+        hasher.combine(contextText)
     }
 }

@@ -8,14 +8,18 @@ struct ResolvedValues: Sendable {
     private(set) var table: KeyTable<ResolvedValue>
 
     init(overrides: [String: String], active: FetchedConfig?, defaults: InAppDefaults) {
-        var table = KeyTable<ResolvedValue>(
-            capacity: max(defaults.entries.count, active?.entries.count ?? 0) + overrides.count
-        )
-        for entry in defaults.entries { table.set(ResolvedValue(entry.value, source: .default), forKey: entry.key) }
+        var table: KeyTable<ResolvedValue>
         if let active {
-            for (key, text) in active.entries {
-                table.set(ResolvedValue(CoercedValue(text), source: .remote), forKey: key)
+            // The active config's keys as they are, each value read once already (by the fetch, or
+            // stored so in the cache file), then the defaults of keys the server did not send.
+            let entries = active.values
+            table = KeyTable(keys: entries.keys, values: entries.values.map { ResolvedValue($0, source: .remote) })
+            for entry in defaults.entries where table.position(of: entry.key) == nil {
+                table.set(ResolvedValue(entry.value, source: .default), forKey: entry.key)
             }
+        } else {
+            table = KeyTable(capacity: defaults.entries.count + overrides.count)
+            for entry in defaults.entries { table.set(ResolvedValue(entry.value, source: .default), forKey: entry.key) }
         }
         for (key, text) in overrides { table.set(ResolvedValue(CoercedValue(text), source: .override), forKey: key) }
         self.table = table

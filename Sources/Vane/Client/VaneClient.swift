@@ -336,9 +336,11 @@ public final class VaneClient: RemoteConfigReader, Sendable {
         let outcome: (LiveUpdate, ConfigUpdate)? = state.withLockedValue { state in
             guard let fetched = state.fetched else { return nil }
             let active = state.active
-            var keys = Set(fetched.entries.keys)
-            if let active { keys.formUnion(active.entries.keys) }
-            let updated = keys.filter { fetched.entries[$0] != active?.entries[$0] }
+            let fetchedEntries = fetched.entries
+            let activeEntries = active?.entries ?? [:]
+            var keys = Set(fetchedEntries.keys)
+            keys.formUnion(activeEntries.keys)
+            let updated = keys.filter { fetchedEntries[$0] != activeEntries[$0] }
             let applied: Set<String>
             switch policy {
             case .all: applied = updated
@@ -363,10 +365,13 @@ public final class VaneClient: RemoteConfigReader, Sendable {
                         fetchedAt: fetched.fetchedAt,
                         contextText: fetched.contextText
                     )
+                // One dictionary changed and set once: setting `entries` reads every value again.
+                var entries = merged.entries
                 for key in applied {
-                    merged.entries[key] = fetched.entries[key]
+                    entries[key] = fetchedEntries[key]
                     merged.metadata[key] = fetched.metadata[key]
                 }
+                merged.entries = entries
                 state.active = merged
             }
             let changed = state.resolve(defaults: configuration.defaults)

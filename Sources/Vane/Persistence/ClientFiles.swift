@@ -153,7 +153,7 @@ struct ClientFiles: Sendable {
     }
 
     private static func readId(_ bytes: [UInt8]) throws -> String {
-        let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = ValueCoercion.trimmed(String(decoding: bytes, as: UTF8.self))
         guard !text.isEmpty, text.utf8.count <= 128 else {
             throw CacheFileError(path: "byte 0", message: "expected an id of 1 to 128 bytes")
         }

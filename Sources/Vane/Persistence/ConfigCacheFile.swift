@@ -10,22 +10,32 @@ import VaneCore
 /// server keeps answering "not modified".
 ///
 /// The format is binary because startup reads it synchronously on the main thread: length-prefixed
-/// UTF-8 strings decode several times faster than JSON. A 64-bit checksum over the payload
+/// UTF-8 strings decode several times faster than JSON, and each value's typed readings are
+/// stored beside it, so a start does not read every value again (``CoercedValue``; they are
+/// worked out when the values arrive, off the main thread). A 64-bit checksum over the payload
 /// catches a damaged file, which is then ignored like a missing one.
 ///
 /// ```
-/// "VNC2" · u64 checksum · payload
+/// "VNC3" · u64 checksum · payload
 /// payload: config? (active) · config? (fetched)         config? = u8 0 | u8 1 · config
 /// config:  i64 templateVersion · f64 fetchedAt · string? etag · string context
-///          · u32 n · n × (string key · string value) · u32 m · m × (string key · string metadataJSON)
+///          · u32 n · n × (string key · string value · readings)
+///          · u32 m · m × (string key · string metadataJSON)
+/// readings: u8 r (1: a Boolean, 2: true, 4: a number, 8: an integer)
+///           · f64 number if r has 4 · i64 integer if r has 8
 /// string:  u32 byteCount · UTF-8 bytes                string? = u32 0xFFFFFFFF | string
 /// ```
-/// Integers are little-endian. The checksum is ``ByteHash`` (eight bytes a step). Files written
-/// before it, `"VNC1"`, carry a byte-at-a-time FNV-1a checksum (a tenth of a millisecond at start
-/// for 3,000 keys) over the same payload; they are still read, and the next write replaces them.
+/// Integers are little-endian. The checksum is ``ByteHash`` (eight bytes a step). Two earlier
+/// formats are still read, and the next write replaces them: `"VNC2"`, the same without the
+/// readings (the values are read at start), and `"VNC1"`, that under a byte-at-a-time FNV-1a
+/// checksum. A change to the coercion rule must change the magic, so that readings stored under
+/// the old rule are not used (`ClientCacheTests.storedReadingsFollowTheCoercionRule` fails until
+/// it does).
 struct ConfigCacheFile: Sendable, Hashable {
-    static let magic: [UInt8] = Array("VNC2".utf8)
-    /// The first format's magic: the same payload under an FNV-1a checksum.
+    static let magic: [UInt8] = Array("VNC3".utf8)
+    /// The second format's magic: the same payload without the readings.
+    static let unreadMagic: [UInt8] = Array("VNC2".utf8)
+    /// The first format's magic: the second's payload under an FNV-1a checksum.
     static let fnvMagic: [UInt8] = Array("VNC1".utf8)
 
     var active: FetchedConfig?
@@ -48,27 +58,39 @@ struct ConfigCacheFile: Sendable, Hashable {
         return file
     }
 
-    /// Reads a file written by ``serialized()``.
+    /// Reads a file written by ``serialized()`` (or in an earlier format).
     /// - Throws: ``CacheFileError`` saying what is wrong and at which byte.
     init(data: [UInt8]) throws(CacheFileError) {
         let magic = data.count >= 12 ? Array(data[0..<4]) : []
-        guard magic == Self.magic || magic == Self.fnvMagic else {
-            throw CacheFileError(path: "byte 0", message: "not a Vane cache file (expected \"VNC2\" or \"VNC1\")")
+        guard magic == Self.magic || magic == Self.unreadMagic || magic == Self.fnvMagic else {
+            throw CacheFileError(
+                path: "byte 0",
+                message: "not a Vane cache file (expected \"VNC3\", \"VNC2\" or \"VNC1\")"
+            )
         }
-        var reader = CacheReader(bytes: data, position: 4)
-        let expected = try reader.uint64()
-        let actual = magic == Self.magic ? Self.checksum(data[12...]) : Self.fnvChecksum(data[12...])
-        guard actual == expected else {
-            throw CacheFileError(path: "byte 4", message: "the checksum does not match: the file is damaged")
+        let read = data.withUnsafeBytes { bytes in
+            Result { () throws(CacheFileError) -> (FetchedConfig?, FetchedConfig?) in
+                var reader = CacheReader(bytes: bytes, position: 4, hasReadings: magic == Self.magic)
+                let expected = try reader.uint64()
+                let payload = UnsafeRawBufferPointer(rebasing: bytes[12...])
+                let actual = magic == Self.fnvMagic ? Self.fnvChecksum(payload) : ByteHash.hash(payload).hash
+                guard actual == expected else {
+                    throw CacheFileError(path: "byte 4", message: "the checksum does not match: the file is damaged")
+                }
+                let configs = (try reader.config(), try reader.config())
+                guard reader.position == bytes.count else {
+                    throw CacheFileError(
+                        path: "byte \(reader.position)",
+                        message: "unexpected bytes after the last config"
+                    )
+                }
+                return configs
+            }
         }
-        active = try reader.config()
-        fetched = try reader.config()
-        guard reader.position == data.count else {
-            throw CacheFileError(path: "byte \(reader.position)", message: "unexpected bytes after the last config")
-        }
+        (active, fetched) = try read.get()
     }
 
-    /// The checksum of a `"VNC2"` file's payload.
+    /// The checksum of a `"VNC3"` or `"VNC2"` file's payload.
     static func checksum(_ payload: ArraySlice<UInt8>) -> UInt64 {
         payload.withUnsafeBytes { ByteHash.hash($0).hash }
     }
@@ -104,6 +126,17 @@ private struct CacheWriter {
         bytes.append(contentsOf: utf8)
     }
 
+    /// What ``CacheReader/readings(of:)`` reads back.
+    mutating func write(readingsOf value: CoercedValue) {
+        var flags: UInt8 = 0
+        if let bool = value.boolValue { flags |= bool ? 0b11 : 0b01 }
+        if value.doubleValue != nil { flags |= 0b100 }
+        if value.intValue != nil { flags |= 0b1000 }
+        bytes.append(flags)
+        if let double = value.doubleValue { write(double.bitPattern) }
+        if let int = value.intValue { write(UInt64(bitPattern: Int64(int))) }
+    }
+
     mutating func write(optional string: String?) {
         if let string { write(string) } else { write(UInt32.max) }
     }
@@ -118,10 +151,12 @@ private struct CacheWriter {
         write(config.fetchedAt.timeIntervalSince1970.bitPattern)
         write(optional: config.etag)
         write(config.contextText)
-        write(UInt32(truncatingIfNeeded: config.entries.count))
-        for (key, value) in config.entries {
+        let values = config.values
+        write(UInt32(truncatingIfNeeded: values.count))
+        for (key, value) in zip(values.keys, values.values) {
             write(key)
-            write(value)
+            write(value.stringValue)
+            write(readingsOf: value)
         }
         write(UInt32(truncatingIfNeeded: config.metadata.count))
         for (key, metadata) in config.metadata {
@@ -133,42 +168,80 @@ private struct CacheWriter {
 
 /// Reads the cache format's parts, checking every length against the bytes left.
 private struct CacheReader {
-    let bytes: [UInt8]
+    let bytes: UnsafeRawBufferPointer
     var position: Int
+    /// Whether each value has its readings beside it (`"VNC3"`); otherwise they are worked out here.
+    let hasReadings: Bool
 
-    mutating func take(_ count: Int) throws(CacheFileError) -> ArraySlice<UInt8> {
+    mutating func take(_ count: Int) throws(CacheFileError) -> UnsafeRawBufferPointer {
         guard count >= 0, count <= bytes.count - position else {
             throw CacheFileError(path: "byte \(position)", message: "the file ends early (wanted \(count) more bytes)")
         }
         defer { position += count }
-        return bytes[position..<(position + count)]
+        return UnsafeRawBufferPointer(rebasing: bytes[position..<(position + count)])
+    }
+
+    mutating func byte() throws(CacheFileError) -> UInt8 {
+        try take(1)[0]
     }
 
     mutating func uint64() throws(CacheFileError) -> UInt64 {
-        var value: UInt64 = 0
-        for (index, byte) in try take(8).enumerated() { value |= UInt64(byte) << UInt64(index * 8) }
-        return value
+        UInt64(littleEndian: try take(8).loadUnaligned(as: UInt64.self))
     }
 
     mutating func uint32() throws(CacheFileError) -> UInt32 {
-        var value: UInt32 = 0
-        for (index, byte) in try take(4).enumerated() { value |= UInt32(byte) << UInt32(index * 8) }
-        return value
+        UInt32(littleEndian: try take(4).loadUnaligned(as: UInt32.self))
     }
 
     mutating func string() throws(CacheFileError) -> String {
         let count = try uint32()
-        return String(decoding: try take(Int(count)), as: UTF8.self)
+        return String(decoding: try take(Int(count)).assumingMemoryBound(to: UInt8.self), as: UTF8.self)
     }
 
     mutating func optionalString() throws(CacheFileError) -> String? {
         let count = try uint32()
         if count == UInt32.max { return nil }
-        return String(decoding: try take(Int(count)), as: UTF8.self)
+        return String(decoding: try take(Int(count)).assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+    }
+
+    /// A value with the readings stored beside it, as ``CacheWriter/write(readingsOf:)`` wrote them.
+    mutating func readings(of text: String) throws(CacheFileError) -> CoercedValue {
+        let at = position
+        let flags = try byte()
+        // Only these combinations are written: true needs a Boolean, an integer a number.
+        guard flags & 0b1111_0000 == 0, flags & 0b10 == 0 || flags & 0b1 != 0, flags & 0b1000 == 0 || flags & 0b100 != 0
+        else {
+            throw CacheFileError(
+                path: "byte \(at)",
+                message: "expected the readings of a value (1: a Boolean, 2: true, 4: a number, 8: an integer; "
+                    + "true only with a Boolean, an integer only with a number), found \(flags)"
+            )
+        }
+        var double: Double?
+        if flags & 0b100 != 0 {
+            let number = Double(bitPattern: try uint64())
+            guard number.isFinite else {
+                throw CacheFileError(path: "byte \(position - 8)", message: "expected a finite number")
+            }
+            double = number
+        }
+        var int: Int?
+        if flags & 0b1000 != 0 {
+            guard let integer = Int(exactly: Int64(bitPattern: try uint64())) else {
+                throw CacheFileError(path: "byte \(position - 8)", message: "expected an integer that fits in Int")
+            }
+            int = integer
+        }
+        return CoercedValue(
+            stringValue: text,
+            boolValue: flags & 0b1 != 0 ? flags & 0b10 != 0 : nil,
+            doubleValue: double,
+            intValue: int
+        )
     }
 
     mutating func config() throws(CacheFileError) -> FetchedConfig? {
-        switch try take(1).first {
+        switch try byte() {
         case 0: return nil
         case 1: break
         default:
@@ -179,11 +252,16 @@ private struct CacheReader {
         let etag = try optionalString()
         let context = try string()
         let entryCount = Int(try uint32())
-        var entries: [String: String] = [:]
-        entries.reserveCapacity(min(entryCount, bytes.count))
+        // Each entry takes at least 8 bytes: a damaged count cannot make a huge reservation.
+        let capacity = min(entryCount, (bytes.count - position) / 8)
+        var keys: [String] = []
+        var values: [CoercedValue] = []
+        keys.reserveCapacity(capacity)
+        values.reserveCapacity(capacity)
         for _ in 0..<entryCount {
-            let key = try string()
-            entries[key] = try string()
+            keys.append(try string())
+            let text = try string()
+            values.append(hasReadings ? try readings(of: text) : CoercedValue(text))
         }
         let metadataCount = Int(try uint32())
         var metadata: [String: KeyMetadata] = [:]
@@ -195,7 +273,7 @@ private struct CacheReader {
             }
         }
         return FetchedConfig(
-            entries: entries,
+            values: ConfigEntries(keys: keys, values: values),
             metadata: metadata,
             templateVersion: version,
             etag: etag,

@@ -20,8 +20,12 @@ struct StoragePlatform: Sendable {
     /// The shared container of an App Group, or nil when the app lacks the entitlement.
     var appGroupContainer: @Sendable (String) -> URL?
 
-    /// The running process's facts.
-    static var current: StoragePlatform {
+    /// The running process's facts, read once per process: they do not change while it runs, and
+    /// reading them (the environment, Foundation's search paths) cost a seventh of an SDK start
+    /// (docs/PERFORMANCE.md).
+    static let current = read()
+
+    private static func read() -> StoragePlatform {
         let process = ProcessInfo.processInfo
         let fileManager = FileManager.default
         let environment = process.environment

@@ -27,6 +27,33 @@ struct KeyTable<Value>: Sendable where Value: Sendable {
         values.reserveCapacity(capacity)
     }
 
+    /// A table of `keys` and their `values` (as many), keeping the keys' array as it is (a start
+    /// from the cache copies no key). Keys that are not all ASCII, or a key that repeats, are set
+    /// one at a time instead, as ``set(_:forKey:)`` does (a repeated key's last value counts).
+    init(keys: [String], values: [Value]) {
+        precondition(keys.count == values.count, "a value for every key")
+        self.keys = keys
+        self.values = values
+        buckets = [Int32](repeating: -1, count: Self.bucketCount(for: keys.count))
+        let complete = buckets.withUnsafeMutableBufferPointer { buckets in
+            let mask = buckets.count - 1
+            for position in keys.indices {
+                let (hash, isASCII) = Self.hash(keys[position])
+                guard isASCII else { return false }
+                var bucket = Int(truncatingIfNeeded: hash) & mask
+                while buckets[bucket] >= 0 {
+                    if keys[Int(buckets[bucket])] == keys[position] { return false }
+                    bucket = (bucket + 1) & mask
+                }
+                buckets[bucket] = Int32(position)
+            }
+            return true
+        }
+        guard !complete else { return }
+        self = KeyTable(capacity: keys.count)
+        for (key, value) in zip(keys, values) { set(value, forKey: key) }
+    }
+
     var count: Int { keys.count }
 
     /// The value for `key`, or nil.

@@ -35,6 +35,15 @@ public struct CoercedValue: Sendable, Hashable, CustomStringConvertible, Express
         self.intValue = double.flatMap { Int(trimmed) ?? ValueCoercion.exactInt($0) }
     }
 
+    /// A value whose readings were worked out before by ``init(_:)`` (the SDK's cache file keeps
+    /// them, so a start does not read every value again).
+    package init(stringValue: String, boolValue: Bool?, doubleValue: Double?, intValue: Int?) {
+        self.stringValue = stringValue
+        self.boolValue = boolValue
+        self.doubleValue = doubleValue
+        self.intValue = intValue
+    }
+
     /// Reads a value from a literal.
     public init(stringLiteral value: String) { self.init(value) }
 

@@ -2,8 +2,9 @@
 /// console ask the same question — ``require(_:)`` — so a person can do in the console exactly
 /// what their role allows, and nothing the API would refuse a key of the same standing.
 package struct Principal: Sendable {
-    /// The credential behind the request.
-    package enum Identity: Sendable, Hashable {
+    /// The credential behind the request. Indirect, so a principal is one pointer: every request
+    /// context holds one, and an event stream keeps its request's context while it lasts.
+    package indirect enum Identity: Sendable, Hashable {
         /// An API key.
         case key(StoredKey)
         /// A person, through a console session.

@@ -74,6 +74,9 @@ package struct EventStreamResponse {
             try await writer.finish(nil)
         }
         var headers: HTTPFields = [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-cache"]
+        // Room for this one and the server's `Date` and `Server`: the head lives as long as the
+        // stream, and growing it twice left an array of twice that.
+        headers.reserveCapacity(5)
         // Tells nginx-style proxies not to buffer the stream.
         if let noBuffering = HTTPField.Name("X-Accel-Buffering") { headers[noBuffering] = "no" }
         return Response(status: .ok, headers: headers, body: body)

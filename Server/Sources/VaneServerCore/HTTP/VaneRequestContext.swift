@@ -9,7 +9,12 @@ package struct VaneRequestContext: RequestContext, RemoteAddressRequestContext {
     /// console's session middleware (a person).
     package var principal: Principal?
     /// The console session of a signed-in person.
-    package var consoleSession: UserSession?
+    package var consoleSession: UserSession? {
+        get { session?.value }
+        set { session = newValue.map(SessionBox.init) }
+    }
+    /// Boxed, so the context stays small: an event stream keeps its request's context while it lasts.
+    private var session: SessionBox?
     /// The connection's peer.
     package let remoteAddress: SocketAddress?
     /// The connection the request came on.
@@ -36,4 +41,11 @@ package struct VaneRequestContext: RequestContext, RemoteAddressRequestContext {
 
     /// Bodies are read explicitly with per-route limits; this caps anything decoded implicitly.
     package var maxUploadSize: Int { ServerLimits.maximumTemplateBytes }
+}
+
+/// A console session behind one pointer (``VaneRequestContext/consoleSession``).
+private final class SessionBox: Sendable {
+    let value: UserSession
+
+    init(_ value: UserSession) { self.value = value }
 }
