@@ -124,6 +124,8 @@ import VaneCore
         #expect(second.activeTemplateVersion == 3)
         #expect(try await second.fetch(minimumInterval: 0) == .noChange, "its ETag came back with it")
         #expect(setup.sentETags.last == "\"e3\"")
+        // The fetch's own write of the cache comes first: it would replace the damaged file.
+        await second.waitForPendingWrites()
 
         earlier[earlier.count / 2] ^= 0x20
         try Data(earlier).write(to: cacheURL)
