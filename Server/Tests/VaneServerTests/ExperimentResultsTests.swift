@@ -293,6 +293,22 @@ import VaneCore
         }
     }
 
+    /// Unit `unit`'s exposure to `checkout-button` (control when even) at `time`, and its
+    /// `checkout_completed` a second later; ids `x<unit>` and `m<unit>`.
+    static func exposureAndCheckout(unit: Int, at time: Int64) -> [ExperimentEvent] {
+        let exposure = ExperimentEvent.Kind.exposure(
+            experiment: "checkout-button",
+            variant: unit % 2 == 0 ? "control" : "new-flow",
+            flagKey: nil,
+            templateVersion: 1
+        )
+        let checkout = ExperimentEvent.Kind.metric(name: "checkout_completed", value: 1, properties: nil)
+        return [
+            ExperimentEvent(id: "x\(unit)", unit: "u\(unit)", time: time, kind: exposure),
+            ExperimentEvent(id: "m\(unit)", unit: "u\(unit)", time: time + 1_000, kind: checkout),
+        ]
+    }
+
     /// Concurrent batches share transactions (EventIngestor); each request still learns exactly
     /// which of its events were new, and every unit counts once. (Through the ingestor itself:
     /// the test client sends its requests one after another on one connection.)
@@ -308,20 +324,7 @@ import VaneCore
             #expect(running.map(\.key) == ["checkout-button"])
             let ingestor = EventIngestor(store: ExperimentEventStore(engine: engine))
             let time = Clock.nowMilliseconds() - 3_600_000
-            func events(unit: Int) -> [ExperimentEvent] {
-                let variant = unit % 2 == 0 ? "control" : "new-flow"
-                let exposure = ExperimentEvent.Kind.exposure(
-                    experiment: "checkout-button",
-                    variant: variant,
-                    flagKey: nil,
-                    templateVersion: 1
-                )
-                let checkout = ExperimentEvent.Kind.metric(name: "checkout_completed", value: 1, properties: nil)
-                return [
-                    ExperimentEvent(id: "x\(unit)", unit: "u\(unit)", time: time, kind: exposure),
-                    ExperimentEvent(id: "m\(unit)", unit: "u\(unit)", time: time + 1_000, kind: checkout),
-                ]
-            }
+            func events(unit: Int) -> [ExperimentEvent] { Self.exposureAndCheckout(unit: unit, at: time) }
             // 24 batches of 50 units; batch k repeats the last 10 units of batch k-1 (same ids).
             var batches: [[ExperimentEvent]] = []
             for batch in 0..<24 {

@@ -87,19 +87,8 @@ import VaneCore
         return (ingestor, environment, running)
     }
 
-    /// An exposure and a conversion of unit `n`.
+    /// An exposure and a conversion of unit `n`, an hour ago.
     static func batch(_ n: Int) -> [ExperimentEvent] {
-        let time = Clock.nowMilliseconds() - 3_600_000
-        let exposure = ExperimentEvent.Kind.exposure(
-            experiment: "checkout-button",
-            variant: n % 2 == 0 ? "control" : "new-flow",
-            flagKey: nil,
-            templateVersion: 1
-        )
-        let checkout = ExperimentEvent.Kind.metric(name: "checkout_completed", value: 1, properties: nil)
-        return [
-            ExperimentEvent(id: "x\(n)", unit: "u\(n)", time: time, kind: exposure),
-            ExperimentEvent(id: "m\(n)", unit: "u\(n)", time: time + 1_000, kind: checkout),
-        ]
+        ExperimentResultsTests.exposureAndCheckout(unit: n, at: Clock.nowMilliseconds() - 3_600_000)
     }
 }
