@@ -24,71 +24,58 @@ import VaneCore
     @Test(arguments: TestDatabase.allCases)
     func batchesThatArriveWhileAWriterGathersShareItsTransaction(database: TestDatabase) async throws {
         try await TestServer.run(database) { server in
-            let (ingestor, environment, running) = try await Self.ingestor(
+            let ingesting = try await Ingesting(
                 server,
                 // As after a group of three: the next lone batch waits for two more (up to a minute).
                 GroupGathering(lastRequests: 3, lastTook: .seconds(600), maximumWait: .seconds(60))
             )
-            let first = Task {
-                try await ingestor.ingest(
-                    Self.batch(0),
-                    in: environment,
-                    running: running,
-                    receivedAt: Clock.nowMilliseconds()
-                )
-            }
+            let first = Task { try await ingesting.send(0) }
             // Not a timing assumption: without gathering the writer would store the batch instead.
-            while !ingestor.isGathering(environment) { try await Task.sleep(for: .milliseconds(5)) }
-            async let second = ingestor.ingest(
-                Self.batch(1),
-                in: environment,
-                running: running,
-                receivedAt: Clock.nowMilliseconds()
-            )
-            async let third = ingestor.ingest(
-                Self.batch(2),
-                in: environment,
-                running: running,
-                receivedAt: Clock.nowMilliseconds()
-            )
+            while !ingesting.ingestor.isGathering(ingesting.environment) {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            async let second = ingesting.send(1)
+            async let third = ingesting.send(2)
             let stored = try await [first.value, second, third]
             #expect(stored == [Set(["x0", "m0"]), Set(["x1", "m1"]), Set(["x2", "m2"])])
-            #expect(ingestor.groupsWritten == 1, "the three batches shared one transaction")
+            #expect(ingesting.ingestor.groupsWritten == 1, "the three batches shared one transaction")
         }
     }
 
     @Test(arguments: TestDatabase.allCases)
     func aWriterStopsGatheringWhenNoMoreBatchesCome(database: TestDatabase) async throws {
         try await TestServer.run(database) { server in
-            let (ingestor, environment, running) = try await Self.ingestor(
+            let ingesting = try await Ingesting(
                 server,
                 GroupGathering(lastRequests: 5, lastTook: .seconds(600), maximumWait: .milliseconds(50))
             )
-            let stored = try await ingestor.ingest(
-                Self.batch(0),
+            #expect(try await ingesting.send(0) == ["x0", "m0"], "stored alone once the wait ran out")
+            #expect(ingesting.ingestor.groupsWritten == 1)
+        }
+    }
+
+    /// An ingestor of its own on the demo environment, with `checkout-button` running.
+    struct Ingesting: Sendable {
+        let ingestor: EventIngestor
+        let environment = EnvironmentKey(projectId: "demo", environmentId: "production")
+        let running: [Experiment]
+
+        init(_ server: TestServer, _ gathering: GroupGathering) async throws {
+            try await EventIngestionTests.startExperiment(server)
+            let engine = server.application.store.engine
+            running = try await ExperimentStore(engine: engine).runningExperiments(environment)
+            ingestor = EventIngestor(store: ExperimentEventStore(engine: engine), gathering: gathering)
+        }
+
+        /// Ingests unit `n`'s exposure and conversion (an hour ago), received now; returns the
+        /// ids stored as new.
+        func send(_ n: Int) async throws -> Set<String> {
+            try await ingestor.ingest(
+                ExperimentResultsTests.exposureAndCheckout(unit: n, at: Clock.nowMilliseconds() - 3_600_000),
                 in: environment,
                 running: running,
                 receivedAt: Clock.nowMilliseconds()
             )
-            #expect(stored == ["x0", "m0"], "stored alone once the wait ran out")
-            #expect(ingestor.groupsWritten == 1)
         }
-    }
-
-    static func ingestor(
-        _ server: TestServer,
-        _ gathering: GroupGathering
-    ) async throws -> (EventIngestor, EnvironmentKey, [Experiment]) {
-        try await EventIngestionTests.startExperiment(server)
-        let engine = server.application.store.engine
-        let environment = EnvironmentKey(projectId: "demo", environmentId: "production")
-        let running = try await ExperimentStore(engine: engine).runningExperiments(environment)
-        let ingestor = EventIngestor(store: ExperimentEventStore(engine: engine), gathering: gathering)
-        return (ingestor, environment, running)
-    }
-
-    /// An exposure and a conversion of unit `n`, an hour ago.
-    static func batch(_ n: Int) -> [ExperimentEvent] {
-        ExperimentResultsTests.exposureAndCheckout(unit: n, at: Clock.nowMilliseconds() - 3_600_000)
     }
 }
