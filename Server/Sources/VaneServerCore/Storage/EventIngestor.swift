@@ -49,7 +49,7 @@ package final class EventIngestor: Sendable {
     private let store: ExperimentEventStore
     /// Per environment; kept once made (one small entry per environment that received events).
     private let queues = NIOLockedValueBox<[EnvironmentKey: Queue]>([:])
-    private let gatherIds = NIOLockedValueBox(0)
+    private let gatherIds = Atomic<Int>(0)
     private let groups = Atomic<Int>(0)
     /// The gathering of an environment's first group.
     private let initialGathering: GroupGathering
@@ -155,10 +155,7 @@ package final class EventIngestor: Sendable {
 
     /// Returns once `target` requests are queued for the environment, or after `wait`.
     private func gather(_ environment: EnvironmentKey, until target: Int, atMost wait: Duration) async {
-        let id = gatherIds.withLockedValue { id in
-            id += 1
-            return id
-        }
+        let id = gatherIds.wrappingAdd(1, ordering: .relaxed).newValue
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let queued = queues.withLockedValue { queues -> Bool in
                 guard var queue = queues[environment], queue.pending.count < target else { return true }
