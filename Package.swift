@@ -76,8 +76,12 @@ let package = Package(
     targets: [
         .target(
             name: "VaneCore",
+            dependencies: ["CVaneSHA256"],
             swiftSettings: strictSettings
         ),
+        // SHA-256's compression on the CPU's instructions (SHA-NI, ARMv8 SHA2) for VaneCore's
+        // percent buckets: Swift has no intrinsics. Internal to VaneCore, not a product.
+        .target(name: "CVaneSHA256"),
         // Writing templates: merge, diff, validation, encoding, Firebase export. The server, the
         // `vane` tool and codegen use it; the SDK does not, so an app never sees it.
         .target(

@@ -1,3 +1,5 @@
+import CVaneSHA256
+
 /// SHA-256 (FIPS 180-4) of a short message given in two parts, as percent bucketing needs it.
 ///
 /// VaneCore hashes for itself rather than through swift-crypto because VaneCore is also compiled
@@ -6,15 +8,39 @@
 /// plugin-tool build and the main build each record the shared outputs as their own). Bucketing
 /// is not a security use; `SHA256DigestTests` checks this against swift-crypto.
 ///
-/// The rounds are unrolled eight at a time, so the eight working words stay in registers without
-/// being shifted along every round; words are read with one big-endian load each.
+/// The blocks are compressed with the CPU's SHA-256 instructions where it has them, through the
+/// small C target `CVaneSHA256` (Swift has no intrinsics): SHA-NI on x86-64, chosen by CPUID once
+/// per process, and the ARMv8 SHA2 instructions on arm64 builds that target them (every Apple
+/// arm64 device). A hash then costs a fraction of the Swift rounds, which remain for every other
+/// CPU: they are unrolled eight at a time, so the eight working words stay in registers without
+/// being shifted along every round, and words are read with one big-endian load each. Both paths
+/// share the padding, and the tests run both.
 enum SHA256Digest {
     /// The digest of `first` followed by `second`, as eight big-endian words.
     static func hash(_ first: UnsafeBufferPointer<UInt8>, _ second: UnsafeBufferPointer<UInt8>) -> SIMD8<UInt32> {
+        digest(first, second, hardware: true)
+    }
+
+    /// The same digest from the Swift rounds alone, as on a CPU without SHA instructions (for tests).
+    static func scalarHash(_ first: UnsafeBufferPointer<UInt8>, _ second: UnsafeBufferPointer<UInt8>)
+        -> SIMD8<UInt32>
+    {
+        digest(first, second, hardware: false)
+    }
+
+    /// Whether ``hash(_:_:)`` runs on the CPU's SHA-256 instructions in this process.
+    static var usesHardware: Bool { cvane_sha256_has_hardware() }
+
+    @inline(__always)
+    private static func digest(
+        _ first: UnsafeBufferPointer<UInt8>,
+        _ second: UnsafeBufferPointer<UInt8>,
+        hardware: Bool
+    ) -> SIMD8<UInt32> {
         let length = first.count + second.count
         // The message, 0x80, zeros, and the length in bits as 8 bytes: a whole number of blocks.
         let blocks = (length + 8) / 64 + 1
-        return withUnsafeTemporaryAllocation(byteCount: blocks * 64, alignment: 8) { message in
+        return withUnsafeTemporaryAllocation(byteCount: blocks * 64, alignment: 16) { message in
             message.initializeMemory(as: UInt8.self, repeating: 0)
             UnsafeMutableRawBufferPointer(rebasing: message[0..<first.count]).copyMemory(
                 from: UnsafeRawBufferPointer(first)
@@ -29,22 +55,33 @@ enum SHA256Digest {
                 as: UInt64.self
             )
             var state = initialState
-            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
-                for block in 0..<blocks {
-                    compress(
-                        &state,
-                        block: UnsafeRawBufferPointer(rebasing: message[(block * 64)..<(block * 64 + 64)]),
-                        schedule: schedule
-                    )
+            let compressed =
+                hardware
+                && withUnsafeMutablePointer(to: &state) { vector in
+                    vector.withMemoryRebound(to: UInt32.self, capacity: 8) { words in
+                        cvane_sha256_compress_hardware(
+                            words,
+                            message.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                            blocks
+                        )
+                    }
+                }
+            if !compressed {
+                withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
+                    for block in 0..<blocks {
+                        compress(
+                            &state,
+                            block: UnsafeRawBufferPointer(rebasing: message[(block * 64)..<(block * 64 + 64)]),
+                            schedule: schedule
+                        )
+                    }
                 }
             }
-            return SIMD8(state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7)
+            return state
         }
     }
 
-    typealias State = (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32)
-
-    private static let initialState: State = (
+    private static let initialState = SIMD8<UInt32>(
         0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
     )
 
@@ -88,7 +125,7 @@ enum SHA256Digest {
 
     /// One 64-byte block into the state.
     private static func compress(
-        _ state: inout State,
+        _ state: inout SIMD8<UInt32>,
         block: UnsafeRawBufferPointer,
         schedule: UnsafeMutableBufferPointer<UInt32>
     ) {
@@ -102,7 +139,7 @@ enum SHA256Digest {
             let sigma1 = rotateRight(late, 17) ^ rotateRight(late, 19) ^ (late >> 10)
             schedule[index] = schedule[index - 16] &+ sigma0 &+ schedule[index - 7] &+ sigma1
         }
-        var (a, b, c, d, e, f, g, h) = state
+        var (a, b, c, d, e, f, g, h) = (state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7])
         roundConstants.withUnsafeBufferPointer { constants in
             var index = 0
             while index < 64 {
@@ -117,9 +154,6 @@ enum SHA256Digest {
                 index += 8
             }
         }
-        state = (
-            state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e, state.5 &+ f, state.6 &+ g,
-            state.7 &+ h
-        )
+        state &+= SIMD8(a, b, c, d, e, f, g, h)
     }
 }
