@@ -14,13 +14,11 @@ public import Foundation
 public final class CompiledTemplate: Sendable {
     /// The template as written.
     public let template: ConfigTemplate
-    let conditions: [CompiledCondition]
+    /// Every condition's tree, flattened; conditions are numbered in template order, leaving out
+    /// none (the template compiles only when all parse).
+    let program: ConditionProgram
     let parameters: [CompiledParameter]
     let parameterIndex: [String: Int]
-    /// Each percent seed's hash prefix (`seed.` in UTF-8), numbered.
-    let seedPrefixes: [[UInt8]]
-    /// The attribute names rules read, numbered; each evaluation looks each one up at most once.
-    let attributeSlots: [AttributeSlot]
     /// The hot loop's view of the parameters: for parameter `p`, its conditional values'
     /// condition indices are `conditionalConditions[conditionalStarts[p]..<conditionalStarts[p + 1]]`.
     /// Plain integers, so walking them costs no reference counting.
@@ -53,12 +51,8 @@ public final class CompiledTemplate: Sendable {
         let template = parsed.template
         self.template = template
         var issues: [ValidationIssue] = []
-        var seedIndex: [String: Int] = [:]
-        var seeds: [String] = []
-        var conditions: [CompiledCondition] = []
+        var expressions: [ConditionExpression] = []
         var conditionIndex: [String: Int] = [:]
-        var slots: [AttributeSlot] = []
-        var slotIndex: [String: Int] = [:]
         for (index, condition) in parsed.conditions.enumerated() {
             guard let expression = condition.expression else {
                 let path = JSONPath.root.appending("conditions").appending(index).appending("expression")
@@ -66,29 +60,11 @@ public final class CompiledTemplate: Sendable {
                 issues.append(ValidationIssue(.error, at: path, rule: "condition-syntax", message))
                 continue
             }
-            if conditionIndex[condition.name] == nil { conditionIndex[condition.name] = conditions.count }
-            conditions.append(
-                CompiledCondition(
-                    name: condition.name,
-                    root: ConditionNode(
-                        expression,
-                        seedIndex: { seed in
-                            if let existing = seedIndex[seed] { return existing }
-                            seeds.append(seed)
-                            seedIndex[seed] = seeds.count - 1
-                            return seeds.count - 1
-                        },
-                        attributeSlot: { name, element in
-                            if let existing = slotIndex[name] { return existing }
-                            slots.append(AttributeSlot(name: name, element: element))
-                            slotIndex[name] = slots.count - 1
-                            return slots.count - 1
-                        }
-                    )
-                )
-            )
+            if conditionIndex[condition.name] == nil { conditionIndex[condition.name] = expressions.count }
+            expressions.append(expression)
         }
         guard issues.isEmpty else { throw TemplateCompilationError(issues: issues) }
+        let program = ConditionProgram(expressions)
 
         var parameters: [CompiledParameter] = []
         var parameterIndex: [String: Int] = [:]
@@ -96,11 +72,9 @@ public final class CompiledTemplate: Sendable {
             parameterIndex[parameter.key] = parameters.count
             parameters.append(CompiledParameter(parameter, conditionIndex: conditionIndex))
         }
-        self.conditions = conditions
+        self.program = program
         self.parameters = parameters
         self.parameterIndex = parameterIndex
-        self.seedPrefixes = seeds.map(PercentBucket.seedPrefix)
-        self.attributeSlots = slots
         var starts: [Int32] = [0]
         var conditionals: [Int32] = []
         for parameter in parameters {
@@ -109,17 +83,15 @@ public final class CompiledTemplate: Sendable {
         }
         self.conditionalStarts = starts
         self.conditionalConditions = conditionals
-        self.clock = ClockDependence(conditions: conditions, slots: slots)
+        self.clock = ClockDependence(program: program)
     }
 
     /// Copies every compiled table; only ``template`` differs.
     private init(_ other: CompiledTemplate, template: ConfigTemplate) {
         self.template = template
-        conditions = other.conditions
+        program = other.program
         parameters = other.parameters
         parameterIndex = other.parameterIndex
-        seedPrefixes = other.seedPrefixes
-        attributeSlots = other.attributeSlots
         conditionalStarts = other.conditionalStarts
         conditionalConditions = other.conditionalConditions
         clock = other.clock
@@ -201,20 +173,25 @@ public final class CompiledTemplate: Sendable {
     ///   - context: The user's randomization id and attributes.
     ///   - now: The evaluation time for `dateTime` rules, unless the context pins `dateTime`.
     public func evaluate(_ context: EvaluationContext, at now: Date = Date()) -> EvaluationResult {
-        var state = evaluationState(context, now: now)
-        var choices = [Int32](repeating: -1, count: parameters.count)
-        conditionalStarts.withUnsafeBufferPointer { starts in
-            conditionalConditions.withUnsafeBufferPointer { conditionals in
-                for parameter in 0..<parameters.count {
-                    let start = Int(starts[parameter])
-                    let end = Int(starts[parameter + 1])
-                    var position = start
-                    while position < end {
-                        if isTrue(condition: Int(conditionals[position]), state: &state) {
-                            choices[parameter] = Int32(position - start)
-                            break
+        let count = parameters.count
+        let choices = program.withEvaluation(context, now: now) { evaluation in
+            conditionalStarts.withUnsafeBufferPointer { starts in
+                conditionalConditions.withUnsafeBufferPointer { conditionals in
+                    [Int32](unsafeUninitializedCapacity: count) { choices, initialized in
+                        for parameter in 0..<count {
+                            var choice: Int32 = -1
+                            let start = Int(starts[parameter])
+                            var position = start
+                            while position < Int(starts[parameter + 1]) {
+                                if evaluation.isTrue(condition: Int(conditionals[position])) {
+                                    choice = Int32(position - start)
+                                    break
+                                }
+                                position += 1
+                            }
+                            choices.initializeElement(at: parameter, to: choice)
                         }
-                        position += 1
+                        initialized = count
                     }
                 }
             }
@@ -236,35 +213,14 @@ public final class CompiledTemplate: Sendable {
         let end = Int(conditionalStarts[parameter + 1])
         var choice: Int32 = -1
         if start < end {
-            var state = evaluationState(context, now: now)
-            for position in start..<end where isTrue(condition: Int(conditionalConditions[position]), state: &state) {
-                choice = Int32(position - start)
-                break
+            choice = program.withEvaluation(context, now: now) { evaluation in
+                for position in start..<end where evaluation.isTrue(condition: Int(conditionalConditions[position])) {
+                    return Int32(position - start)
+                }
+                return -1
             }
         }
         return parameters[parameter].outcome(choice: choice).value
-    }
-
-    /// A fresh evaluation of this template's conditions for one context.
-    private func evaluationState(_ context: EvaluationContext, now: Date) -> EvaluationState {
-        EvaluationState(
-            context: context,
-            now: now,
-            conditionCount: conditions.count,
-            seedCount: seedPrefixes.count,
-            slotCount: attributeSlots.count
-        )
-    }
-
-    private func isTrue(condition index: Int, state: inout EvaluationState) -> Bool {
-        switch state.states[index] {
-        case 1: return true
-        case 2: return false
-        default:
-            let result = conditions[index].root.evaluate(&state, template: self)
-            state.states[index] = result ? 1 : 2
-            return result
-        }
     }
 }
 
@@ -280,15 +236,14 @@ struct ClockDependence: Sendable {
     /// can change its answer.
     let instants: [Double]
 
-    init(conditions: [CompiledCondition], slots: [AttributeSlot]) {
+    init(program: ConditionProgram) {
+        let slots = program.slots
         let clockSlots = Set(slots.indices.filter { slots[$0].element == .dateTime })
         var instants = Set<Double>()
         var changesAnyMoment = false
-        for condition in conditions {
-            condition.root.forEachAttributeTest { slot, test in
-                guard clockSlots.contains(slot) else { return }
-                if let instant = test.comparedInstant { instants.insert(instant) } else { changesAnyMoment = true }
-            }
+        program.forEachAttributeTest { slot, test in
+            guard clockSlots.contains(slot) else { return }
+            if let instant = test.comparedInstant { instants.insert(instant) } else { changesAnyMoment = true }
         }
         pinningAttributes = clockSlots.map { slots[$0].name }
         self.changesAnyMoment = changesAnyMoment
@@ -303,11 +258,6 @@ public struct TemplateCompilationError: Error, Sendable, Hashable, CustomStringC
 
     /// One line per issue.
     public var description: String { issues.map(\.description).joined(separator: "\n") }
-}
-
-struct CompiledCondition: Sendable {
-    let name: String
-    let root: ConditionNode
 }
 
 /// A parameter's possible outcomes, its conditional values sorted into template condition order.
@@ -340,60 +290,5 @@ struct CompiledParameter: Sendable {
 
     func outcome(choice: Int32) -> ResolutionOutcome {
         choice < 0 ? defaultOutcome : conditionals[Int(choice)].outcome
-    }
-}
-
-/// An attribute name rules read, with the built-in element it names, if any.
-struct AttributeSlot: Sendable {
-    let name: String
-    let element: ConditionElement?
-}
-
-/// Scratch space for one evaluation: memoised condition results, percent buckets and attributes.
-struct EvaluationState {
-    let context: EvaluationContext
-    let now: Date
-    /// One array for two memos, to allocate once: per condition (`0..<slotOffset`) and then per
-    /// attribute slot, 0 for not yet known, 1 for true or present, 2 for false or missing.
-    var states: [UInt8]
-    let slotOffset: Int
-    /// Micro-percentile per seed; `UInt64.max` until computed.
-    var buckets: [UInt64]
-    var slotValues: [AttributeValue]
-
-    init(context: EvaluationContext, now: Date, conditionCount: Int, seedCount: Int, slotCount: Int) {
-        self.context = context
-        self.now = now
-        self.states = [UInt8](repeating: 0, count: conditionCount + slotCount)
-        self.slotOffset = conditionCount
-        self.buckets = seedCount == 0 ? [] : [UInt64](repeating: .max, count: seedCount)
-        self.slotValues = slotCount == 0 ? [] : [AttributeValue](repeating: .bool(false), count: slotCount)
-    }
-
-    /// Whether the attribute in `slot` is present, looking it up on first use.
-    mutating func loadAttribute(_ slot: Int, from slots: [AttributeSlot]) -> Bool {
-        switch states[slotOffset + slot] {
-        case 1: return true
-        case 2: return false
-        default:
-            if let value = Self.attribute(slots[slot], context: context, now: now) {
-                slotValues[slot] = value
-                states[slotOffset + slot] = 1
-                return true
-            }
-            states[slotOffset + slot] = 2
-            return false
-        }
-    }
-
-    /// The attribute a rule reads; `dateTime` defaults to the evaluation time and
-    /// `app.firebaseInstallationId` to the randomization id.
-    static func attribute(_ slot: AttributeSlot, context: EvaluationContext, now: Date) -> AttributeValue? {
-        if let value = context.attributes[slot.name] { return value }
-        switch slot.element {
-        case .dateTime?: return .date(now)
-        case .appFirebaseInstallationId?: return context.randomizationId.map(AttributeValue.string)
-        default: return nil
-        }
     }
 }

@@ -23,14 +23,24 @@ public enum PercentBucket {
     static func microPercentile(seedPrefix: [UInt8], randomizationId: String) -> UInt64 {
         // `withUTF8` reads the id's bytes in place (it copies only a string that is not contiguous).
         var id = randomizationId
-        let digest = id.withUTF8 { idBytes in
-            seedPrefix.withUnsafeBufferPointer { prefix in SHA256Digest.hash(prefix, idBytes) }
+        return id.withUTF8 { idBytes in
+            seedPrefix.withUnsafeBufferPointer { prefix in microPercentile(seedPrefix: prefix, randomizationId: idBytes) }
         }
+    }
+
+    /// The bucket of an id given as UTF-8 after a precomputed ``seedPrefix(_:)``, both in place.
+    @inline(__always)
+    static func microPercentile(
+        seedPrefix: UnsafeBufferPointer<UInt8>,
+        randomizationId: UnsafeBufferPointer<UInt8>
+    ) -> UInt64 {
+        let digest = SHA256Digest.hash(seedPrefix, randomizationId)
         // The 32-byte digest as one big-endian integer, modulo 10^8, a word at a time (Horner's
-        // rule): remainder * 2^32 + word stays below 2^59.
+        // rule): remainder * 2^32 + word stays below 2^59. The divisor is a literal so that the
+        // compiler divides by multiplying.
         var remainder: UInt64 = 0
         for index in 0..<8 {
-            remainder = (remainder << 32 + UInt64(digest[index])) % microPercentsPerWhole
+            remainder = (remainder << 32 + UInt64(digest[index])) % 100_000_000
         }
         return remainder
     }

@@ -1,0 +1,127 @@
+import Foundation
+
+/// One evaluation of a template's conditions for one context: the compiled program's tables and
+/// this evaluation's memos (condition results, attribute values, percent buckets), all reached
+/// through pointers, so walking the trees retains and releases nothing.
+///
+/// Made only by ``CompiledTemplate/withConditionEvaluation(_:now:_:)``, for the time of its body.
+struct ConditionEvaluation {
+    let steps: UnsafeBufferPointer<ConditionStep>
+    let roots: UnsafeBufferPointer<Int32>
+    let tests: UnsafeBufferPointer<CompiledAttributeTest>
+    let ranges: UnsafeBufferPointer<PercentBounds>
+    /// Every seed's hash prefix (`seed.` in UTF-8) back to back; seed `s` is
+    /// `seedBytes[seedStarts[s]..<seedStarts[s + 1]]`.
+    let seedBytes: UnsafeBufferPointer<UInt8>
+    let seedStarts: UnsafeBufferPointer<Int32>
+    /// The randomization id's UTF-8, or nil without one or with an empty one: then nobody is in
+    /// any percentage.
+    let randomizationId: UnsafeBufferPointer<UInt8>?
+    let slots: UnsafeBufferPointer<AttributeSlot>
+    let context: EvaluationContext
+    let now: Date
+    /// Per condition: 0 until evaluated, then 1 for true and 2 for false.
+    let conditionStates: UnsafeMutableBufferPointer<UInt8>
+    /// Per attribute slot: 0 until looked up, then 1 (its value is in `slotValues`) or 2 (missing).
+    let slotStates: UnsafeMutableBufferPointer<UInt8>
+    /// Initialized only where `slotStates` is 1.
+    let slotValues: UnsafeMutableBufferPointer<AttributeValue>
+    /// Per seed: the id's micro-percentile, `UInt64.max` until computed.
+    let buckets: UnsafeMutableBufferPointer<UInt64>
+
+    /// Whether a condition is true, evaluating it on first use.
+    @inline(__always)
+    func isTrue(condition index: Int) -> Bool {
+        switch conditionStates[index] {
+        case 1: return true
+        case 2: return false
+        default:
+            let result = evaluate(step: Int(roots[index]))
+            conditionStates[index] = result ? 1 : 2
+            return result
+        }
+    }
+
+    /// The value of the subtree whose first step is `index`.
+    private func evaluate(step index: Int) -> Bool {
+        let step = steps[index]
+        switch step.kind {
+        case .alwaysTrue:
+            return true
+        case .alwaysFalse:
+            return false
+        case .and:
+            var operand = index + 1
+            while operand < Int(step.end) {
+                if !evaluate(step: operand) { return false }
+                operand = Int(steps[operand].end)
+            }
+            return true
+        case .or:
+            var operand = index + 1
+            while operand < Int(step.end) {
+                if evaluate(step: operand) { return true }
+                operand = Int(steps[operand].end)
+            }
+            return false
+        case .not:
+            return !evaluate(step: index + 1)
+        case .percent:
+            // No randomization id: nobody is in any percentage.
+            guard let randomizationId else { return false }
+            let bucket = bucket(seed: Int(step.operand), randomizationId: randomizationId)
+            return ranges[Int(step.detail)].contains(microPercentile: bucket)
+        case .attribute:
+            let slot = Int(step.operand)
+            guard loadAttribute(slot) else { return false }
+            return tests[Int(step.detail)].evaluate(slotValues[slot])
+        }
+    }
+
+    /// The id's micro-percentile under a seed, hashed on first use.
+    @inline(__always)
+    private func bucket(seed: Int, randomizationId: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var bucket = buckets[seed]
+        if bucket == .max {
+            let prefix = UnsafeBufferPointer(rebasing: seedBytes[Int(seedStarts[seed])..<Int(seedStarts[seed + 1])])
+            bucket = PercentBucket.microPercentile(seedPrefix: prefix, randomizationId: randomizationId)
+            buckets[seed] = bucket
+        }
+        return bucket
+    }
+
+    /// Whether the attribute in `slot` is present, looking it up on first use.
+    @inline(__always)
+    private func loadAttribute(_ slot: Int) -> Bool {
+        switch slotStates[slot] {
+        case 1: return true
+        case 2: return false
+        default:
+            if let value = Self.attribute(slots[slot], context: context, now: now) {
+                slotValues.initializeElement(at: slot, to: value)
+                slotStates[slot] = 1
+                return true
+            }
+            slotStates[slot] = 2
+            return false
+        }
+    }
+
+    /// Ends the lifetime of the attribute values this evaluation looked up.
+    func releaseAttributes() {
+        for slot in 0..<slotStates.count where slotStates[slot] == 1 {
+            _ = slotValues.moveElement(from: slot)
+        }
+    }
+
+    /// The attribute a rule reads; `dateTime` defaults to the evaluation time and
+    /// `app.firebaseInstallationId` to the randomization id.
+    static func attribute(_ slot: AttributeSlot, context: EvaluationContext, now: Date) -> AttributeValue? {
+        if let value = context.attributes[slot.name] { return value }
+        switch slot.element {
+        case .dateTime?: return .date(now)
+        case .appFirebaseInstallationId?: return context.randomizationId.map(AttributeValue.string)
+        default: return nil
+        }
+    }
+}

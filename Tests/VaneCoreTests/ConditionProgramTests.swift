@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+
+@testable import VaneCore
+
+/// The flattened condition program (`ConditionProgram`, walked by `ConditionEvaluation`) against
+/// a plain recursive reading of the same trees: nesting, short circuits that skip whole subtrees,
+/// memoised attributes and buckets, and percent rules without an id.
+@Suite struct ConditionProgramTests {
+    /// A condition tree, its expression text and the answer it should have.
+    indirect enum Tree {
+        case constant(Bool)
+        case isIOS
+        case percent(seed: String, atMost: Int)
+        case and([Tree])
+        case or([Tree])
+        case not(Tree)
+
+        var expression: String {
+            switch self {
+            case .constant(let value): return value ? "true" : "false"
+            case .isIOS: return "device.os == 'ios'"
+            case .percent(let seed, let atMost): return "percent('\(seed)') <= \(atMost)"
+            case .and(let operands): return "(" + operands.map(\.expression).joined(separator: " && ") + ")"
+            case .or(let operands): return "(" + operands.map(\.expression).joined(separator: " || ") + ")"
+            case .not(let operand): return "!(\(operand.expression))"
+            }
+        }
+
+        func holds(os: String?, id: String?) -> Bool {
+            switch self {
+            case .constant(let value): return value
+            case .isIOS: return os == "ios"
+            case .percent(let seed, let atMost):
+                guard let id, !id.isEmpty else { return false }
+                return PercentBucket.microPercentile(seed: seed, randomizationId: id) <= UInt64(atMost) * 1_000_000
+            case .and(let operands): return operands.allSatisfy { $0.holds(os: os, id: id) }
+            case .or(let operands): return operands.contains { $0.holds(os: os, id: id) }
+            case .not(let operand): return !operand.holds(os: os, id: id)
+            }
+        }
+
+        static func random(depth: Int, using generator: inout some RandomNumberGenerator) -> Tree {
+            let leaf = depth == 0 || Int.random(in: 0..<3, using: &generator) == 0
+            if leaf {
+                switch Int.random(in: 0..<4, using: &generator) {
+                case 0: return .constant(Bool.random(using: &generator))
+                case 1: return .isIOS
+                default:
+                    return .percent(
+                        seed: ["a", "b", "c"].randomElement(using: &generator) ?? "a",
+                        atMost: Int.random(in: 1...99, using: &generator)
+                    )
+                }
+            }
+            let operands = (0..<Int.random(in: 2...3, using: &generator)).map { _ in
+                random(depth: depth - 1, using: &generator)
+            }
+            switch Int.random(in: 0..<3, using: &generator) {
+            case 0: return .and(operands)
+            case 1: return .or(operands)
+            default: return .not(operands[0])
+            }
+        }
+    }
+
+    @Test func nestedTreesAnswerAsTheirPlainReading() throws {
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<20 {
+            let trees = (0..<12).map { _ in Tree.random(depth: 4, using: &generator) }
+            let template = ConfigTemplate(
+                conditions: trees.indices.map { TemplateCondition(name: "c\($0)", expression: trees[$0].expression) },
+                parameters: (0..<10).map { key in
+                    // Each parameter names a few conditions: the first true one in template order wins.
+                    let names = Set((0..<3).map { _ in Int.random(in: 0..<trees.count, using: &generator) })
+                    return TemplateParameter(
+                        key: "p\(key)",
+                        defaultValue: .value("default"),
+                        conditionalValues: names.map { ConditionalValue(conditionName: "c\($0)", value: .value("c\($0)")) }
+                    )
+                }
+            )
+            let compiled = try CompiledTemplate(template)
+            for (os, id) in [("ios", "user-\(round)"), ("android", "user-\(round)"), (nil, nil), ("ios", "")] {
+                let context = EvaluationContext(randomizationId: id, attributes: os.map { ["device.os": .string($0)] } ?? [:])
+                let result = compiled.evaluate(context)
+                for parameter in template.parameters {
+                    let winner = parameter.conditionalValues
+                        .compactMap { Int($0.conditionName.dropFirst()) }
+                        .sorted()
+                        .first { trees[$0].holds(os: os, id: id) }
+                    let expected = winner.map { "c\($0)" } ?? "default"
+                    let description = "\(parameter.key), os \(os ?? "none"), id \(id ?? "none")"
+                    #expect(result[parameter.key]?.stringValue == expected, "\(description)")
+                    #expect(
+                        compiled.value(forKey: parameter.key, context: context)?.stringValue == expected,
+                        "\(description), one key"
+                    )
+                }
+            }
+        }
+    }
+
+    @Test func everyPercentOperatorIsFalseWithoutARandomizationId() throws {
+        let expressions = ["percent > 0", "percent('s') > 0", "percent between 0 and 100", "percent <= 100"]
+        let template = ConfigTemplate(
+            conditions: expressions.indices.map { TemplateCondition(name: "c\($0)", expression: expressions[$0]) },
+            parameters: expressions.indices.map { index in
+                TemplateParameter(
+                    key: "p\(index)",
+                    defaultValue: .value("outside"),
+                    conditionalValues: [ConditionalValue(conditionName: "c\(index)", value: .value("inside"))]
+                )
+            }
+        )
+        let compiled = try CompiledTemplate(template)
+        for id in [nil, ""] as [String?] {
+            let result = compiled.evaluate(EvaluationContext(randomizationId: id))
+            for index in expressions.indices {
+                #expect(result["p\(index)"]?.stringValue == "outside", "\(expressions[index]), id \(id ?? "none")")
+            }
+        }
+        let someone = compiled.evaluate(EvaluationContext(randomizationId: "user-1"))
+        #expect(someone["p0"]?.stringValue == "inside")
+        #expect(someone["p2"]?.stringValue == "inside")
+    }
+
+    /// The two bounds a range compiles to answer as the range does, at and around its bounds,
+    /// for every operator, infinite and NaN bounds included.
+    @Test func percentBoundsAnswerAsTheirRange() {
+        let values: [Double] = [0, 1, 19_999_999, 20_000_000, 20_000_001, 99_999_999, 100_000_000, .infinity, -.infinity, .nan]
+        var ranges: [PercentRange] = [.unknown("SOMETHING_NEW")]
+        for value in values {
+            ranges.append(.lessOrEqual(value))
+            ranges.append(.greaterThan(value))
+            for upper in values { ranges.append(.between(lower: value, upper: upper)) }
+        }
+        let buckets: [UInt64] = [0, 1, 19_999_999, 20_000_000, 20_000_001, 99_999_999]
+        for range in ranges {
+            let bounds = PercentBounds(range)
+            for bucket in buckets {
+                #expect(
+                    bounds.contains(microPercentile: bucket) == range.contains(microPercentile: bucket),
+                    "\(range), bucket \(bucket)"
+                )
+            }
+        }
+    }
+}
