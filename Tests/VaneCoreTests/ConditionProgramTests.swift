@@ -76,13 +76,18 @@ import Testing
                     return TemplateParameter(
                         key: "p\(key)",
                         defaultValue: .value("default"),
-                        conditionalValues: names.map { ConditionalValue(conditionName: "c\($0)", value: .value("c\($0)")) }
+                        conditionalValues: names.map {
+                            ConditionalValue(conditionName: "c\($0)", value: .value("c\($0)"))
+                        }
                     )
                 }
             )
             let compiled = try CompiledTemplate(template)
             for (os, id) in [("ios", "user-\(round)"), ("android", "user-\(round)"), (nil, nil), ("ios", "")] {
-                let context = EvaluationContext(randomizationId: id, attributes: os.map { ["device.os": .string($0)] } ?? [:])
+                let context = EvaluationContext(
+                    randomizationId: id,
+                    attributes: os.map { ["device.os": .string($0)] } ?? [:]
+                )
                 let result = compiled.evaluate(context)
                 for parameter in template.parameters {
                     let winner = parameter.conditionalValues
@@ -128,7 +133,9 @@ import Testing
     /// The two bounds a range compiles to answer as the range does, at and around its bounds,
     /// for every operator, infinite and NaN bounds included.
     @Test func percentBoundsAnswerAsTheirRange() {
-        let values: [Double] = [0, 1, 19_999_999, 20_000_000, 20_000_001, 99_999_999, 100_000_000, .infinity, -.infinity, .nan]
+        let values: [Double] = [
+            0, 1, 19_999_999, 20_000_000, 20_000_001, 99_999_999, 100_000_000, .infinity, -.infinity, .nan,
+        ]
         var ranges: [PercentRange] = [.unknown("SOMETHING_NEW")]
         for value in values {
             ranges.append(.lessOrEqual(value))
@@ -143,6 +150,71 @@ import Testing
                     bounds.contains(microPercentile: bucket) == range.contains(microPercentile: bucket),
                     "\(range), bucket \(bucket)"
                 )
+            }
+        }
+    }
+
+    /// A whole evaluation matches the context's attributes to the rules' names in one pass (by
+    /// bytes when every name is ASCII); it must find exactly what a `Dictionary` lookup finds:
+    /// names equal as strings but not as bytes (a Kelvin sign is a K), names that are not ASCII,
+    /// defaults for `dateTime` and `app.firebaseInstallationId`, and contexts with more attributes
+    /// than the rules read.
+    @Test func attributesAreFoundAsADictionaryLookupFindsThem() throws {
+        let launch = Date(timeIntervalSince1970: 1_800_000_000)
+        let expressions = [
+            "app.customSignal['Key'].exactlyMatches(['x'])",
+            "app.customSignal['plan'].exactlyMatches(['pro'])",
+            "dateTime >= dateTime('2027-01-01T00:00:00', 'UTC')",
+            "app.firebaseInstallationId in ['user-1']",
+            "app.customSignal['café'].exactlyMatches(['y'])",
+        ]
+        let template = { (indices: [Int]) in
+            ConfigTemplate(
+                conditions: indices.map { TemplateCondition(name: "c\($0)", expression: expressions[$0]) },
+                parameters: indices.map { index in
+                    TemplateParameter(
+                        key: "p\(index)",
+                        defaultValue: .value("no"),
+                        conditionalValues: [ConditionalValue(conditionName: "c\(index)", value: .value("yes"))]
+                    )
+                }
+            )
+        }
+        let contexts: [(EvaluationContext, [Bool])] = [
+            (
+                EvaluationContext(randomizationId: "user-1", attributes: ["\u{212A}ey": "x", "plan": "pro"]),
+                [true, true, true, true, false]
+            ),
+            (
+                EvaluationContext(attributes: [
+                    "Key": "x", "cafe\u{301}": "y", "dateTime": .date(Date(timeIntervalSince1970: 0)),
+                ]),
+                [true, false, false, false, true]
+            ),
+            (
+                EvaluationContext(
+                    randomizationId: "user-2",
+                    attributes: Dictionary(
+                        uniqueKeysWithValues: (0..<40).map { ("other_\($0)", AttributeValue.number(Double($0))) }
+                    )
+                    .merging(["plan": "pro"]) { first, _ in first }
+                ),
+                [false, true, true, false, false]
+            ),
+        ]
+        // Every name ASCII (the one-pass match by bytes), then with a name that is not.
+        for indices in [[0, 1, 2, 3], [0, 1, 2, 3, 4]] {
+            let compiled = try CompiledTemplate(template(indices))
+            for (context, expected) in contexts {
+                let result = compiled.evaluate(context, at: launch)
+                for index in indices {
+                    let answer = expected[index] ? "yes" : "no"
+                    #expect(result["p\(index)"]?.stringValue == answer, "\(expressions[index]), \(context)")
+                    #expect(
+                        compiled.value(forKey: "p\(index)", context: context, at: launch)?.stringValue == answer,
+                        "\(expressions[index]), one key, \(context)"
+                    )
+                }
             }
         }
     }

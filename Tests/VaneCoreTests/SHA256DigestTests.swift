@@ -64,15 +64,15 @@ import Testing
     /// lists the x86 flags SHA-NI needs, and on every Apple arm64 build.
     @Test func theCPUsInstructionsAreUsedWhereItHasThem() throws {
         #if os(Linux) && arch(x86_64)
-            let cpuinfo = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
-            let flags = Set(
-                cpuinfo.split(separator: "\n").first { $0.hasPrefix("flags") }?.split(separator: " ").map(String.init)
-                    ?? []
-            )
-            let hasSHANI = flags.isSuperset(of: ["sha_ni", "sse4_1", "ssse3"])
-            #expect(SHA256Digest.usesHardware == hasSHANI, "flags: sha_ni, sse4_1 and ssse3 \(hasSHANI)")
+        let cpuinfo = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+        let flags = Set(
+            cpuinfo.split(separator: "\n").first { $0.hasPrefix("flags") }?.split(separator: " ").map(String.init)
+                ?? []
+        )
+        let hasSHANI = flags.isSuperset(of: ["sha_ni", "sse4_1", "ssse3"])
+        #expect(SHA256Digest.usesHardware == hasSHANI, "flags: sha_ni, sse4_1 and ssse3 \(hasSHANI)")
         #elseif canImport(Darwin) && arch(arm64)
-            #expect(SHA256Digest.usesHardware)
+        #expect(SHA256Digest.usesHardware)
         #endif
     }
 }

@@ -8,7 +8,8 @@ import Foundation
 struct ConditionEvaluation {
     let steps: UnsafeBufferPointer<ConditionStep>
     let roots: UnsafeBufferPointer<Int32>
-    let tests: UnsafeBufferPointer<CompiledAttributeTest>
+    /// Owned by the program for longer than the evaluation.
+    let tests: UnsafeBufferPointer<Unmanaged<CompiledAttributeTest>>
     let ranges: UnsafeBufferPointer<PercentBounds>
     /// Every seed's hash prefix (`seed.` in UTF-8) back to back; seed `s` is
     /// `seedBytes[seedStarts[s]..<seedStarts[s + 1]]`.
@@ -74,7 +75,7 @@ struct ConditionEvaluation {
         case .attribute:
             let slot = Int(step.operand)
             guard loadAttribute(slot) else { return false }
-            return tests[Int(step.detail)].evaluate(slotValues[slot])
+            return tests[Int(step.detail)]._withUnsafeGuaranteedRef { $0.evaluate(slotValues[slot]) }
         }
     }
 
@@ -107,6 +108,32 @@ struct ConditionEvaluation {
         }
     }
 
+    /// Looks every slot up at once, walking the context's attributes: a name that is ASCII is found
+    /// among the slots' names by its bytes, any other by `slotIndex`; slots no attribute fills get
+    /// their default or are missing.
+    func loadEveryAttribute(_ asciiSlotNames: FoldedStringSet, slotIndex: [String: Int32]) {
+        for (name, value) in context.attributes {
+            var slot: Int?
+            let isASCII = UTF8Bytes.with(name) { bytes in
+                guard bytes.allSatisfy({ $0 < 0x80 }) else { return false }
+                slot = asciiSlotNames.ordinal(of: bytes)
+                return true
+            }
+            if !isASCII { slot = slotIndex[name].map(Int.init) }
+            guard let slot else { continue }
+            slotValues.initializeElement(at: slot, to: value)
+            slotStates[slot] = 1
+        }
+        for slot in 0..<slotStates.count where slotStates[slot] == 0 {
+            if let value = Self.defaultAttribute(slots[slot], context: context, now: now) {
+                slotValues.initializeElement(at: slot, to: value)
+                slotStates[slot] = 1
+            } else {
+                slotStates[slot] = 2
+            }
+        }
+    }
+
     /// Ends the lifetime of the attribute values this evaluation looked up.
     func releaseAttributes() {
         for slot in 0..<slotStates.count where slotStates[slot] == 1 {
@@ -117,7 +144,17 @@ struct ConditionEvaluation {
     /// The attribute a rule reads; `dateTime` defaults to the evaluation time and
     /// `app.firebaseInstallationId` to the randomization id.
     static func attribute(_ slot: AttributeSlot, context: EvaluationContext, now: Date) -> AttributeValue? {
-        if let value = context.attributes[slot.name] { return value }
+        context.attributes[slot.name] ?? defaultAttribute(slot, context: context, now: now)
+    }
+
+    /// What a rule reads when the context lacks its attribute.
+    private static func defaultAttribute(
+        _ slot: AttributeSlot,
+        context: EvaluationContext,
+        now: Date
+    )
+        -> AttributeValue?
+    {
         switch slot.element {
         case .dateTime?: return .date(now)
         case .appFirebaseInstallationId?: return context.randomizationId.map(AttributeValue.string)

@@ -15,6 +15,10 @@ struct ConditionProgram: Sendable {
     let roots: [Int32]
     /// The attribute rules' tests, by ``ConditionStep/detail``.
     let tests: [CompiledAttributeTest]
+    /// The same tests unretained, for the walk: `tests` owns them for the program's life, so an
+    /// evaluation borrows each one instead of retaining and releasing it (a tenth of a large
+    /// evaluation was that reference counting).
+    private let borrowedTests: [Unmanaged<CompiledAttributeTest>]
     /// The percent rules' ranges, by ``ConditionStep/detail``.
     let ranges: [PercentBounds]
     /// Every percent seed's hash prefix (`seed.` in UTF-8) back to back, numbered by
@@ -24,6 +28,11 @@ struct ConditionProgram: Sendable {
     /// The attribute names rules read, numbered by ``ConditionStep/operand``; each evaluation
     /// looks each one up at most once.
     let slots: [AttributeSlot]
+    /// The slots' names, to match a context's attribute names byte for byte when every slot name
+    /// is ASCII (then equal bytes and equal strings are the same thing); nil otherwise.
+    let asciiSlotNames: FoldedStringSet?
+    /// Slot numbers by name: a context's names that are not ASCII are matched as strings.
+    let slotIndex: [String: Int32]
 
     /// Compiles each condition's expression, numbered in order.
     init(_ expressions: [ConditionExpression]) {
@@ -37,17 +46,27 @@ struct ConditionProgram: Sendable {
         steps = builder.steps
         self.roots = roots
         tests = builder.tests
+        borrowedTests = builder.tests.map { Unmanaged.passUnretained($0) }
         ranges = builder.ranges
         seedBytes = builder.seedBytes
         seedStarts = builder.seedStarts
         slots = builder.slots
+        slotIndex = builder.slotIndex
+        let names = builder.slots.map(\.name)
+        asciiSlotNames =
+            names.allSatisfy { $0.utf8.allSatisfy { $0 < 0x80 } }
+            ? FoldedStringSet(names, folding: .none) : nil
     }
 
     /// Runs `body` with a fresh evaluation of these conditions for one context: the tables and the
     /// memos it needs, held in place for the body's time (the memos on the stack where they fit).
+    /// With `everyAttribute`, for a whole template whose rules read most slots, the context's
+    /// attributes are matched to the slots at once, one pass over them, instead of one `Dictionary`
+    /// lookup per slot on first use.
     func withEvaluation<Result>(
         _ context: EvaluationContext,
         now: Date,
+        everyAttribute: Bool = false,
         _ body: (ConditionEvaluation) -> Result
     ) -> Result {
         let conditionCount = roots.count
@@ -57,7 +76,7 @@ struct ConditionProgram: Sendable {
         return randomizationId.withUTF8 { id in
             steps.withUnsafeBufferPointer { steps in
                 roots.withUnsafeBufferPointer { roots in
-                    tests.withUnsafeBufferPointer { tests in
+                    borrowedTests.withUnsafeBufferPointer { tests in
                         ranges.withUnsafeBufferPointer { ranges in
                             seedBytes.withUnsafeBufferPointer { seedBytes in
                                 seedStarts.withUnsafeBufferPointer { seedStarts in
@@ -97,6 +116,17 @@ struct ConditionProgram: Sendable {
                                                         buckets: buckets
                                                     )
                                                     defer { evaluation.releaseAttributes() }
+                                                    // Each pass costs a hash per attribute, a lookup
+                                                    // per slot: worth it unless the context has many
+                                                    // attributes no rule reads.
+                                                    if everyAttribute, let asciiSlotNames,
+                                                        context.attributes.count <= 2 * slotCount
+                                                    {
+                                                        evaluation.loadEveryAttribute(
+                                                            asciiSlotNames,
+                                                            slotIndex: slotIndex
+                                                        )
+                                                    }
                                                     return body(evaluation)
                                                 }
                                             }

@@ -27,6 +27,19 @@ enum JavaScript {
 
     /// JavaScript `Number(text)` on UTF-8 bytes, the form the evaluator works on.
     static func number(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Double {
+        // The usual case, a version segment or a count: 1–15 ASCII digits are exactly their
+        // integer value (below 2^53), without trimming or the general scanner.
+        if !bytes.isEmpty, bytes.count <= 15 {
+            var value: UInt64 = 0
+            var digits = 0
+            for byte in bytes {
+                let digit = byte &- UInt8(ascii: "0")
+                guard digit < 10 else { break }
+                value = value &* 10 &+ UInt64(digit)
+                digits += 1
+            }
+            if digits == bytes.count { return Double(value) }
+        }
         let range = UTF8Bytes.trimmedRange(bytes)
         if range.isEmpty { return 0 }
         return NumberScanner.number(in: UnsafeBufferPointer(rebasing: bytes[range]))

@@ -10,22 +10,26 @@ public enum PercentBucket {
     /// SHA-256 of the UTF-8 bytes of `seed + "." + randomizationId` (just the id when the seed is
     /// empty), the 32-byte digest read as one big-endian integer, modulo 100,000,000.
     public static func microPercentile(seed: String, randomizationId: String) -> UInt64 {
-        microPercentile(seedPrefix: seedPrefix(seed), randomizationId: randomizationId)
+        // Both read in place (`withUTF8` copies only a string that is not contiguous UTF-8), the
+        // prefix `seed.` made on the stack: no allocation.
+        var seed = seed
+        var id = randomizationId
+        return seed.withUTF8 { seedBytes in
+            id.withUTF8 { idBytes in
+                if seedBytes.isEmpty { return microPercentile(seedPrefix: seedBytes, randomizationId: idBytes) }
+                return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: seedBytes.count + 1) { prefix in
+                    _ = prefix.initialize(fromContentsOf: seedBytes)
+                    prefix[seedBytes.count] = UInt8(ascii: ".")
+                    return microPercentile(seedPrefix: UnsafeBufferPointer(prefix), randomizationId: idBytes)
+                }
+            }
+        }
     }
 
     /// The bytes hashed before the id: `seed.` in UTF-8, or nothing without a seed. Compiled
     /// templates compute it once per seed.
     static func seedPrefix(_ seed: String) -> [UInt8] {
         seed.isEmpty ? [] : Array(seed.utf8) + [UInt8(ascii: ".")]
-    }
-
-    /// The bucket of `randomizationId` after a precomputed ``seedPrefix(_:)``.
-    static func microPercentile(seedPrefix: [UInt8], randomizationId: String) -> UInt64 {
-        // `withUTF8` reads the id's bytes in place (it copies only a string that is not contiguous).
-        var id = randomizationId
-        return id.withUTF8 { idBytes in
-            seedPrefix.withUnsafeBufferPointer { prefix in microPercentile(seedPrefix: prefix, randomizationId: idBytes) }
-        }
     }
 
     /// The bucket of an id given as UTF-8 after a precomputed ``seedPrefix(_:)``, both in place.

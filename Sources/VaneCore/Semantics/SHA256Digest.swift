@@ -22,7 +22,10 @@ enum SHA256Digest {
     }
 
     /// The same digest from the Swift rounds alone, as on a CPU without SHA instructions (for tests).
-    static func scalarHash(_ first: UnsafeBufferPointer<UInt8>, _ second: UnsafeBufferPointer<UInt8>)
+    static func scalarHash(
+        _ first: UnsafeBufferPointer<UInt8>,
+        _ second: UnsafeBufferPointer<UInt8>
+    )
         -> SIMD8<UInt32>
     {
         digest(first, second, hardware: false)
@@ -81,9 +84,10 @@ enum SHA256Digest {
         }
     }
 
-    private static let initialState = SIMD8<UInt32>(
-        0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
-    )
+    /// A computed literal, not a stored global: no lazy initialization check on every hash.
+    private static var initialState: SIMD8<UInt32> {
+        [0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19]
+    }
 
     private static let roundConstants: [UInt32] = [
         0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,

@@ -144,6 +144,8 @@ struct FoldedStringSet: Sendable {
         var hash: UInt64
         var start: Int
         var count: Int
+        /// The member's position among the distinct strings the set was made from.
+        var ordinal: Int
     }
 
     let folding: ByteFolding
@@ -159,7 +161,7 @@ struct FoldedStringSet: Sendable {
             let folded = string.utf8.map(folding.fold)
             guard seen.insert(folded).inserted else { continue }
             let hash = folded.withUnsafeBufferPointer { Self.hash($0, folding: .none) }
-            entries.append(Entry(hash: hash, start: storage.count, count: folded.count))
+            entries.append(Entry(hash: hash, start: storage.count, count: folded.count, ordinal: entries.count))
             storage += folded
         }
         self.storage = storage
@@ -168,6 +170,12 @@ struct FoldedStringSet: Sendable {
 
     /// Whether some member equals `bytes` after folding.
     func contains(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        ordinal(of: bytes) != nil
+    }
+
+    /// The position, among the distinct strings the set was made from, of the member that equals
+    /// `bytes` after folding.
+    func ordinal(of bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         let hash = Self.hash(bytes, folding: folding)
         var low = 0
         var high = entries.count
@@ -178,10 +186,10 @@ struct FoldedStringSet: Sendable {
         return storage.withUnsafeBufferPointer { stored in
             var index = low
             while index < entries.count, entries[index].hash == hash {
-                if matches(entries[index], in: stored, bytes) { return true }
+                if matches(entries[index], in: stored, bytes) { return entries[index].ordinal }
                 index += 1
             }
-            return false
+            return nil
         }
     }
 
