@@ -4,7 +4,8 @@ import Foundation
 /// this evaluation's memos (condition results, attribute values, percent buckets), all reached
 /// through pointers, so walking the trees retains and releases nothing.
 ///
-/// Made only by ``CompiledTemplate/withConditionEvaluation(_:now:_:)``, for the time of its body.
+/// Made only by ``ConditionProgram/withEvaluation(_:now:everyAttribute:_:)``, for the time of its
+/// body.
 struct ConditionEvaluation {
     let steps: UnsafeBufferPointer<ConditionStep>
     let roots: UnsafeBufferPointer<Int32>
