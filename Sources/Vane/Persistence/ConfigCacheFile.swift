@@ -9,31 +9,38 @@ import VaneCore
 /// Firebase failure where a device keeps sending an ETag for a cache it no longer has and the
 /// server keeps answering "not modified".
 ///
-/// The format is binary because startup reads it synchronously on the main thread: length-prefixed
-/// UTF-8 strings decode several times faster than JSON, and each value's typed readings are
-/// stored beside it, so a start does not read every value again (``CoercedValue``; they are
-/// worked out when the values arrive, off the main thread). A 64-bit checksum over the payload
-/// catches a damaged file, which is then ignored like a missing one.
+/// The format is binary because startup reads it synchronously on the main thread, and a start
+/// reads as little of it as it can: it checks the checksum and the layout, then places each key
+/// in the read table by the hash stored beside it and leaves the keys and values in the file's
+/// bytes; a value becomes a String when it is first read (``StoredEntries``). Each value's typed
+/// readings are stored beside it too (``CoercedValue``; they are worked out when the values
+/// arrive, off the main thread). A 64-bit checksum over the payload catches a damaged file, which
+/// is then ignored like a missing one.
 ///
 /// ```
-/// "VNC3" · u64 checksum · payload
+/// "VNC4" · u64 checksum · payload
 /// payload: config? (active) · config? (fetched)         config? = u8 0 | u8 1 · config
 /// config:  i64 templateVersion · f64 fetchedAt · string? etag · string context
-///          · u32 n · n × (string key · string value · readings)
+///          · u32 n · n × entry
 ///          · u32 m · m × (string key · string metadataJSON)
-/// readings: u8 r (1: a Boolean, 2: true, 4: a number, 8: an integer)
-///           · f64 number if r has 4 · i64 integer if r has 8
+/// entry:   u64 keyHash · u8 r · string key · string value · f64 number if r has 4 · i64 integer if r has 8
+/// r:       1: a Boolean, 2: true, 4: a number, 8: an integer, 16: the key is ASCII
 /// string:  u32 byteCount · UTF-8 bytes                string? = u32 0xFFFFFFFF | string
 /// ```
-/// Integers are little-endian. The checksum is ``ByteHash`` (eight bytes a step). Two earlier
-/// formats are still read, and the next write replaces them: `"VNC2"`, the same without the
-/// readings (the values are read at start), and `"VNC1"`, that under a byte-at-a-time FNV-1a
-/// checksum. A change to the coercion rule must change the magic, so that readings stored under
-/// the old rule are not used (`ClientCacheTests.storedReadingsFollowTheCoercionRule` fails until
-/// it does).
+/// Integers are little-endian. The checksum is ``ByteHash`` (eight bytes a step), and so is
+/// `keyHash` (of the key's bytes; ``KeyIndex/hash(_:)``). A key repeats at most once in a config:
+/// a file where an ASCII key repeats is refused. Three earlier formats are still read (their
+/// values made into Strings at start), and the next write replaces them: `"VNC3"`, whose entries
+/// are `string key · string value · readings` (`u8 r` without 16, then the number and integer);
+/// `"VNC2"`, the same without the readings (the values are read at start); and `"VNC1"`, that
+/// under a byte-at-a-time FNV-1a checksum. A change to the coercion rule must change the magic,
+/// so that readings stored under the old rule are not used
+/// (`ClientCacheTests.storedReadingsFollowTheCoercionRule` fails until it does).
 struct ConfigCacheFile: Sendable, Hashable {
-    static let magic: [UInt8] = Array("VNC3".utf8)
-    /// The second format's magic: the same payload without the readings.
+    static let magic: [UInt8] = Array("VNC4".utf8)
+    /// The third format's magic: readings after each value, no hashes, the values made at start.
+    static let readingsMagic: [UInt8] = Array("VNC3".utf8)
+    /// The second format's magic: the third's payload without the readings.
     static let unreadMagic: [UInt8] = Array("VNC2".utf8)
     /// The first format's magic: the second's payload under an FNV-1a checksum.
     static let fnvMagic: [UInt8] = Array("VNC1".utf8)
@@ -62,15 +69,24 @@ struct ConfigCacheFile: Sendable, Hashable {
     /// - Throws: ``CacheFileError`` saying what is wrong and at which byte.
     init(data: [UInt8]) throws(CacheFileError) {
         let magic = data.count >= 12 ? Array(data[0..<4]) : []
-        guard magic == Self.magic || magic == Self.unreadMagic || magic == Self.fnvMagic else {
+        let format: CacheReader.Format
+        switch magic {
+        case Self.magic: format = .stored
+        case Self.readingsMagic: format = .readings
+        case Self.unreadMagic, Self.fnvMagic: format = .unread
+        default:
             throw CacheFileError(
                 path: "byte 0",
-                message: "not a Vane cache file (expected \"VNC3\", \"VNC2\" or \"VNC1\")"
+                message: "not a Vane cache file (expected \"VNC4\", \"VNC3\", \"VNC2\" or \"VNC1\")"
             )
+        }
+        // Keys are found by 32-bit offsets into the file.
+        guard UInt64(data.count) <= UInt64(UInt32.max) else {
+            throw CacheFileError(path: "byte 0", message: "the file is larger than 4 GiB: not a cache this client wrote")
         }
         let read = data.withUnsafeBytes { bytes in
             Result { () throws(CacheFileError) -> (FetchedConfig?, FetchedConfig?) in
-                var reader = CacheReader(bytes: bytes, position: 4, hasReadings: magic == Self.magic)
+                var reader = CacheReader(file: data, bytes: bytes, position: 4, format: format)
                 let expected = try reader.uint64()
                 let payload = UnsafeRawBufferPointer(rebasing: bytes[12...])
                 let actual = magic == Self.fnvMagic ? Self.fnvChecksum(payload) : ByteHash.hash(payload).hash
@@ -90,7 +106,7 @@ struct ConfigCacheFile: Sendable, Hashable {
         (active, fetched) = try read.get()
     }
 
-    /// The checksum of a `"VNC3"` or `"VNC2"` file's payload.
+    /// The checksum of a `"VNC4"`, `"VNC3"` or `"VNC2"` file's payload.
     static func checksum(_ payload: ArraySlice<UInt8>) -> UInt64 {
         payload.withUnsafeBytes { ByteHash.hash($0).hash }
     }
@@ -104,6 +120,20 @@ struct ConfigCacheFile: Sendable, Hashable {
         }
         return hash
     }
+}
+
+/// The bits of an entry's `r` byte (``ConfigCacheFile``).
+enum ReadingFlags {
+    /// The value reads as a Boolean.
+    static let bool: UInt8 = 0b1
+    /// That Boolean is true.
+    static let isTrue: UInt8 = 0b10
+    /// The value reads as a number (an `f64` follows).
+    static let number: UInt8 = 0b100
+    /// The value reads as an integer (an `i64` follows).
+    static let integer: UInt8 = 0b1000
+    /// The key is all ASCII (`"VNC4"`): it is placed by its hash.
+    static let asciiKey: UInt8 = 0b1_0000
 }
 
 /// Appends the cache format's parts.
@@ -126,19 +156,24 @@ private struct CacheWriter {
         bytes.append(contentsOf: utf8)
     }
 
-    /// What ``CacheReader/readings(of:)`` reads back.
-    mutating func write(readingsOf value: CoercedValue) {
-        var flags: UInt8 = 0
-        if let bool = value.boolValue { flags |= bool ? 0b11 : 0b01 }
-        if value.doubleValue != nil { flags |= 0b100 }
-        if value.intValue != nil { flags |= 0b1000 }
-        bytes.append(flags)
-        if let double = value.doubleValue { write(double.bitPattern) }
-        if let int = value.intValue { write(UInt64(bitPattern: Int64(int))) }
-    }
-
     mutating func write(optional string: String?) {
         if let string { write(string) } else { write(UInt32.max) }
+    }
+
+    /// An entry as ``CacheReader`` reads it back: the key's hash, the readings, the key, the value,
+    /// the number and the integer.
+    mutating func write(key: String, value: CoercedValue) {
+        let (hash, isASCII) = KeyIndex.hash(key)
+        write(hash)
+        var flags: UInt8 = isASCII ? ReadingFlags.asciiKey : 0
+        if let bool = value.boolValue { flags |= bool ? ReadingFlags.bool | ReadingFlags.isTrue : ReadingFlags.bool }
+        if value.doubleValue != nil { flags |= ReadingFlags.number }
+        if value.intValue != nil { flags |= ReadingFlags.integer }
+        bytes.append(flags)
+        write(key)
+        write(value.stringValue)
+        if let double = value.doubleValue { write(double.bitPattern) }
+        if let int = value.intValue { write(UInt64(bitPattern: Int64(int))) }
     }
 
     mutating func write(_ config: FetchedConfig?) {
@@ -153,11 +188,7 @@ private struct CacheWriter {
         write(config.contextText)
         let values = config.values
         write(UInt32(truncatingIfNeeded: values.count))
-        for (key, value) in zip(values.keys, values.values) {
-            write(key)
-            write(value.stringValue)
-            write(readingsOf: value)
-        }
+        for position in 0..<values.count { write(key: values.key(at: position), value: values.value(at: position)) }
         write(UInt32(truncatingIfNeeded: config.metadata.count))
         for (key, metadata) in config.metadata {
             write(key)
@@ -168,11 +199,24 @@ private struct CacheWriter {
 
 /// Reads the cache format's parts, checking every length against the bytes left.
 private struct CacheReader {
+    /// How a config's entries are laid out.
+    enum Format {
+        /// `"VNC4"`: hashed, left in the file (``StoredEntries``).
+        case stored
+        /// `"VNC3"`: readings after each value.
+        case readings
+        /// `"VNC2"`, `"VNC1"`: only the values; they are read here.
+        case unread
+    }
+
+    /// The whole file, kept by the configs of a `"VNC4"` file.
+    let file: [UInt8]
+    /// The same bytes.
     let bytes: UnsafeRawBufferPointer
     var position: Int
-    /// Whether each value has its readings beside it (`"VNC3"`); otherwise they are worked out here.
-    let hasReadings: Bool
+    let format: Format
 
+    @inline(__always)
     mutating func take(_ count: Int) throws(CacheFileError) -> UnsafeRawBufferPointer {
         guard count >= 0, count <= bytes.count - position else {
             throw CacheFileError(path: "byte \(position)", message: "the file ends early (wanted \(count) more bytes)")
@@ -181,14 +225,17 @@ private struct CacheReader {
         return UnsafeRawBufferPointer(rebasing: bytes[position..<(position + count)])
     }
 
+    @inline(__always)
     mutating func byte() throws(CacheFileError) -> UInt8 {
         try take(1)[0]
     }
 
+    @inline(__always)
     mutating func uint64() throws(CacheFileError) -> UInt64 {
         UInt64(littleEndian: try take(8).loadUnaligned(as: UInt64.self))
     }
 
+    @inline(__always)
     mutating func uint32() throws(CacheFileError) -> UInt32 {
         UInt32(littleEndian: try take(4).loadUnaligned(as: UInt32.self))
     }
@@ -204,21 +251,28 @@ private struct CacheReader {
         return String(decoding: try take(Int(count)).assumingMemoryBound(to: UInt8.self), as: UTF8.self)
     }
 
-    /// A value with the readings stored beside it, as ``CacheWriter/write(readingsOf:)`` wrote them.
-    mutating func readings(of text: String) throws(CacheFileError) -> CoercedValue {
-        let at = position
-        let flags = try byte()
-        // Only these combinations are written: true needs a Boolean, an integer a number.
-        guard flags & 0b1111_0000 == 0, flags & 0b10 == 0 || flags & 0b1 != 0, flags & 0b1000 == 0 || flags & 0b100 != 0
+    /// Checks a readings byte read at `at`: only these combinations are written (true needs a
+    /// Boolean, an integer a number; `allowed` says which bits the format has).
+    @inline(__always)
+    func check(readings flags: UInt8, at: Int, allowed: UInt8) throws(CacheFileError) {
+        let bool = ReadingFlags.bool
+        guard flags & ~allowed == 0, flags & ReadingFlags.isTrue == 0 || flags & bool != 0,
+            flags & ReadingFlags.integer == 0 || flags & ReadingFlags.number != 0
         else {
             throw CacheFileError(
                 path: "byte \(at)",
-                message: "expected the readings of a value (1: a Boolean, 2: true, 4: a number, 8: an integer; "
-                    + "true only with a Boolean, an integer only with a number), found \(flags)"
+                message: "expected the readings of a value (1: a Boolean, 2: true, 4: a number, 8: an integer"
+                    + (allowed & ReadingFlags.asciiKey != 0 ? ", 16: an ASCII key" : "")
+                    + "; true only with a Boolean, an integer only with a number), found \(flags)"
             )
         }
+    }
+
+    /// The number and integer that follow a value whose readings are `flags`, checked.
+    @inline(__always)
+    mutating func numbers(_ flags: UInt8) throws(CacheFileError) -> (double: Double?, int: Int?) {
         var double: Double?
-        if flags & 0b100 != 0 {
+        if flags & ReadingFlags.number != 0 {
             let number = Double(bitPattern: try uint64())
             guard number.isFinite else {
                 throw CacheFileError(path: "byte \(position - 8)", message: "expected a finite number")
@@ -226,18 +280,73 @@ private struct CacheReader {
             double = number
         }
         var int: Int?
-        if flags & 0b1000 != 0 {
+        if flags & ReadingFlags.integer != 0 {
             guard let integer = Int(exactly: Int64(bitPattern: try uint64())) else {
                 throw CacheFileError(path: "byte \(position - 8)", message: "expected an integer that fits in Int")
             }
             int = integer
         }
+        return (double, int)
+    }
+
+    /// A `"VNC3"` value with the readings stored after it.
+    mutating func readings(of text: String) throws(CacheFileError) -> CoercedValue {
+        let at = position
+        let flags = try byte()
+        try check(readings: flags, at: at, allowed: 0b1111)
+        let (double, int) = try numbers(flags)
         return CoercedValue(
             stringValue: text,
-            boolValue: flags & 0b1 != 0 ? flags & 0b10 != 0 : nil,
+            boolValue: flags & ReadingFlags.bool != 0 ? flags & ReadingFlags.isTrue != 0 : nil,
             doubleValue: double,
             intValue: int
         )
+    }
+
+    /// `count` `"VNC4"` entries, checked and left in the file.
+    mutating func storedEntries(_ count: Int) throws(CacheFileError) -> ConfigEntries {
+        let start = position
+        // Each entry takes at least 17 bytes: a damaged count cannot make a huge reservation.
+        let capacity = min(count, (bytes.count - position) / 17)
+        var spans: [UInt64] = []
+        var hashes: [UInt64] = []
+        var notASCII: [Int32] = []
+        spans.reserveCapacity(capacity)
+        hashes.reserveCapacity(capacity)
+        for entry in 0..<count {
+            hashes.append(try uint64())
+            let at = position
+            let flags = try byte()
+            try check(readings: flags, at: at, allowed: 0b1_1111)
+            if flags & ReadingFlags.asciiKey == 0 { notASCII.append(Int32(truncatingIfNeeded: entry)) }
+            let keyCount = Int(try uint32())
+            let keyStart = position
+            _ = try take(keyCount)
+            spans.append(UInt64(keyStart) << 32 | UInt64(keyCount))
+            _ = try take(Int(try uint32()))
+            _ = try numbers(flags)
+        }
+        guard let index = KeyIndex(stored: KeyIndex.Stored(bytes: file, spans: spans), hashes: hashes, notASCII: notASCII)
+        else {
+            throw CacheFileError(path: "byte \(start)", message: "a key repeats among the config's entries")
+        }
+        return ConfigEntries(stored: StoredEntries(index: index))
+    }
+
+    /// `count` entries of an earlier format, made into Strings and values here.
+    mutating func madeEntries(_ count: Int) throws(CacheFileError) -> ConfigEntries {
+        // Each entry takes at least 8 bytes: a damaged count cannot make a huge reservation.
+        let capacity = min(count, (bytes.count - position) / 8)
+        var keys: [String] = []
+        var values: [CoercedValue] = []
+        keys.reserveCapacity(capacity)
+        values.reserveCapacity(capacity)
+        for _ in 0..<count {
+            keys.append(try string())
+            let text = try string()
+            values.append(format == .readings ? try readings(of: text) : CoercedValue(text))
+        }
+        return ConfigEntries(keys: keys, values: values)
     }
 
     mutating func config() throws(CacheFileError) -> FetchedConfig? {
@@ -252,17 +361,7 @@ private struct CacheReader {
         let etag = try optionalString()
         let context = try string()
         let entryCount = Int(try uint32())
-        // Each entry takes at least 8 bytes: a damaged count cannot make a huge reservation.
-        let capacity = min(entryCount, (bytes.count - position) / 8)
-        var keys: [String] = []
-        var values: [CoercedValue] = []
-        keys.reserveCapacity(capacity)
-        values.reserveCapacity(capacity)
-        for _ in 0..<entryCount {
-            keys.append(try string())
-            let text = try string()
-            values.append(hasReadings ? try readings(of: text) : CoercedValue(text))
-        }
+        let values = format == .stored ? try storedEntries(entryCount) : try madeEntries(entryCount)
         let metadataCount = Int(try uint32())
         var metadata: [String: KeyMetadata] = [:]
         for _ in 0..<metadataCount {
@@ -273,7 +372,7 @@ private struct CacheReader {
             }
         }
         return FetchedConfig(
-            values: ConfigEntries(keys: keys, values: values),
+            values: values,
             metadata: metadata,
             templateVersion: version,
             etag: etag,
