@@ -82,7 +82,10 @@ struct ConfigCacheFile: Sendable, Hashable {
         }
         // Keys are found by 32-bit offsets into the file.
         guard UInt64(data.count) <= UInt64(UInt32.max) else {
-            throw CacheFileError(path: "byte 0", message: "the file is larger than 4 GiB: not a cache this client wrote")
+            throw CacheFileError(
+                path: "byte 0",
+                message: "the file is larger than 4 GiB: not a cache this client wrote"
+            )
         }
         let read = data.withUnsafeBytes { bytes in
             Result { () throws(CacheFileError) -> (FetchedConfig?, FetchedConfig?) in
@@ -326,7 +329,8 @@ private struct CacheReader {
             _ = try take(Int(try uint32()))
             _ = try numbers(flags)
         }
-        guard let index = KeyIndex(stored: KeyIndex.Stored(bytes: file, spans: spans), hashes: hashes, notASCII: notASCII)
+        guard
+            let index = KeyIndex(stored: KeyIndex.Stored(bytes: file, spans: spans), hashes: hashes, notASCII: notASCII)
         else {
             throw CacheFileError(path: "byte \(start)", message: "a key repeats among the config's entries")
         }

@@ -32,12 +32,18 @@ struct StoredEntries: Sendable {
             let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<next]), as: UTF8.self)
             var number: Double?
             if flags & ReadingFlags.number != 0 {
-                number = Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: next, as: UInt64.self)))
+                number = Double(
+                    bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: next, as: UInt64.self))
+                )
                 next += 8
             }
             var integer: Int?
             if flags & ReadingFlags.integer != 0 {
-                integer = Int(truncatingIfNeeded: Int64(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: next, as: UInt64.self))))
+                integer = Int(
+                    truncatingIfNeeded: Int64(
+                        bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: next, as: UInt64.self))
+                    )
+                )
             }
             return CoercedValue(
                 stringValue: text,

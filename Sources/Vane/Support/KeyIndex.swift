@@ -46,7 +46,9 @@ struct KeyIndex: Sendable {
 
         /// The key at `position`, made from its bytes.
         func key(at position: Int) -> String {
-            bytes.withUnsafeBytes { String(decoding: UnsafeRawBufferPointer(rebasing: $0[span(at: position)]), as: UTF8.self) }
+            bytes.withUnsafeBytes {
+                String(decoding: UnsafeRawBufferPointer(rebasing: $0[span(at: position)]), as: UTF8.self)
+            }
         }
     }
 
@@ -115,7 +117,9 @@ struct KeyIndex: Sendable {
                     var bucket = Int(truncatingIfNeeded: hash) & mask
                     while buckets[bucket] >= 0 {
                         let other = Int(buckets[bucket])
-                        if hashes[other] == hash, Self.equal(key, UnsafeRawBufferPointer(rebasing: bytes[stored.span(at: other)])) {
+                        if hashes[other] == hash,
+                            Self.equal(key, UnsafeRawBufferPointer(rebasing: bytes[stored.span(at: other)]))
+                        {
                             return false
                         }
                         bucket = (bucket + 1) & mask
@@ -209,7 +213,9 @@ struct KeyIndex: Sendable {
         for position in 0..<count where !unhashedPositions.contains(Int32(position)) {
             let hash =
                 position < stored.count
-                ? stored.bytes.withUnsafeBytes { ByteHash.hash(UnsafeRawBufferPointer(rebasing: $0[stored.span(at: position)])).hash }
+                ? stored.bytes.withUnsafeBytes {
+                    ByteHash.hash(UnsafeRawBufferPointer(rebasing: $0[stored.span(at: position)])).hash
+                }
                 : Self.hash(added[position - stored.count]).hash
             insert(Int32(position), hash: hash)
         }
@@ -228,8 +234,9 @@ struct KeyIndex: Sendable {
         guard left.count == right.count else { return false }
         var offset = 0
         while offset + 8 <= left.count {
-            guard left.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-                == right.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            guard
+                left.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                    == right.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
             else { return false }
             offset += 8
         }

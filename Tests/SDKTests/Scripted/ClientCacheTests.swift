@@ -105,7 +105,8 @@ import VaneCore
     /// issue #32) still start the next launch, their values read as the coercion rule reads them;
     /// the next write replaces them with the current format, and a damaged one still falls back
     /// to the defaults.
-    @Test(arguments: ["VNC1", "VNC2", "VNC3"]) func aCacheWrittenInAnEarlierFormatStillLoads(magic: String) async throws {
+    @Test(arguments: ["VNC1", "VNC2", "VNC3"])
+    func aCacheWrittenInAnEarlierFormatStillLoads(magic: String) async throws {
         let setup = ScriptedSetup()
         defer { setup.removeFiles() }
         setup.transport.enqueue(.fetch, .notModified(etag: "\"e3\""))
@@ -130,7 +131,11 @@ import VaneCore
         await second.waitForPendingWrites()
         let replaced = [UInt8](try Data(contentsOf: cacheURL))
         #expect(Array(replaced[0..<4]) == ConfigCacheFile.magic, "the confirmation wrote the current format")
-        #expect(try ConfigCacheFile(data: replaced).active?.entries == ["banner": "cached", "limit": " 5 ", "enabled": "Yes"])
+        #expect(
+            try ConfigCacheFile(data: replaced).active?.entries == [
+                "banner": "cached", "limit": " 5 ", "enabled": "Yes",
+            ]
+        )
 
         earlier[earlier.count / 2] ^= 0x20
         try Data(earlier).write(to: cacheURL)
@@ -177,7 +182,10 @@ import VaneCore
         #expect(stored.entries == entries)
         for position in 0..<stored.values.count {
             let key = stored.values.key(at: position)
-            #expect(stored.values.value(at: position) == CoercedValue(entries[key] ?? "-"), "\(key): the readings stored are the rule's")
+            #expect(
+                stored.values.value(at: position) == CoercedValue(entries[key] ?? "-"),
+                "\(key): the readings stored are the rule's"
+            )
         }
         let second = try setup.client()
         for (key, text) in entries {

@@ -122,7 +122,8 @@ import VaneCore
         // The entry: hash 8, flags 1, "k" 5, "v" 5; then no metadata (4) and no fetched config (1).
         let entry = Array(one[(count + 4)..<(count + 4 + 19)])
         var twice = Array(one[12..<count]) + [2, 0, 0, 0] + entry + entry + [0, 0, 0, 0, 0]
-        #expect(throws: CacheFileError(path: "byte \(count + 4)", message: "a key repeats among the config's entries")) {
+        #expect(throws: CacheFileError(path: "byte \(count + 4)", message: "a key repeats among the config's entries"))
+        {
             _ = try ConfigCacheFile(data: Self.framed(twice))
         }
         twice = Array(one[12..<count]) + [1, 0, 0, 0] + entry.dropLast(3)
@@ -138,7 +139,9 @@ import VaneCore
     static func framed(_ payload: [UInt8]) -> [UInt8] {
         var file = Array("VNC4".utf8)
         let checksum = ConfigCacheFile.checksum(payload[...])
-        for shift in stride(from: 0, to: 64, by: 8) { file.append(UInt8(truncatingIfNeeded: checksum >> UInt64(shift))) }
+        for shift in stride(from: 0, to: 64, by: 8) {
+            file.append(UInt8(truncatingIfNeeded: checksum >> UInt64(shift)))
+        }
         return file + payload
     }
 }
