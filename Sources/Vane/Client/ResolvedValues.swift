@@ -64,9 +64,16 @@ struct ResolvedValues: Sendable {
 
     /// The value at a position the table gave; a stored remote value is made here the first time
     /// and kept, so later reads of the key find it.
+    @inline(__always)
     mutating func value(at position: Int) -> ResolvedValue {
         let slot = table.value(at: position)
         if slot >= 0 { return made[Int(slot)] }
+        return make(at: position)
+    }
+
+    /// Makes the stored value at `position` and keeps it (once per key: out of the reads' line).
+    @inline(never)
+    private mutating func make(at position: Int) -> ResolvedValue {
         let value = ResolvedValue(stored.value(at: position), source: .remote)
         table.setValue(Int32(truncatingIfNeeded: made.count), at: position)
         made.append(value)

@@ -143,9 +143,11 @@ struct KeyIndex: Sendable {
     var keys: [String] { (0..<stored.count).map(stored.key(at:)) + added }
 
     /// Where `key` is, or nil.
+    @inline(__always)
     func position(of key: String) -> Int? { find(key).position }
 
     /// Where `key` is, or nil, with the hash it was looked up by (``add(_:hash:isASCII:)`` takes it).
+    @inline(__always)
     func find(_ key: String) -> (position: Int?, hash: UInt64, isASCII: Bool) {
         let found =
             key.utf8.withContiguousStorageIfAvailable { find(key, utf8: UnsafeRawBufferPointer($0)) }
@@ -170,12 +172,11 @@ struct KeyIndex: Sendable {
         return position
     }
 
+    // Inlined into the reads, as the hash is (a call each cost a tenth of a read).
+    @inline(__always)
     private func find(_ key: String, utf8: UnsafeRawBufferPointer) -> (position: Int?, hash: UInt64, isASCII: Bool) {
         let (hash, orOfWords) = ByteHash.hash(utf8)
-        guard ByteHash.isASCII(orOfWords) else {
-            // Another spelling of the key may be there, ASCII or not.
-            return ((0..<count).first { self.key(at: $0) == key }, hash, false)
-        }
+        guard ByteHash.isASCII(orOfWords) else { return (scan(for: key), hash, false) }
         let found = buckets.withUnsafeBufferPointer { buckets in
             stored.bytes.withUnsafeBytes { bytes -> Int? in
                 let mask = buckets.count - 1
@@ -195,9 +196,20 @@ struct KeyIndex: Sendable {
             }
         }
         if let found { return (found, hash, true) }
-        // An ASCII key can equal a key that is not ASCII ("K" and U+212A KELVIN SIGN).
-        for position in unhashed where self.key(at: Int(position)) == key { return (Int(position), hash, true) }
-        return (nil, hash, true)
+        return (unhashed.isEmpty ? nil : scanUnhashed(for: key), hash, true)
+    }
+
+    /// Where a key that is not ASCII is: another spelling of it may be there, ASCII or not.
+    @inline(never)
+    private func scan(for key: String) -> Int? {
+        (0..<count).first { self.key(at: $0) == key }
+    }
+
+    /// Where the key that is not ASCII equal to an ASCII `key` is ("K" and U+212A KELVIN SIGN).
+    @inline(never)
+    private func scanUnhashed(for key: String) -> Int? {
+        for position in unhashed where self.key(at: Int(position)) == key { return Int(position) }
+        return nil
     }
 
     private mutating func insert(_ position: Int32, hash: UInt64) {
@@ -228,23 +240,32 @@ struct KeyIndex: Sendable {
         return count
     }
 
-    /// Whether two byte ranges hold the same bytes, compared eight at a time.
+    /// Whether two byte ranges hold the same bytes: eight at a time, the last word (or the last
+    /// four bytes) overlapping the one before, so a short key takes two comparisons, not a loop.
     @inline(__always)
-    private static func equal(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Bool {
-        guard left.count == right.count else { return false }
-        var offset = 0
-        while offset + 8 <= left.count {
-            guard
-                left.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-                    == right.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-            else { return false }
-            offset += 8
+    static func equal(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Bool {
+        let count = left.count
+        guard count == right.count else { return false }
+        if count >= 8 {
+            var offset = 0
+            while offset < count - 8 {
+                guard Self.word(left, offset) == Self.word(right, offset) else { return false }
+                offset += 8
+            }
+            return Self.word(left, count - 8) == Self.word(right, count - 8)
         }
-        while offset < left.count {
-            guard left[offset] == right[offset] else { return false }
-            offset += 1
+        if count >= 4 {
+            return left.loadUnaligned(as: UInt32.self) == right.loadUnaligned(as: UInt32.self)
+                && left.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+                    == right.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
         }
+        for offset in 0..<count where left[offset] != right[offset] { return false }
         return true
+    }
+
+    @inline(__always)
+    private static func word(_ bytes: UnsafeRawBufferPointer, _ offset: Int) -> UInt64 {
+        bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
     }
 
     /// A hash of the key's UTF-8 bytes, and whether they are all ASCII (what the cache file keeps
