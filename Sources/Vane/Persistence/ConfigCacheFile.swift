@@ -28,14 +28,15 @@ import VaneCore
 /// string:  u32 byteCount · UTF-8 bytes                string? = u32 0xFFFFFFFF | string
 /// ```
 /// Integers are little-endian. The checksum is ``ByteHash`` (eight bytes a step), and so is
-/// `keyHash` (of the key's bytes; ``KeyIndex/hash(_:)``). A key repeats at most once in a config:
-/// a file where an ASCII key repeats is refused. Three earlier formats are still read (their
+/// `keyHash` (of the key's bytes; ``KeyIndex/hash(_:)``). Keys do not repeat within a config: a
+/// file where an ASCII key repeats is refused. Three earlier formats are still read (their
 /// values made into Strings at start), and the next write replaces them: `"VNC3"`, whose entries
 /// are `string key · string value · readings` (`u8 r` without 16, then the number and integer);
 /// `"VNC2"`, the same without the readings (the values are read at start); and `"VNC1"`, that
-/// under a byte-at-a-time FNV-1a checksum. A change to the coercion rule must change the magic,
-/// so that readings stored under the old rule are not used
-/// (`ClientCacheTests.storedReadingsFollowTheCoercionRule` fails until it does).
+/// under a byte-at-a-time FNV-1a checksum. A change to the coercion rule or to ``ByteHash`` must
+/// change the magic, so that readings or key hashes stored under the old one are not used
+/// (`ClientCacheTests.storedReadingsFollowTheCoercionRule` and
+/// `StoredCacheTests.storedKeyHashesFollowTheReadTablesHash` fail until it does).
 struct ConfigCacheFile: Sendable, Hashable {
     static let magic: [UInt8] = Array("VNC4".utf8)
     /// The third format's magic: readings after each value, no hashes, the values made at start.

@@ -135,6 +135,19 @@ import VaneCore
         }
     }
 
+    /// The read table places stored keys by the hash the file keeps: a change to ``ByteHash``
+    /// would make every lookup in an older file miss (a start from the defaults, silently). The
+    /// table is the hash as it was when "VNC4" was made: it fails here until the magic changes too.
+    @Test func storedKeyHashesFollowTheReadTablesHash() {
+        let hashes: [(key: String, hash: UInt64)] = [
+            ("", 0x9CA0_66F1_A4AB_2EEA), ("k", 0xA7FE_6A55_001F_9B88), ("key_42", 0x053F_6AE9_2E98_1E80),
+            ("new_checkout_flow_enabled", 0x3A65_16D4_E8E9_0BF3),
+        ]
+        let hashChanged = "ByteHash changed: change ConfigCacheFile.magic, then this table"
+        for (key, hash) in hashes { #expect(KeyIndex.hash(key) == (hash, true), "\(hashChanged): \"\(key)\"") }
+        #expect(ConfigCacheFile.magic == Array("VNC4".utf8), "\(hashChanged)")
+    }
+
     /// A `"VNC4"` payload with its magic and checksum.
     static func framed(_ payload: [UInt8]) -> [UInt8] {
         var file = Array("VNC4".utf8)
