@@ -10,38 +10,33 @@ import VaneCore
 /// server keeps answering "not modified".
 ///
 /// The format is binary because startup reads it synchronously on the main thread, and a start
-/// reads as little of it as it can: it checks the checksum and the layout, then places each key
-/// in the read table by the hash stored beside it and leaves the keys and values in the file's
-/// bytes; a value becomes a String when it is first read (``StoredEntries``). Each value's typed
-/// readings are stored beside it too (``CoercedValue``; they are worked out when the values
-/// arrive, off the main thread). A 64-bit checksum over the payload catches a damaged file, which
-/// is then ignored like a missing one.
+/// reads as little of it as it can: it checks the checksum and every length, offset and reading,
+/// hashes each key into the read table, and leaves the keys and values in the file's bytes; a
+/// value becomes a String when its key is first read (``StoredEntries``). Each value's typed
+/// readings are stored beside it (``CoercedValue``; they are worked out when the values arrive,
+/// off the main thread), so a start does not read the values. A 64-bit checksum over the payload
+/// catches a damaged file, which is then ignored like a missing one.
 ///
 /// ```
-/// "VNC4" · u64 checksum · payload
+/// "VNC3" · u64 checksum · payload
 /// payload: config? (active) · config? (fetched)         config? = u8 0 | u8 1 · config
 /// config:  i64 templateVersion · f64 fetchedAt · string? etag · string context
-///          · u32 n · n × entry
+///          · u32 n · n × (string key · string value · readings)
 ///          · u32 m · m × (string key · string metadataJSON)
-/// entry:   u64 keyHash · u8 r · string key · string value · f64 number if r has 4 · i64 integer if r has 8
-/// r:       1: a Boolean, 2: true, 4: a number, 8: an integer, 16: the key is ASCII
+/// readings: u8 r (1: a Boolean, 2: true, 4: a number, 8: an integer)
+///           · f64 number if r has 4 · i64 integer if r has 8
 /// string:  u32 byteCount · UTF-8 bytes                string? = u32 0xFFFFFFFF | string
 /// ```
-/// Integers are little-endian. The checksum is ``ByteHash`` (eight bytes a step), and so is
-/// `keyHash` (of the key's bytes; ``KeyIndex/hash(_:)``). Keys do not repeat within a config: a
-/// file where an ASCII key repeats is refused. Three earlier formats are still read (their
-/// values made into Strings at start), and the next write replaces them: `"VNC3"`, whose entries
-/// are `string key · string value · readings` (`u8 r` without 16, then the number and integer);
-/// `"VNC2"`, the same without the readings (the values are read at start); and `"VNC1"`, that
-/// under a byte-at-a-time FNV-1a checksum. A change to the coercion rule or to ``ByteHash`` must
-/// change the magic, so that readings or key hashes stored under the old one are not used
-/// (`ClientCacheTests.storedReadingsFollowTheCoercionRule` and
-/// `StoredCacheTests.storedKeyHashesFollowTheReadTablesHash` fail until it does).
+/// Integers are little-endian. The checksum is ``ByteHash`` (eight bytes a step). An ASCII key
+/// that repeats within a config makes the file unreadable (keys that are not ASCII are not
+/// compared at start: see ``KeyIndex``). Two earlier formats are still read, and the next write
+/// replaces them: `"VNC2"`, the same without the readings (the values are made and read at
+/// start), and `"VNC1"`, that under a byte-at-a-time FNV-1a checksum. A change to the coercion
+/// rule must change the magic, so that readings stored under the old rule are not used
+/// (`ClientCacheTests.storedReadingsFollowTheCoercionRule` fails until it does).
 struct ConfigCacheFile: Sendable, Hashable {
-    static let magic: [UInt8] = Array("VNC4".utf8)
-    /// The third format's magic: readings after each value, no hashes, the values made at start.
-    static let readingsMagic: [UInt8] = Array("VNC3".utf8)
-    /// The second format's magic: the third's payload without the readings.
+    static let magic: [UInt8] = Array("VNC3".utf8)
+    /// The second format's magic: the same payload without the readings.
     static let unreadMagic: [UInt8] = Array("VNC2".utf8)
     /// The first format's magic: the second's payload under an FNV-1a checksum.
     static let fnvMagic: [UInt8] = Array("VNC1".utf8)
@@ -73,12 +68,11 @@ struct ConfigCacheFile: Sendable, Hashable {
         let format: CacheReader.Format
         switch magic {
         case Self.magic: format = .stored
-        case Self.readingsMagic: format = .readings
         case Self.unreadMagic, Self.fnvMagic: format = .unread
         default:
             throw CacheFileError(
                 path: "byte 0",
-                message: "not a Vane cache file (expected \"VNC4\", \"VNC3\", \"VNC2\" or \"VNC1\")"
+                message: "not a Vane cache file (expected \"VNC3\", \"VNC2\" or \"VNC1\")"
             )
         }
         // Keys are found by 32-bit offsets into the file.
@@ -110,7 +104,7 @@ struct ConfigCacheFile: Sendable, Hashable {
         (active, fetched) = try read.get()
     }
 
-    /// The checksum of a `"VNC4"`, `"VNC3"` or `"VNC2"` file's payload.
+    /// The checksum of a `"VNC3"` or `"VNC2"` file's payload.
     static func checksum(_ payload: ArraySlice<UInt8>) -> UInt64 {
         payload.withUnsafeBytes { ByteHash.hash($0).hash }
     }
@@ -136,8 +130,6 @@ enum ReadingFlags {
     static let number: UInt8 = 0b100
     /// The value reads as an integer (an `i64` follows).
     static let integer: UInt8 = 0b1000
-    /// The key is all ASCII (`"VNC4"`): it is placed by its hash.
-    static let asciiKey: UInt8 = 0b1_0000
 }
 
 /// Appends the cache format's parts.
@@ -164,18 +156,15 @@ private struct CacheWriter {
         if let string { write(string) } else { write(UInt32.max) }
     }
 
-    /// An entry as ``CacheReader`` reads it back: the key's hash, the readings, the key, the value,
-    /// the number and the integer.
+    /// An entry as ``CacheReader`` reads it back: the key, the value, its readings.
     mutating func write(key: String, value: CoercedValue) {
-        let (hash, isASCII) = KeyIndex.hash(key)
-        write(hash)
-        var flags: UInt8 = isASCII ? ReadingFlags.asciiKey : 0
+        write(key)
+        write(value.stringValue)
+        var flags: UInt8 = 0
         if let bool = value.boolValue { flags |= bool ? ReadingFlags.bool | ReadingFlags.isTrue : ReadingFlags.bool }
         if value.doubleValue != nil { flags |= ReadingFlags.number }
         if value.intValue != nil { flags |= ReadingFlags.integer }
         bytes.append(flags)
-        write(key)
-        write(value.stringValue)
         if let double = value.doubleValue { write(double.bitPattern) }
         if let int = value.intValue { write(UInt64(bitPattern: Int64(int))) }
     }
@@ -205,15 +194,13 @@ private struct CacheWriter {
 private struct CacheReader {
     /// How a config's entries are laid out.
     enum Format {
-        /// `"VNC4"`: hashed, left in the file (``StoredEntries``).
+        /// `"VNC3"`: readings after each value; the entries are left in the file (``StoredEntries``).
         case stored
-        /// `"VNC3"`: readings after each value.
-        case readings
-        /// `"VNC2"`, `"VNC1"`: only the values; they are read here.
+        /// `"VNC2"`, `"VNC1"`: only the values; they are made and read here.
         case unread
     }
 
-    /// The whole file, kept by the configs of a `"VNC4"` file.
+    /// The whole file, kept by the configs of a `"VNC3"` file.
     let file: [UInt8]
     /// The same bytes.
     let bytes: UnsafeRawBufferPointer
@@ -256,79 +243,58 @@ private struct CacheReader {
     }
 
     /// Checks a readings byte read at `at`: only these combinations are written (true needs a
-    /// Boolean, an integer a number; `allowed` says which bits the format has).
+    /// Boolean, an integer a number).
     @inline(__always)
-    func check(readings flags: UInt8, at: Int, allowed: UInt8) throws(CacheFileError) {
-        let bool = ReadingFlags.bool
-        guard flags & ~allowed == 0, flags & ReadingFlags.isTrue == 0 || flags & bool != 0,
+    func check(readings flags: UInt8, at: Int) throws(CacheFileError) {
+        guard flags & 0b1111_0000 == 0, flags & ReadingFlags.isTrue == 0 || flags & ReadingFlags.bool != 0,
             flags & ReadingFlags.integer == 0 || flags & ReadingFlags.number != 0
         else {
             throw CacheFileError(
                 path: "byte \(at)",
-                message: "expected the readings of a value (1: a Boolean, 2: true, 4: a number, 8: an integer"
-                    + (allowed & ReadingFlags.asciiKey != 0 ? ", 16: an ASCII key" : "")
-                    + "; true only with a Boolean, an integer only with a number), found \(flags)"
+                message: "expected the readings of a value (1: a Boolean, 2: true, 4: a number, 8: an integer; "
+                    + "true only with a Boolean, an integer only with a number), found \(flags)"
             )
         }
     }
 
     /// The number and integer that follow a value whose readings are `flags`, checked.
     @inline(__always)
-    mutating func numbers(_ flags: UInt8) throws(CacheFileError) -> (double: Double?, int: Int?) {
-        var double: Double?
+    mutating func numbers(_ flags: UInt8) throws(CacheFileError) {
         if flags & ReadingFlags.number != 0 {
-            let number = Double(bitPattern: try uint64())
-            guard number.isFinite else {
+            guard Double(bitPattern: try uint64()).isFinite else {
                 throw CacheFileError(path: "byte \(position - 8)", message: "expected a finite number")
             }
-            double = number
         }
-        var int: Int?
         if flags & ReadingFlags.integer != 0 {
-            guard let integer = Int(exactly: Int64(bitPattern: try uint64())) else {
+            guard Int(exactly: Int64(bitPattern: try uint64())) != nil else {
                 throw CacheFileError(path: "byte \(position - 8)", message: "expected an integer that fits in Int")
             }
-            int = integer
         }
-        return (double, int)
     }
 
-    /// A `"VNC3"` value with the readings stored after it.
-    mutating func readings(of text: String) throws(CacheFileError) -> CoercedValue {
-        let at = position
-        let flags = try byte()
-        try check(readings: flags, at: at, allowed: 0b1111)
-        let (double, int) = try numbers(flags)
-        return CoercedValue(
-            stringValue: text,
-            boolValue: flags & ReadingFlags.bool != 0 ? flags & ReadingFlags.isTrue != 0 : nil,
-            doubleValue: double,
-            intValue: int
-        )
-    }
-
-    /// `count` `"VNC4"` entries, checked and left in the file.
+    /// `count` `"VNC3"` entries, checked, each key hashed into the read table's index, and left in
+    /// the file.
     mutating func storedEntries(_ count: Int) throws(CacheFileError) -> ConfigEntries {
         let start = position
-        // Each entry takes at least 17 bytes: a damaged count cannot make a huge reservation.
-        let capacity = min(count, (bytes.count - position) / 17)
+        // Each entry takes at least 9 bytes: a damaged count cannot make a huge reservation.
+        let capacity = min(count, (bytes.count - position) / 9)
         var spans: [UInt64] = []
         var hashes: [UInt64] = []
         var notASCII: [Int32] = []
         spans.reserveCapacity(capacity)
         hashes.reserveCapacity(capacity)
         for entry in 0..<count {
-            hashes.append(try uint64())
-            let at = position
-            let flags = try byte()
-            try check(readings: flags, at: at, allowed: 0b1_1111)
-            if flags & ReadingFlags.asciiKey == 0 { notASCII.append(Int32(truncatingIfNeeded: entry)) }
             let keyCount = Int(try uint32())
             let keyStart = position
-            _ = try take(keyCount)
+            let (hash, orOfWords) = ByteHash.hash(try take(keyCount))
+            hashes.append(hash)
+            if !ByteHash.isASCII(orOfWords) { notASCII.append(Int32(truncatingIfNeeded: entry)) }
             spans.append(UInt64(keyStart) << 32 | UInt64(keyCount))
             _ = try take(Int(try uint32()))
-            _ = try numbers(flags)
+            let at = position
+            let flags = try byte()
+            try check(readings: flags, at: at)
+            try numbers(flags)
         }
         guard
             let index = KeyIndex(stored: KeyIndex.Stored(bytes: file, spans: spans), hashes: hashes, notASCII: notASCII)
@@ -346,10 +312,18 @@ private struct CacheReader {
         var values: [CoercedValue] = []
         keys.reserveCapacity(capacity)
         values.reserveCapacity(capacity)
+        // A key repeated in a damaged file: its last value counts, and the next write has it once.
+        var positions: [String: Int] = [:]
         for _ in 0..<count {
-            keys.append(try string())
-            let text = try string()
-            values.append(format == .readings ? try readings(of: text) : CoercedValue(text))
+            let key = try string()
+            let value = CoercedValue(try string())
+            if let position = positions[key] {
+                values[position] = value
+            } else {
+                positions[key] = keys.count
+                keys.append(key)
+                values.append(value)
+            }
         }
         return ConfigEntries(keys: keys, values: values)
     }

@@ -1,8 +1,8 @@
 import VaneCore
 
-/// A config's values as a `"VNC4"` cache file holds them (``ConfigCacheFile``): its keys' index
-/// over the file's bytes, placed by the hashes the file keeps, and each value read from the bytes
-/// only when something asks for it (a read of its key, the cache's next write).
+/// A config's values as a `"VNC3"` cache file holds them (``ConfigCacheFile``): its keys' index
+/// over the file's bytes, and each value read from the bytes only when something asks for it (a
+/// read of its key, the cache's next write).
 ///
 /// The reader has checked every length, offset and reading, so nothing here can fail.
 struct StoredEntries: Sendable {
@@ -13,7 +13,7 @@ struct StoredEntries: Sendable {
     init() { index = KeyIndex() }
 
     /// Entries whose keys `index` holds, each laid out in its bytes as the cache file's entry:
-    /// `u64 hash · u8 readings · u32 n · n key bytes · u32 m · m value bytes · f64 number? · i64 integer?`.
+    /// `u32 n · n key bytes · u32 m · m value bytes · u8 readings · f64 number? · i64 integer?`.
     init(index: KeyIndex) { self.index = index }
 
     var count: Int { index.count }
@@ -21,15 +21,15 @@ struct StoredEntries: Sendable {
     /// The key at `position`.
     func key(at position: Int) -> String { index.key(at: position) }
 
-    /// The value at `position`, with the readings stored beside it.
+    /// The value at `position`, with the readings stored after it.
     func value(at position: Int) -> CoercedValue {
         let key = index.stored.span(at: position)
         return index.stored.bytes.withUnsafeBytes { bytes in
-            let flags = bytes[key.lowerBound - 5]
             let count = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: key.upperBound, as: UInt32.self)))
             let start = key.upperBound + 4
-            var next = start + count
-            let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<next]), as: UTF8.self)
+            let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<(start + count)]), as: UTF8.self)
+            let flags = bytes[start + count]
+            var next = start + count + 1
             var number: Double?
             if flags & ReadingFlags.number != 0 {
                 number = Double(

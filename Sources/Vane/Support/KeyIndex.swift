@@ -11,10 +11,10 @@
 /// non-ASCII key hash differently here, so keys that are not ASCII are not hashed but compared
 /// one by one (apps and servers name keys in ASCII; the scan is for correctness).
 ///
-/// The first keys may be bytes of a cache file (``Stored``), placed by the hashes the file keeps
-/// beside them: an SDK start then makes no String per key and hashes none. An ASCII key is
-/// compared with them byte by byte (for ASCII that is String's equality); a String of a stored key
-/// is made only when something asks for it (``key(at:)``).
+/// The first keys may be bytes of a cache file (``Stored``), hashed where they are: an SDK start
+/// then makes no String per key. An ASCII key is compared with them byte by byte (for ASCII that
+/// is String's equality); a String of a stored key is made only when something asks for it
+/// (``key(at:)``).
 struct KeyIndex: Sendable {
     /// Keys kept as UTF-8 bytes in one buffer: positions `0..<count` of an index.
     struct Stored: Sendable {

@@ -100,12 +100,11 @@ import VaneCore
         #expect(setup.sentETags == [nil, nil], "no ETag without its values")
     }
 
-    /// Cache files of the three earlier formats ("VNC1": an FNV-1a checksum; "VNC2": `ByteHash`;
-    /// neither stores the values' readings; "VNC3": readings after each value, no key hashes;
-    /// issue #32) still start the next launch, their values read as the coercion rule reads them;
-    /// the next write replaces them with the current format, and a damaged one still falls back
-    /// to the defaults.
-    @Test(arguments: ["VNC1", "VNC2", "VNC3"])
+    /// Cache files of the two earlier formats ("VNC1": an FNV-1a checksum; "VNC2": `ByteHash`;
+    /// neither stores the values' readings; issue #32) still start the next launch, their values
+    /// read by the coercion rule; the next write replaces them with the current format, and a
+    /// damaged one still falls back to the defaults.
+    @Test(arguments: ["VNC1", "VNC2"])
     func aCacheWrittenInAnEarlierFormatStillLoads(magic: String) async throws {
         let setup = ScriptedSetup()
         defer { setup.removeFiles() }
@@ -144,11 +143,10 @@ import VaneCore
         #expect(damaged.activeTemplateVersion == nil)
     }
 
-    /// Each value's typed readings are stored beside it ("VNC3", and "VNC4" as they were), so a
-    /// start does not read the values again, and they read back as the coercion rule reads the
-    /// value. The table is the rule as it was when "VNC3" was made: a change to the rule fails
-    /// here until the magic changes too, so that readings stored under the old rule are worked
-    /// out again.
+    /// Each value's typed readings are stored beside it ("VNC3"), so a start does not read the
+    /// values again, and they read back as the coercion rule reads the value. The table is the
+    /// rule as it was when "VNC3" was made: a change to the rule fails here until the magic
+    /// changes too, so that readings stored under the old rule are worked out again.
     @Test func storedReadingsFollowTheCoercionRule() async throws {
         let rule: [(text: String, bool: Bool?, double: Double?, int: Int?)] = [
             ("true", true, nil, nil), ("On", true, nil, nil), ("y", true, nil, nil), ("1", true, 1, 1),
@@ -177,7 +175,7 @@ import VaneCore
         try await first.fetchAndActivate()
         await first.waitForPendingWrites()
         let file = [UInt8](try Data(contentsOf: setup.directory.appendingPathComponent("config.vanecache")))
-        #expect(Array(file[0..<4]) == Array("VNC4".utf8))
+        #expect(Array(file[0..<4]) == Array("VNC3".utf8))
         let stored = try #require(try ConfigCacheFile(data: file).active)
         #expect(stored.entries == entries)
         for position in 0..<stored.values.count {
@@ -199,10 +197,10 @@ import VaneCore
         let config = FetchedConfig(entries: ["k": "yes"], templateVersion: 1, fetchedAt: Date(timeIntervalSince1970: 0))
         let file = ConfigCacheFile(active: config, fetched: nil).serialized()
         // magic and checksum 12, present 1, version 8, time 8, no ETag 4, context 4, count 4,
-        // the key's hash 8: the flags byte (a Boolean, true, an ASCII key).
-        let flags = 12 + 37
-        #expect(file[flags] == 0b1_0011)
-        for wrong: UInt8 in [0b1_0010, 0b1_1000, 0b11_0011] {
+        // "k" 5, "yes" 7: the flags byte.
+        let flags = 12 + 41
+        #expect(file[flags] == 0b11)
+        for wrong: UInt8 in [0b10, 0b1000, 0b1_0000] {
             var damaged = file
             damaged[flags] = wrong
             var framed = Array(damaged[0..<4])
@@ -245,8 +243,7 @@ import VaneCore
     }
 }
 
-/// Cache files as the formats before "VNC4" wrote them (no key hashes; before "VNC3", no readings
-/// beside the values).
+/// Cache files as the formats before "VNC3" wrote them (no readings beside the values).
 enum EarlierCacheFile {
     /// A file holding one active config and no fetched one.
     static func file(magic: String, version: Int64, etag: String, entries: [(String, String)]) -> [UInt8] {
@@ -259,14 +256,6 @@ enum EarlierCacheFile {
         for (key, value) in entries {
             append(key, to: &payload)
             append(value, to: &payload)
-            guard magic == "VNC3" else { continue }
-            let read = CoercedValue(value)
-            var flags: UInt8 = read.boolValue.map { $0 ? 0b11 : 0b01 } ?? 0
-            if read.doubleValue != nil { flags |= 0b100 }
-            if read.intValue != nil { flags |= 0b1000 }
-            payload.append(flags)
-            if let double = read.doubleValue { append(double.bitPattern, to: &payload) }
-            if let int = read.intValue { append(UInt64(bitPattern: Int64(int)), to: &payload) }
         }
         append(0, bytes: 4, to: &payload)
         payload.append(0)

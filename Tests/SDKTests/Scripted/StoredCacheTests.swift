@@ -4,8 +4,8 @@ import VaneCore
 
 @testable import Vane
 
-/// The `"VNC4"` cache (issue #32, SDK start): keys placed by their stored hashes and left in the
-/// file's bytes, each value made on its key's first read. A start from it must answer every read
+/// The cache read in place (issue #32, SDK start): the keys hashed where they are in the file's
+/// bytes, each value made on its key's first read. A start from it must answer every read
 /// as a start from the values made in memory does.
 @Suite struct StoredCacheTests {
     /// Keys that are not ASCII (in either spelling), an empty key, empty values, long keys and
@@ -30,7 +30,7 @@ import VaneCore
     @Test func aStoredCacheAnswersEveryReadAsValuesMadeInMemoryDo() throws {
         let stored = try Self.storedConfig(Self.entries)
         guard case .stored = stored.values.storage else {
-            Issue.record("a VNC4 file's values are left in its bytes")
+            Issue.record("a VNC3 file's values are left in its bytes")
             return
         }
         let made = FetchedConfig(entries: Self.entries, templateVersion: 7, fetchedAt: Date(timeIntervalSince1970: 5))
@@ -106,7 +106,7 @@ import VaneCore
         await first.waitForPendingWrites()
         let cacheURL = setup.directory.appendingPathComponent("config.vanecache")
         var file = [UInt8](try Data(contentsOf: cacheURL))
-        #expect(Array(file[0..<4]) == Array("VNC4".utf8))
+        #expect(Array(file[0..<4]) == Array("VNC3".utf8))
         #expect(try setup.client().string(forKey: "banner", default: "") == "cached")
         file[file.count - 10] ^= 0x01
         try Data(file).write(to: cacheURL)
@@ -119,8 +119,8 @@ import VaneCore
         let one = ConfigCacheFile(active: config, fetched: nil).serialized()
         // magic and checksum 12, present 1, version 8, time 8, no ETag 4, context 4: the count.
         let count = 12 + 25
-        // The entry: hash 8, flags 1, "k" 5, "v" 5; then no metadata (4) and no fetched config (1).
-        let entry = Array(one[(count + 4)..<(count + 4 + 19)])
+        // The entry: "k" 5, "v" 5, flags 1; then no metadata (4) and no fetched config (1).
+        let entry = Array(one[(count + 4)..<(count + 4 + 11)])
         var twice = Array(one[12..<count]) + [2, 0, 0, 0] + entry + entry + [0, 0, 0, 0, 0]
         #expect(throws: CacheFileError(path: "byte \(count + 4)", message: "a key repeats among the config's entries"))
         {
@@ -135,22 +135,9 @@ import VaneCore
         }
     }
 
-    /// The read table places stored keys by the hash the file keeps: a change to ``ByteHash``
-    /// would make every lookup in an older file miss (a start from the defaults, silently). The
-    /// table is the hash as it was when "VNC4" was made: it fails here until the magic changes too.
-    @Test func storedKeyHashesFollowTheReadTablesHash() {
-        let hashes: [(key: String, hash: UInt64)] = [
-            ("", 0x9CA0_66F1_A4AB_2EEA), ("k", 0xA7FE_6A55_001F_9B88), ("key_42", 0x053F_6AE9_2E98_1E80),
-            ("new_checkout_flow_enabled", 0x3A65_16D4_E8E9_0BF3),
-        ]
-        let hashChanged = "ByteHash changed: change ConfigCacheFile.magic, then this table"
-        for (key, hash) in hashes { #expect(KeyIndex.hash(key) == (hash, true), "\(hashChanged): \"\(key)\"") }
-        #expect(ConfigCacheFile.magic == Array("VNC4".utf8), "\(hashChanged)")
-    }
-
-    /// A `"VNC4"` payload with its magic and checksum.
+    /// A `"VNC3"` payload with its magic and checksum.
     static func framed(_ payload: [UInt8]) -> [UInt8] {
-        var file = Array("VNC4".utf8)
+        var file = Array("VNC3".utf8)
         let checksum = ConfigCacheFile.checksum(payload[...])
         for shift in stride(from: 0, to: 64, by: 8) {
             file.append(UInt8(truncatingIfNeeded: checksum >> UInt64(shift)))
