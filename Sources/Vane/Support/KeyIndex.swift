@@ -70,7 +70,7 @@ struct KeyIndex: Sendable {
     }
 
     /// An index of `keys`, in their order, keeping the array as it is (no key is copied); nil
-    /// when one is not ASCII or repeats (add them one at a time then, with ``add(_:)``).
+    /// when one is not ASCII or repeats (add them one at a time then: ``KeyTable/set(_:forKey:)``).
     init?(asciiUniqueKeys keys: [String]) {
         stored = Stored()
         added = keys
@@ -93,7 +93,7 @@ struct KeyIndex: Sendable {
     }
 
     /// An index of stored keys, each placed by its hash in `hashes` (``hash(_:)`` of its bytes)
-    /// unless its position is in `notASCII`. Nil when an ASCII key repeats.
+    /// unless its position is in `notASCII` (in position order). Nil when an ASCII key repeats.
     ///
     /// A repeated key that is not ASCII is not looked for (that would compare every pair): the
     /// cache writes the keys of one config, which never repeat, so only a made-up file has one,
@@ -129,7 +129,8 @@ struct KeyIndex: Sendable {
                 return true
             }
         }
-        guard complete, next == notASCII.count else { return nil }
+        guard complete else { return nil }
+        precondition(next == notASCII.count, "the positions of keys that are not ASCII, in order")
     }
 
     var count: Int { stored.count + added.count }
@@ -268,8 +269,7 @@ struct KeyIndex: Sendable {
         bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
     }
 
-    /// A hash of the key's UTF-8 bytes, and whether they are all ASCII (what the cache file keeps
-    /// beside each key).
+    /// A hash of the key's UTF-8 bytes, and whether they are all ASCII.
     static func hash(_ key: String) -> (hash: UInt64, isASCII: Bool) {
         let (hash, orOfWords) =
             key.utf8.withContiguousStorageIfAvailable { ByteHash.hash(UnsafeRawBufferPointer($0)) }
