@@ -156,6 +156,24 @@ import VaneCore
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["installation-id"])
     }
 
+    /// A file is read whole in one read sized by its length; an empty one is empty, and one longer
+    /// than its stated length (a file that grew since, or one of /proc, which states 0) whole too.
+    @Test func aFileIsReadWholeWhateverItsStatedLength() throws {
+        let directory = Self.folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let url = directory.appendingPathComponent("config.vanecache")
+        for count in [0, 1, 4095, 4096, 70_000] {
+            let bytes = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+            try Data(bytes).write(to: url)
+            #expect(try AtomicFile.read(url) == bytes, "\(count) bytes")
+        }
+        #if os(Linux)
+        let status = try #require(try AtomicFile.read(URL(fileURLWithPath: "/proc/self/status")))
+        #expect(String(decoding: status, as: UTF8.self).contains("\nPid:"), "a file that states 0 bytes")
+        #endif
+    }
+
     @Test func aFolderWhereAFileShouldBeIsUnreadableNotMissing() throws {
         let directory = Self.folder()
         defer { try? FileManager.default.removeItem(at: directory) }

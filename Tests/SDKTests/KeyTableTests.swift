@@ -70,4 +70,24 @@ import Testing
         let dictionary = [kelvin: "kelvin"]
         #expect(dictionary["Key"] == reversed["Key"])
     }
+
+    /// Stored keys are compared by bytes (a word at a time, the last one overlapping): every byte
+    /// of keys of 0 to 24 bytes counts, and so does the length.
+    @Test func storedKeysAreComparedByEveryByte() {
+        for count in 0...24 {
+            let key = (0..<count).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+            key.withUnsafeBytes { key in
+                #expect(KeyIndex.equal(key, key), "\(count) bytes")
+            }
+            for changed in 0..<count {
+                var other = key
+                other[changed] ^= 0x20
+                let equal = key.withUnsafeBytes { key in other.withUnsafeBytes { KeyIndex.equal(key, $0) } }
+                #expect(!equal, "\(count) bytes, byte \(changed) differs")
+            }
+            let longer = key + [UInt8(ascii: "z")]
+            let equal = key.withUnsafeBytes { key in longer.withUnsafeBytes { KeyIndex.equal(key, $0) } }
+            #expect(!equal, "\(count) bytes and one more")
+        }
+    }
 }

@@ -8,7 +8,8 @@ runFuzzer(fuzzCacheFile)
 
 /// ConfigCacheFile(data:) on any bytes. An input that does not start with the magic is framed as
 /// a payload with a correct checksum, so the fuzzer explores the reader rather than the checksum.
-/// A file it reads writes bytes that read back as the same configs.
+/// A file it reads starts a read table over its bytes, and writes bytes that read back as the same
+/// configs.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzCacheFile(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var bytes = fuzzInput(data, size)
@@ -21,6 +22,14 @@ public func fuzzCacheFile(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         bytes = framed + bytes
     }
     guard let file = try? ConfigCacheFile(data: bytes) else { return 0 }
+    // A start over the file's bytes: every key looked up, every value made (a stored hash that is
+    // wrong only makes a lookup miss, so what is found is not checked).
+    if let active = file.active {
+        var resolved = ResolvedValues(overrides: [:], active: active, defaults: InAppDefaults())
+        for key in active.entries.keys { _ = resolved[key] }
+        resolved.makeAll()
+        _ = resolved.keys
+    }
     let written = file.serialized()
     do {
         let reread = try ConfigCacheFile(data: written)

@@ -3,22 +3,33 @@ import VaneCore
 /// A config's values in one order, each read once (``CoercedValue``): what resolution and the
 /// cache file use.
 ///
-/// The `[String: String]` that ``FetchedConfig/entries`` shows is made the first time something
-/// asks for it (an activation's diff, a live update, the app), not when a cache is read: an SDK
-/// start then hashes each key once, into the ``KeyTable`` reads use, rather than twice
-/// (docs/PERFORMANCE.md, "SDK start").
+/// Values read from a `"VNC4"` cache file stay bytes of the file (``StoredEntries``) until
+/// something asks for them: an SDK start makes no String and hashes no key (docs/PERFORMANCE.md,
+/// "SDK start"). The `[String: String]` that ``FetchedConfig/entries`` shows is made the first
+/// time something asks for it (an activation's diff, a live update, the app).
 final class ConfigEntries: Sendable {
-    /// The keys, in the order given (a key repeated in a damaged cache file: its last value counts,
-    /// here and in ``byKey``, as it does in a ``KeyTable``).
-    let keys: [String]
-    /// The values, at their key's position.
-    let values: [CoercedValue]
+    /// Where the keys and values are.
+    enum Storage: Sendable {
+        /// Made in memory (a fetch, a dictionary, an earlier cache format). A key repeated in a
+        /// damaged earlier cache file: its last value counts, here and in ``byKey``, as it does in
+        /// a ``KeyTable``.
+        case made(keys: [String], values: [CoercedValue])
+        /// In a cache file's bytes.
+        case stored(StoredEntries)
+    }
+
+    let storage: Storage
     private let dictionary: LockedValue<[String: String]?>
 
-    /// Values read from a cache file.
+    /// Values read from a cache file of an earlier format.
     init(keys: [String], values: [CoercedValue]) {
-        self.keys = keys
-        self.values = values
+        storage = .made(keys: keys, values: values)
+        dictionary = LockedValue(nil)
+    }
+
+    /// Values left in a cache file's bytes.
+    init(stored: StoredEntries) {
+        storage = .stored(stored)
         dictionary = LockedValue(nil)
     }
 
@@ -32,20 +43,40 @@ final class ConfigEntries: Sendable {
             keys.append(key)
             values.append(CoercedValue(text))
         }
-        self.keys = keys
-        self.values = values
+        storage = .made(keys: keys, values: values)
         dictionary = LockedValue(entries)
     }
 
-    var count: Int { keys.count }
+    var count: Int {
+        switch storage {
+        case .made(let keys, _): keys.count
+        case .stored(let stored): stored.count
+        }
+    }
+
+    /// The key at `position` (`0..<count`).
+    func key(at position: Int) -> String {
+        switch storage {
+        case .made(let keys, _): keys[position]
+        case .stored(let stored): stored.key(at: position)
+        }
+    }
+
+    /// The value at `position` (`0..<count`).
+    func value(at position: Int) -> CoercedValue {
+        switch storage {
+        case .made(_, let values): values[position]
+        case .stored(let stored): stored.value(at: position)
+        }
+    }
 
     /// The values by key, as sent; made once, on first use.
     var byKey: [String: String] {
         dictionary.withLockedValue { dictionary in
             if let dictionary { return dictionary }
             var made: [String: String] = [:]
-            made.reserveCapacity(keys.count)
-            for (key, value) in zip(keys, values) { made[key] = value.stringValue }
+            made.reserveCapacity(count)
+            for position in 0..<count { made[key(at: position)] = value(at: position).stringValue }
             dictionary = made
             return made
         }

@@ -155,7 +155,8 @@ public final class VaneClient: RemoteConfigReader, Sendable {
             }
             // A key outside every experiment costs one comparison here.
             exposure = state.exposures.take(at: position)
-            return state.resolved.table.value(at: position)
+            // A value left in the cache file's bytes is made by its first read, and kept.
+            return state.resolved.value(at: position)
         }
         if var exposure {
             exposure.time = configuration.clock.now()
@@ -186,7 +187,11 @@ public final class VaneClient: RemoteConfigReader, Sendable {
     ///
     /// - Returns: A snapshot that later activations and overrides leave unchanged.
     public func snapshot() -> RemoteConfigSnapshot {
-        let (values, exposures) = state.withLockedValue { ($0.resolved, $0.exposures.byKey) }
+        let (values, exposures) = state.withLockedValue { state in
+            // Made once, so the snapshot's reads and the client's never write to a shared table.
+            state.resolved.makeAll()
+            return (state.resolved, state.exposures.byKey)
+        }
         return RemoteConfigSnapshot(values: values, reporter: self, exposures: exposures)
     }
 
@@ -203,7 +208,10 @@ public final class VaneClient: RemoteConfigReader, Sendable {
     }
 
     func stateForDebugMenu() -> ([String: KeyMetadata], ResolvedValues) {
-        state.withLockedValue { ($0.active?.metadata ?? [:], $0.resolved) }
+        state.withLockedValue { state in
+            state.resolved.makeAll()
+            return (state.active?.metadata ?? [:], state.resolved)
+        }
     }
 
     /// The template version of the active values, or nil before the first activation.

@@ -36,7 +36,7 @@ struct PendingExposures: Sendable {
                 absent[key] = exposure
                 continue
             }
-            guard resolved.table.value(at: position).source != .override else { continue }
+            guard resolved.source(at: position) != .override else { continue }
             if slots.isEmpty { slots = [Int32](repeating: -1, count: resolved.table.count) }
             slots[position] = Int32(pending.count)
             pending.append(exposure)

@@ -123,18 +123,27 @@ enum AtomicFile {
             throw AtomicFileError(url: url, step: "read", errno: code)
         }
         defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        // Sized by fstat, a byte more than the file: one read takes it all, the next finds its end.
+        var status = stat()
+        let size = fstat(descriptor, &status) == 0 ? max(Int(clamping: status.st_size), 0) : 0
+        var bytes = [UInt8](repeating: 0, count: size + 1)
+        var count = 0
         while true {
-            let count = chunk.withUnsafeMutableBytes { buffer in
-                systemRead(descriptor, buffer.baseAddress, buffer.count)
+            // A file that grew since fstat: room for more.
+            if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: max(bytes.count, 4096))) }
+            let result = bytes.withUnsafeMutableBytes { buffer in
+                // `buffer.baseAddress` is non-nil: the array is never empty.
+                systemRead(descriptor, buffer.baseAddress.map { $0 + count }, buffer.count - count)
             }
-            if count == 0 { return bytes }
-            if count < 0 {
+            if result == 0 {
+                bytes.removeSubrange(count...)
+                return bytes
+            }
+            if result < 0 {
                 if errno == EINTR { continue }
                 throw AtomicFileError(url: url, step: "read", errno: errno)
             }
-            bytes.append(contentsOf: chunk[0..<count])
+            count += result
         }
     }
 }

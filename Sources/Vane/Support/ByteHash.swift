@@ -7,6 +7,7 @@
 enum ByteHash {
     /// The hash of `bytes`, and the OR of all their bytes' words (its high bits say whether any
     /// byte is not ASCII).
+    @inline(__always)
     static func hash(_ bytes: UnsafeRawBufferPointer) -> (hash: UInt64, orOfWords: UInt64) {
         var hash = 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count)
         var orOfWords: UInt64 = 0

@@ -102,8 +102,10 @@ import VaneCore
 
     /// Cache files of the two earlier formats ("VNC1": an FNV-1a checksum; "VNC2": `ByteHash`;
     /// neither stores the values' readings; issue #32) still start the next launch, their values
-    /// read by the coercion rule, and a damaged one still falls back to the defaults.
-    @Test(arguments: ["VNC1", "VNC2"]) func aCacheWrittenInAnEarlierFormatStillLoads(magic: String) async throws {
+    /// read by the coercion rule; the next write replaces them with the current format, and a
+    /// damaged one still falls back to the defaults.
+    @Test(arguments: ["VNC1", "VNC2"])
+    func aCacheWrittenInAnEarlierFormatStillLoads(magic: String) async throws {
         let setup = ScriptedSetup()
         defer { setup.removeFiles() }
         setup.transport.enqueue(.fetch, .notModified(etag: "\"e3\""))
@@ -126,6 +128,13 @@ import VaneCore
         #expect(setup.sentETags.last == "\"e3\"")
         // The fetch's own write of the cache comes first: it would replace the damaged file.
         await second.waitForPendingWrites()
+        let replaced = [UInt8](try Data(contentsOf: cacheURL))
+        #expect(Array(replaced[0..<4]) == ConfigCacheFile.magic, "the confirmation wrote the current format")
+        #expect(
+            try ConfigCacheFile(data: replaced).active?.entries == [
+                "banner": "cached", "limit": " 5 ", "enabled": "Yes",
+            ]
+        )
 
         earlier[earlier.count / 2] ^= 0x20
         try Data(earlier).write(to: cacheURL)
@@ -169,8 +178,12 @@ import VaneCore
         #expect(Array(file[0..<4]) == Array("VNC3".utf8))
         let stored = try #require(try ConfigCacheFile(data: file).active)
         #expect(stored.entries == entries)
-        for (key, value) in zip(stored.values.keys, stored.values.values) {
-            #expect(value == CoercedValue(entries[key] ?? "-"), "\(key): the readings stored are the rule's")
+        for position in 0..<stored.values.count {
+            let key = stored.values.key(at: position)
+            #expect(
+                stored.values.value(at: position) == CoercedValue(entries[key] ?? "-"),
+                "\(key): the readings stored are the rule's"
+            )
         }
         let second = try setup.client()
         for (key, text) in entries {
