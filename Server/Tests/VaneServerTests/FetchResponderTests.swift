@@ -78,7 +78,7 @@ struct TagList: EntityTagSource {
         guard case .update(let etag, let body) = outcome else {
             throw TestSetupError("expected UPDATE, got \(outcome)")
         }
-        let json = try JSONValue.parse(body)
+        let json = try JSONValue.parse(body.readableBytesView)
         #expect(json.objectValue?["state"] == "UPDATE")
         return (etag, json.objectValue?["entries"]?.objectValue ?? [:])
     }

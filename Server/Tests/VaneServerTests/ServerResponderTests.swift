@@ -11,8 +11,8 @@ import VaneCore
 
     @Test func theFetchPathsShapeIsMatchedAndNothingElse() {
         let match = FetchPath.match("/v1/projects/shop/environments/prod%2Feu/fetch")
-        #expect(match?.project == "shop")
-        #expect(match?.environment == "prod%2Feu", "segments stay as written, as the router's parameters")
+        #expect(match?.projectId == "shop")
+        #expect(match?.environmentId == "prod%2Feu", "segments stay as written, as the router's parameters")
         for other in [
             "/v1/projects/shop/environments/prod/fetch/", "/v1/projects//environments/prod/fetch",
             "/v1/projects/shop/environments//fetch", "/v1/projects/shop/environments/prod/fetchx",

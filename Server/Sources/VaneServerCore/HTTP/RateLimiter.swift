@@ -96,27 +96,60 @@ package final class RateLimiter: Sendable {
         let byKey = keyRate.map { (BucketKey(scope: .key, id: keyId, digest: .zero), $0) }
         return state.withLockedValue { state in
             // Refilled in scope order; the first empty bucket refuses, and then no bucket is spent.
-            var refilled: [(BucketKey, Bucket)?] = [nil, nil, nil]
-            for (index, entry) in [client, byAddress, byKey].enumerated() {
-                guard let (key, rate) = entry else { continue }
-                var bucket = state.buckets[key] ?? Bucket(tokens: Self.burst(rate), updated: now)
-                let elapsed = Double(max(0, now - bucket.updated)) / 1000
-                bucket.tokens = min(Self.burst(rate), bucket.tokens + elapsed * rate)
-                bucket.updated = now
-                if bucket.tokens < 1 {
-                    state.buckets[key] = bucket
-                    let wait = (1 - bucket.tokens) / rate
-                    return Refusal(scope: key.scope, retryAfterSeconds: max(1, Int(wait.rounded(.up))))
+            var clientBucket: Bucket?
+            var addressBucket: Bucket?
+            var keyBucket: Bucket?
+            if let (key, rate) = client {
+                switch Self.refill(key, rate: rate, now: now, in: &state) {
+                case .refused(let refusal): return refusal
+                case .ready(let bucket): clientBucket = bucket
                 }
-                refilled[index] = (key, bucket)
             }
-            for case (let key, var bucket)? in refilled {
-                bucket.tokens -= 1
-                state.buckets[key] = bucket
+            if let (key, rate) = byAddress {
+                switch Self.refill(key, rate: rate, now: now, in: &state) {
+                case .refused(let refusal): return refusal
+                case .ready(let bucket): addressBucket = bucket
+                }
             }
+            if let (key, rate) = byKey {
+                switch Self.refill(key, rate: rate, now: now, in: &state) {
+                case .refused(let refusal): return refusal
+                case .ready(let bucket): keyBucket = bucket
+                }
+            }
+            Self.spend(client?.0, clientBucket, in: &state)
+            Self.spend(byAddress?.0, addressBucket, in: &state)
+            Self.spend(byKey?.0, keyBucket, in: &state)
             if state.buckets.count >= state.nextSweep { sweep(&state, now: now) }
             return nil
         }
+    }
+
+    /// A bucket refilled up to `now`, or the refusal when it holds less than a token.
+    private enum Refill {
+        case ready(Bucket)
+        case refused(Refusal)
+    }
+
+    /// Refills a bucket; an empty one is stored refilled (it is not spent) and refuses.
+    private static func refill(_ key: BucketKey, rate: Double, now: Int64, in state: inout State) -> Refill {
+        var bucket = state.buckets[key] ?? Bucket(tokens: burst(rate), updated: now)
+        let elapsed = Double(max(0, now - bucket.updated)) / 1000
+        bucket.tokens = min(burst(rate), bucket.tokens + elapsed * rate)
+        bucket.updated = now
+        guard bucket.tokens >= 1 else {
+            state.buckets[key] = bucket
+            let wait = (1 - bucket.tokens) / rate
+            return .refused(Refusal(scope: key.scope, retryAfterSeconds: max(1, Int(wait.rounded(.up)))))
+        }
+        return .ready(bucket)
+    }
+
+    /// Takes a token from a refilled bucket and stores it.
+    private static func spend(_ key: BucketKey?, _ bucket: Bucket?, in state: inout State) {
+        guard let key, var bucket else { return }
+        bucket.tokens -= 1
+        state.buckets[key] = bucket
     }
 
     /// Forgets buckets that have refilled (they are the same as new ones), and past

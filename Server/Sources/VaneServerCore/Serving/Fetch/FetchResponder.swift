@@ -1,4 +1,5 @@
 package import Foundation
+package import NIOCore
 import VaneCore
 
 /// What a client fetch gets: the decision of `POST …/fetch`, free of HTTP.
@@ -9,7 +10,7 @@ package enum FetchOutcome: Sendable, Equatable {
     /// named is current (for clients that cannot handle 304).
     case noChange(etag: String, templateVersion: Int64)
     /// 200 `UPDATE`: the response bytes and their ETag.
-    case update(etag: String, body: [UInt8])
+    case update(etag: String, body: ByteBuffer)
     /// 200 `{"state":"NO_TEMPLATE",…}`, no ETag: nothing is published in the environment.
     case noTemplate
 }

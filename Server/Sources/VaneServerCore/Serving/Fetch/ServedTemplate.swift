@@ -1,4 +1,5 @@
 import Crypto
+package import NIOCore
 package import Synchronization
 package import VaneCore
 
@@ -179,31 +180,58 @@ package final class ServedTemplate: Sendable {
     }
 
     /// The `UPDATE` response for `result`, assembled from the pieces encoded at publish time.
-    package func updateResponse(for result: EvaluationResult) -> [UInt8] {
-        var response: [UInt8] = []
-        response.reserveCapacity(4096)
-        response.append(contentsOf: FetchResponseBody.updatePrefix)
-        var metadata: [UInt8] = [UInt8(ascii: "{")]
-        var first = true
-        branchStarts.withUnsafeBufferPointer { starts in
-            result.forEachBranch { parameter, branch in
-                let index = starts[parameter] + branch
-                if !entryFragments.isEmpty(at: index) {
-                    if !first { response.append(UInt8(ascii: ",")) }
-                    first = false
-                    entryFragments.write(index, to: &response)
-                }
-                if !metadataFragments.isEmpty(at: index) {
-                    if metadata.count > 1 { metadata.append(UInt8(ascii: ",")) }
-                    metadataFragments.write(index, to: &metadata)
+    ///
+    /// Two walks over the result: the first measures, the second copies each piece once into a
+    /// buffer of exactly the response's size (it was an array grown as it went, its metadata a
+    /// second one appended to it, and the whole copied again into the response's buffer).
+    package func updateResponse(for result: EvaluationResult) -> ByteBuffer {
+        let prefix = FetchResponseBody.updatePrefix
+        let middle = FetchResponseBody.updateMiddle(templateVersion: versionNumber)
+        return branchStarts.withUnsafeBufferPointer { starts in
+            entryFragments.withReader { entries in
+                metadataFragments.withReader { metadata in
+                    // Each fragment with the comma before it; the first has none.
+                    var entryBytes = 0
+                    var metadataBytes = 0
+                    result.forEachBranch { parameter, branch in
+                        let index = starts[parameter] + branch
+                        let entry = entries.count(at: index)
+                        if entry > 0 { entryBytes += entry + 1 }
+                        let details = metadata.count(at: index)
+                        if details > 0 { metadataBytes += details + 1 }
+                    }
+                    // prefix, entries, middle, `{`, metadata, `}}`
+                    let size = prefix.count + max(entryBytes - 1, 0) + middle.count + 1 + max(metadataBytes - 1, 0) + 2
+                    var buffer = ByteBufferAllocator().buffer(capacity: size)
+                    buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { output in
+                        var writer = ByteWriter(output)
+                        prefix.withUnsafeBytes { writer.write($0) }
+                        var first = true
+                        result.forEachBranch { parameter, branch in
+                            let index = starts[parameter] + branch
+                            guard entries.count(at: index) > 0 else { return }
+                            if !first { writer.write(UInt8(ascii: ",")) }
+                            first = false
+                            writer.write(entries[index])
+                        }
+                        middle.withUnsafeBytes { writer.write($0) }
+                        writer.write(UInt8(ascii: "{"))
+                        first = true
+                        result.forEachBranch { parameter, branch in
+                            let index = starts[parameter] + branch
+                            guard metadata.count(at: index) > 0 else { return }
+                            if !first { writer.write(UInt8(ascii: ",")) }
+                            first = false
+                            writer.write(metadata[index])
+                        }
+                        writer.write(UInt8(ascii: "}"))
+                        writer.write(UInt8(ascii: "}"))
+                        return writer.count
+                    }
+                    return buffer
                 }
             }
         }
-        metadata.append(UInt8(ascii: "}"))
-        response.append(contentsOf: FetchResponseBody.updateMiddle(templateVersion: versionNumber))
-        response.append(contentsOf: metadata)
-        response.append(UInt8(ascii: "}"))
-        return response
     }
 
     /// `etag-{project}-{environment}-{version}`: changes with every publish.
@@ -229,17 +257,52 @@ package struct ByteFragments: Sendable {
         ends.append(bytes.count)
     }
 
-    /// Whether the fragment at `index` is empty.
-    package func isEmpty(at index: Int) -> Bool {
-        ends[index] == (index == 0 ? 0 : ends[index - 1])
+    /// Reads the fragments through `body`, without reference counting per fragment.
+    package func withReader<Result>(_ body: (Reader) throws -> Result) rethrows -> Result {
+        try bytes.withUnsafeBytes { bytes in
+            try ends.withUnsafeBufferPointer { ends in try body(Reader(bytes: bytes, ends: ends)) }
+        }
     }
 
-    /// Appends the fragment at `index` to `output`.
-    package func write(_ index: Int, to output: inout [UInt8]) {
-        let start = index == 0 ? 0 : ends[index - 1]
-        bytes.withUnsafeBufferPointer {
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start..<ends[index]]))
+    /// The fragments, valid inside ``withReader(_:)``.
+    package struct Reader {
+        fileprivate let bytes: UnsafeRawBufferPointer
+        fileprivate let ends: UnsafeBufferPointer<Int>
+
+        /// The length of the fragment at `index`.
+        package func count(at index: Int) -> Int {
+            ends[index] - (index == 0 ? 0 : ends[index - 1])
         }
+
+        /// The fragment at `index`.
+        package subscript(index: Int) -> UnsafeRawBufferPointer {
+            UnsafeRawBufferPointer(rebasing: bytes[(index == 0 ? 0 : ends[index - 1])..<ends[index]])
+        }
+    }
+}
+
+/// Copies bytes one after another into memory of a size measured beforehand.
+private struct ByteWriter {
+    private let output: UnsafeMutableRawBufferPointer
+    /// How many bytes are written.
+    private(set) var count = 0
+
+    init(_ output: UnsafeMutableRawBufferPointer) {
+        self.output = output
+    }
+
+    mutating func write(_ source: UnsafeRawBufferPointer) {
+        // A wrong measurement must stop here, not write past the buffer.
+        precondition(count + source.count <= output.count, "a response outgrew its measured size")
+        guard let from = source.baseAddress, let to = output.baseAddress else { return }
+        (to + count).copyMemory(from: from, byteCount: source.count)
+        count += source.count
+    }
+
+    mutating func write(_ byte: UInt8) {
+        precondition(count < output.count, "a response outgrew its measured size")
+        output[count] = byte
+        count += 1
     }
 }
 
