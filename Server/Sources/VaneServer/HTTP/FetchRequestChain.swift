@@ -20,7 +20,11 @@ struct FetchRequestChain: Sendable {
     /// The route fetch is registered as, which the metrics name (`http.route`).
     let routePath: String
 
-    func respond(to request: Request, context: VaneRequestContext, environment: EnvironmentKey) async throws -> Response {
+    func respond(
+        to request: Request,
+        context: VaneRequestContext,
+        environment: EnvironmentKey
+    ) async throws -> Response {
         var context = context
         context.coreContext.endpointPath.value = routePath
         context.clientAddress = clientAddresses.address(of: request, peer: context.remoteAddress)

@@ -1,4 +1,5 @@
 package import Foundation
+package import HTTPTypes
 package import NIOCore
 import VaneCore
 
@@ -39,6 +40,29 @@ package enum FetchResponder {
         body: [UInt8],
         digest: Digest128? = nil,
         ifNoneMatch tags: some EntityTagSource,
+        now: Date,
+        served: ServedTemplate?
+    ) throws(RequestBodyError) -> FetchOutcome {
+        try decide(body: body, digest: digest, tags: tags, now: now, served: served)
+    }
+
+    /// The outcome of one fetch with the request's header fields: the same decision, specialized
+    /// here for `HTTPFields` (called from the HTTP module, the generic one ran unspecialized,
+    /// looking up type metadata and witnesses for every tag of every poll).
+    package static func respond(
+        body: [UInt8],
+        digest: Digest128? = nil,
+        ifNoneMatch fields: HTTPFields,
+        now: Date,
+        served: ServedTemplate?
+    ) throws(RequestBodyError) -> FetchOutcome {
+        try decide(body: body, digest: digest, tags: fields, now: now, served: served)
+    }
+
+    private static func decide(
+        body: [UInt8],
+        digest: Digest128?,
+        tags: some EntityTagSource,
         now: Date,
         served: ServedTemplate?
     ) throws(RequestBodyError) -> FetchOutcome {
