@@ -45,6 +45,12 @@ package final class ServedTemplate: Sendable {
     /// Per branch: the digest of what it adds to a response, its entry and its key's metadata;
     /// zero when it sends nothing.
     private let branchDigests: [Digest128]
+    /// The bytes of an `UPDATE` body between its entries and its metadata (they name the version).
+    private let updateMiddle: [UInt8]
+    /// The most bytes an `UPDATE` body can have: each parameter's longest entry and metadata with
+    /// their commas, and the fixed parts. A response is written into a buffer of this size, in one walk
+    /// over the entries and one over the metadata.
+    private let maximumUpdateBytes: Int
     /// What a fetch ETag's proof binds besides the request (see ``ResultETag``), encoded once: a
     /// domain tag, the environment, the version number, the SHA-256 of the template and that of
     /// the running experiments, so a proof cannot outlive its template even where version numbers
@@ -165,6 +171,20 @@ package final class ServedTemplate: Sendable {
         self.entryFragments = entryFragments
         self.metadataFragments = metadataFragments
         self.branchDigests = branchDigests
+        let middle = FetchResponseBody.updateMiddle(templateVersion: number)
+        updateMiddle = middle
+        var maximum = FetchResponseBody.updatePrefix.count + middle.count + 3  // `{`, `}}`
+        entryFragments.withReader { entries in
+            metadataFragments.withReader { metadata in
+                for (parameter, start) in branchStarts.enumerated() {
+                    let end = parameter + 1 < branchStarts.count ? branchStarts[parameter + 1] : branchDigests.count
+                    // The longest of its branches' entries and metadata, each with a comma.
+                    maximum += ((start..<end).map(entries.count(at:)).max() ?? 0) + 1
+                    maximum += ((start..<end).map(metadata.count(at:)).max() ?? 0) + 1
+                }
+            }
+        }
+        maximumUpdateBytes = maximum
     }
 
     /// The digest of what `result` sends, its entries and their keys' metadata: the `values` of
@@ -179,59 +199,43 @@ package final class ServedTemplate: Sendable {
         return digest
     }
 
-    /// The `UPDATE` response for `result`, assembled from the pieces encoded at publish time.
-    ///
-    /// Two walks over the result: the first measures, the second copies each piece once into a
-    /// buffer of exactly the response's size (it was an array grown as it went, its metadata a
-    /// second one appended to it, and the whole copied again into the response's buffer).
+    /// The `UPDATE` response for `result`, assembled from the pieces encoded at publish time, each
+    /// copied once into a buffer of ``maximumUpdateBytes`` (it was an array grown as it went, its
+    /// metadata a second one appended to it, and the whole copied again into the response's buffer).
     package func updateResponse(for result: EvaluationResult) -> ByteBuffer {
-        let prefix = FetchResponseBody.updatePrefix
-        let middle = FetchResponseBody.updateMiddle(templateVersion: versionNumber)
-        return branchStarts.withUnsafeBufferPointer { starts in
+        var buffer = ByteBufferAllocator().buffer(capacity: maximumUpdateBytes)
+        branchStarts.withUnsafeBufferPointer { starts in
             entryFragments.withReader { entries in
                 metadataFragments.withReader { metadata in
-                    // Each fragment with the comma before it; the first has none.
-                    var entryBytes = 0
-                    var metadataBytes = 0
-                    result.forEachBranch { parameter, branch in
-                        let index = starts[parameter] + branch
-                        let entry = entries.count(at: index)
-                        if entry > 0 { entryBytes += entry + 1 }
-                        let details = metadata.count(at: index)
-                        if details > 0 { metadataBytes += details + 1 }
-                    }
-                    // prefix, entries, middle, `{`, metadata, `}}`
-                    let size = prefix.count + max(entryBytes - 1, 0) + middle.count + 1 + max(metadataBytes - 1, 0) + 2
-                    var buffer = ByteBufferAllocator().buffer(capacity: size)
-                    buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { output in
+                    buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: maximumUpdateBytes) { output in
                         var writer = ByteWriter(output)
-                        prefix.withUnsafeBytes { writer.write($0) }
+                        FetchResponseBody.updatePrefix.withUnsafeBytes { writer.write($0) }
                         var first = true
                         result.forEachBranch { parameter, branch in
-                            let index = starts[parameter] + branch
-                            guard entries.count(at: index) > 0 else { return }
+                            let fragment = entries[starts[parameter] + branch]
+                            guard !fragment.isEmpty else { return }
                             if !first { writer.write(UInt8(ascii: ",")) }
                             first = false
-                            writer.write(entries[index])
+                            writer.write(fragment)
                         }
-                        middle.withUnsafeBytes { writer.write($0) }
+                        updateMiddle.withUnsafeBytes { writer.write($0) }
                         writer.write(UInt8(ascii: "{"))
                         first = true
                         result.forEachBranch { parameter, branch in
-                            let index = starts[parameter] + branch
-                            guard metadata.count(at: index) > 0 else { return }
+                            let fragment = metadata[starts[parameter] + branch]
+                            guard !fragment.isEmpty else { return }
                             if !first { writer.write(UInt8(ascii: ",")) }
                             first = false
-                            writer.write(metadata[index])
+                            writer.write(fragment)
                         }
                         writer.write(UInt8(ascii: "}"))
                         writer.write(UInt8(ascii: "}"))
                         return writer.count
                     }
-                    return buffer
                 }
             }
         }
+        return buffer
     }
 
     /// `etag-{project}-{environment}-{version}`: changes with every publish.
