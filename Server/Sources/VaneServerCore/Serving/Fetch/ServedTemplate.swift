@@ -204,7 +204,7 @@ package final class ServedTemplate: Sendable {
     /// metadata a second one appended to it, and the whole copied again into the response's buffer).
     package func updateResponse(for result: EvaluationResult) -> ByteBuffer {
         var buffer = ByteBufferAllocator().buffer(capacity: maximumUpdateBytes)
-        branchStarts.withUnsafeBufferPointer { starts in
+        _ = branchStarts.withUnsafeBufferPointer { starts in
             entryFragments.withReader { entries in
                 metadataFragments.withReader { metadata in
                     buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: maximumUpdateBytes) { output in
