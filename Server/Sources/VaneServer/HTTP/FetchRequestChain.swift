@@ -6,7 +6,7 @@ import VaneServerCore
 ///
 /// Through the router each middleware is a generic frame of its own that copies the request and
 /// its context, and the route reads its environment from Hummingbird's `Parameters`, made for
-/// every request (together about 6 % of a 304's time). This does the same steps in the same order
+/// every request (making and reading them took 2.9 % of a 304's time). This does the same steps in the same order
 /// with the same types — ``ClientAddressResolver``, Hummingbird's `MetricsMiddleware` (the instance
 /// the router uses), ``ErrorLoggingMiddleware/answer(to:of:context:)``,
 /// ``AuthenticationMiddleware/principal(of:)`` — and hands the route the environment read from the
