@@ -15,8 +15,8 @@ package struct VaneRequestContext: RequestContext, RemoteAddressRequestContext {
     }
     /// Boxed, so the context stays small: an event stream keeps its request's context while it lasts.
     private var session: SessionBox?
-    /// The connection's peer, read when asked (once, for ``clientAddress``): not stored, so making
-    /// a context takes no lock and a context holds no copy of the address.
+    /// The connection's peer, read when asked (once, for ``clientAddress``): not stored, so a
+    /// context — copied through the middleware, kept by an open stream's metrics — is smaller.
     package var remoteAddress: SocketAddress? { channel.remoteAddress }
     /// The connection the request came on.
     package let channel: any Channel
