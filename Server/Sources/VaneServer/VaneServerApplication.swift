@@ -315,12 +315,12 @@ public final class VaneServerApplication: Sendable {
     /// path before the router (``ServerResponder``).
     func buildResponder() -> ServerResponder {
         let router = Router(context: VaneRequestContext.self)
-        router.add(
-            middleware: ClientAddressMiddleware(
-                resolver: ClientAddressResolver(trustedProxies: configuration.trustedProxies)
-            )
-        )
-        router.add(middleware: MetricsMiddleware())
+        // Fetch runs these first three and authentication without the router
+        // (``FetchRequestChain``): a middleware added in front of fetch's route goes there too.
+        let clientAddresses = ClientAddressResolver(trustedProxies: configuration.trustedProxies)
+        router.add(middleware: ClientAddressMiddleware(resolver: clientAddresses))
+        let metrics = MetricsMiddleware<VaneRequestContext>()
+        router.add(middleware: metrics)
         router.add(middleware: ErrorLoggingMiddleware())
         healthRoutes.register(on: router)
         let limiter = RateLimiter(requestsPerSecond: [
@@ -352,7 +352,8 @@ public final class VaneServerApplication: Sendable {
                     ? nil : SingleSignOn(settings: configuration.singleSignOn, accounts: accounts)
             ).register(on: router)
         }
-        router.add(middleware: AuthenticationMiddleware(keys: keys))
+        let authentication = AuthenticationMiddleware(keys: keys)
+        router.add(middleware: authentication)
         AdminRoutes(store: store, keys: keys, streamHub: streamHub).register(on: router)
         UserRoutes(accounts: accounts).register(on: router)
         let environmentPath = RouterPath(EnvironmentAddress.routePattern)
@@ -373,11 +374,6 @@ public final class VaneServerApplication: Sendable {
             clock: clock
         )
         fetchRoutes.register(on: environment)
-        // The chain the router runs for fetch: the middleware added so far (the environment group
-        // adds none of its own).
-        let fetch = router.middlewares.constructResponder(
-            finalResponder: CallbackResponder(callback: fetchRoutes.fetch)
-        )
         StreamRoutes(streams: streams).register(on: environment)
         let events = ExperimentEventStore(engine: store.engine)
         WebhookRoutes(store: store, webhooks: WebhookStore(engine: store.engine), destination: webhookDestination)
@@ -408,8 +404,13 @@ public final class VaneServerApplication: Sendable {
         RolloutRoutes(lifecycle: rolloutLifecycle).register(on: environment)
         return ServerResponder(
             router: router.buildResponder(),
-            fetch: fetch,
-            fetchRoute: environmentPath.appendingPath(FetchRoutes.path).description
+            fetch: FetchRequestChain(
+                clientAddresses: clientAddresses,
+                metrics: metrics,
+                authentication: authentication,
+                route: fetchRoutes,
+                routePath: environmentPath.appendingPath(FetchRoutes.path).description
+            )
         )
     }
 

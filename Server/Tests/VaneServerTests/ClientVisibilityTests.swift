@@ -34,7 +34,7 @@ import VaneCore
 
     static func entries(_ outcome: FetchOutcome) throws -> JSONObject {
         guard case .update(_, let body) = outcome else { throw TestSetupError("expected UPDATE, got \(outcome)") }
-        return try JSONValue.parse(body).objectValue?["entries"]?.objectValue ?? [:]
+        return try JSONValue.parse(body.readableBytesView).objectValue?["entries"]?.objectValue ?? [:]
     }
 
     static func fetch(_ template: JSONValue) throws -> JSONObject {

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import Testing
 import VaneAuthoring
 import VaneCore
@@ -78,7 +79,7 @@ struct TagList: EntityTagSource {
         guard case .update(let etag, let body) = outcome else {
             throw TestSetupError("expected UPDATE, got \(outcome)")
         }
-        let json = try JSONValue.parse(body)
+        let json = try JSONValue.parse(body.readableBytesView)
         #expect(json.objectValue?["state"] == "UPDATE")
         return (etag, json.objectValue?["entries"]?.objectValue ?? [:])
     }
@@ -196,5 +197,58 @@ struct TagList: EntityTagSource {
         let others = (0..<1_100).map { "\"\(String(format: "%032x", $0)).\(String(format: "%032x", $0))\"" }
         let full = try Self.respond(body, tags: others + [etag], served: served)
         #expect(try Self.update(full).etag == etag)
+    }
+
+    /// An `UPDATE` body is measured, then written (``ServedTemplate/updateResponse(for:)``): these
+    /// are its exact bytes with entries and metadata, with parameters that send nothing, and with none.
+    @Test func anUpdateBodyIsItsEntriesAndMetadataExactly() throws {
+        let template: JSONValue = [
+            "conditions": [["name": "fr", "expression": "device.country in ['fr']"]],
+            "parameters": [
+                "greeting": ["defaultValue": ["value": "Hello"], "vane": ["title": "Greeting"]],
+                "fr_text": [
+                    "defaultValue": ["useInAppDefault": true], "conditionalValues": ["fr": ["value": "Salut"]],
+                ],
+                "plain": ["defaultValue": ["value": "x\"y"]],
+            ],
+        ]
+        let served = try Self.served(template, version: 3)
+        func text(_ country: String) throws -> String {
+            guard case .update(_, let body) = try Self.respond(Self.body(country), served: served) else {
+                throw TestSetupError("expected UPDATE")
+            }
+            return String(buffer: body)
+        }
+        let metadata = #""metadata":{"greeting":{"title":"Greeting"}}}"#
+        #expect(
+            try text("de")
+                == #"{"state":"UPDATE","entries":{"greeting":"Hello","plain":"x\"y"},"templateVersion":"3","#
+                + metadata
+        )
+        #expect(
+            try text("fr")
+                == #"{"state":"UPDATE","entries":{"greeting":"Hello","fr_text":"Salut","plain":"x\"y"},"templateVersion":"3","#
+                + metadata
+        )
+        let empty = try Self.served(["parameters": ["unset": ["defaultValue": ["useInAppDefault": true]]]], version: 1)
+        guard case .update(_, let body) = try Self.respond(Self.body("de"), served: empty) else {
+            throw TestSetupError("expected UPDATE")
+        }
+        #expect(String(buffer: body) == #"{"state":"UPDATE","entries":{},"templateVersion":"1","metadata":{}}"#)
+    }
+
+    /// The ETag's header value in each of its forms, written in place (``ResultETag/headerValue``).
+    @Test func anETagIsWrittenInEachForm() throws {
+        let values = Digest128(high: 0x0123_4567_89ab_cdef, low: 0xfedc_ba98_7654_3210)
+        var etag = ResultETag(values: values, scope: [1, 2, 3], until: nil, body: .zero)
+        let proof = try #require(etag.proof).hex
+        #expect(proof.count == 32 && proof.allSatisfy { $0.isHexDigit && !$0.isUppercase })
+        #expect(etag.headerValue == "\"0123456789abcdeffedcba9876543210.\(proof)\"")
+        etag.until = 1_800_000_000_123
+        #expect(etag.headerValue == "\"0123456789abcdeffedcba9876543210.\(proof).1800000000123\"")
+        etag.proof = nil
+        etag.until = nil
+        #expect(etag.headerValue == "\"0123456789abcdeffedcba9876543210\"")
+        #expect(Digest128.zero.hex == String(repeating: "0", count: 32))
     }
 }

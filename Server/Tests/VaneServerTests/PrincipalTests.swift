@@ -82,4 +82,17 @@ import Testing
         #expect(try Accounts.grants("demo/staging, shop/*\n*").count == 3)
         #expect(throws: AccountError.self) { try Accounts.grants("demo/staging nonsense") }
     }
+
+    /// The index looks keys up by the digest of the secret as four words
+    /// (``KeyDigest``): the same digest as the stored hex hash, which reads back to it.
+    @Test func aKeysDigestIsItsStoredHash() {
+        let secret = APIKeySecret.generate(role: .client)
+        let stored = APIKeySecret.hash(secret)
+        #expect(KeyDigest(secret: secret).hex == stored)
+        #expect(KeyDigest(hex: stored) == KeyDigest(secret: secret))
+        #expect(KeyDigest(secret: secret + "x") != KeyDigest(secret: secret))
+        for bad in ["", String(stored.dropLast()), stored.uppercased(), String(stored.dropLast()) + "g"] {
+            #expect(KeyDigest(hex: bad) == nil, "\(bad)")
+        }
+    }
 }

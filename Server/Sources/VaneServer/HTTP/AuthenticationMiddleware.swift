@@ -15,15 +15,20 @@ struct AuthenticationMiddleware: RouterMiddleware {
         context: VaneRequestContext,
         next: (Request, VaneRequestContext) async throws -> Response
     ) async throws -> Response {
-        guard let secret = APIKeyCredentials.secret(in: request.headers) else {
-            return try await next(request, context)
-        }
+        guard let principal = try await principal(of: request) else { return try await next(request, context) }
+        var context = context
+        context.principal = principal
+        return try await next(request, context)
+    }
+
+    /// The principal of the request's API key; nil when it carries none.
+    /// - Throws: 401 for an unknown or revoked key.
+    func principal(of request: Request) async throws(APIError) -> Principal? {
+        guard let secret = APIKeyCredentials.secret(in: request.headers) else { return nil }
         guard let key = await keys.authenticate(secret: secret) else {
             throw APIError.unauthenticated("the API key is unknown or revoked")
         }
-        var context = context
-        context.principal = Principal(key: key)
-        return try await next(request, context)
+        return Principal(key: key)
     }
 }
 

@@ -14,19 +14,26 @@ struct ErrorLoggingMiddleware: RouterMiddleware {
     ) async throws -> Response {
         do {
             return try await next(request, context)
-        } catch let error as APIError {
-            throw error
-        } catch let error as any HTTPResponseError {
-            throw error
-        } catch  where StoreErrors.isBusy(error) {
-            // Any write that waited out SQLite's busy timeout: retryable, not a server fault.
-            throw APIError.storageBusy()
         } catch {
+            throw Self.answer(to: error, of: request, context: context)
+        }
+    }
+
+    /// What a request that failed with `error` answers: API and HTTP errors as they are, anything
+    /// else logged (without headers) and turned into a 500.
+    static func answer(to error: any Error, of request: Request, context: Context) -> any Error {
+        switch error {
+        case let error as APIError: return error
+        case let error as any HTTPResponseError: return error
+        case _ where StoreErrors.isBusy(error):
+            // Any write that waited out SQLite's busy timeout: retryable, not a server fault.
+            return APIError.storageBusy()
+        default:
             context.logger.error(
                 "request failed",
                 metadata: ["path": "\(request.uri.path)", "error": "\(String(describing: error))"]
             )
-            throw APIError(.internalServerError, "INTERNAL", "the server failed to handle the request; see its log")
+            return APIError(.internalServerError, "INTERNAL", "the server failed to handle the request; see its log")
         }
     }
 }

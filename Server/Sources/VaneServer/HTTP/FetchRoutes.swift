@@ -24,8 +24,14 @@ struct FetchRoutes {
         group.post(Self.path, use: fetch)
     }
 
+    /// The route as the router calls it, the environment in the path's parameters.
     @Sendable func fetch(_ request: Request, context: VaneRequestContext) async throws -> Response {
-        let environment = try RequestReading.environment(context)
+        try await fetch(request, context: context, environment: try RequestReading.environment(context))
+    }
+
+    /// The route for an environment read from the path (``FetchRequestChain`` reads it without the
+    /// router's parameters).
+    func fetch(_ request: Request, context: VaneRequestContext, environment: EnvironmentKey) async throws -> Response {
         let principal = try context.requirePrincipal()
         try principal.require(.fetch(environment))
         let body = try await RequestReading.body(request, limit: ServerLimits.maximumContextBytes)
@@ -72,7 +78,7 @@ struct FetchRoutes {
             return Response(
                 status: .ok,
                 headers: [.eTag: etag, .contentType: "application/json; charset=utf-8"],
-                body: ResponseBody(byteBuffer: ByteBuffer(bytes: body))
+                body: ResponseBody(byteBuffer: body)
             )
         case .noTemplate:
             return JSONResponse.make(bytes: FetchResponseBody.noTemplateBytes)

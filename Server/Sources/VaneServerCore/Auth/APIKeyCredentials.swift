@@ -12,7 +12,7 @@ package enum APIKeyCredentials {
         // this runs on every request.
         if let authorization = headers.first(where: { $0.name == .authorization })?.value {
             let utf8 = authorization.utf8
-            let scheme = Array("bearer ".utf8)
+            let scheme = "bearer ".utf8  // a view of a literal: no array per request
             // ASCII case-insensitive "Bearer " prefix, then the token without surrounding spaces.
             if utf8.count > scheme.count, zip(utf8, scheme).allSatisfy({ $0 | 0x20 == $1 }) {
                 var token = Substring(authorization).dropFirst(scheme.count)

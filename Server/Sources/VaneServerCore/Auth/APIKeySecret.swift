@@ -11,7 +11,11 @@ package enum APIKeySecret {
 
     /// The stored form of a secret: lower-case hex SHA-256.
     package static func hash(_ secret: String) -> String {
-        SHA256.hash(data: Array(secret.utf8)).withUnsafeBytes { Hex.encode($0) }
+        // Hashed in place: every request with a key comes here.
+        var secret = secret
+        return secret.withUTF8 { SHA256.hash(data: UnsafeRawBufferPointer($0)) }.withUnsafeBytes {
+            Hex.encode($0)
+        }
     }
 
     /// A short public id for a key (`k_` + 12 hex characters).

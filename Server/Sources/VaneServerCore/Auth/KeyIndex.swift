@@ -8,8 +8,8 @@ import NIOConcurrencyHelpers
 /// database.
 package final class KeyIndex: Sendable {
     private struct State {
-        package var keysByHash: [String: StoredKey] = [:]
-        package var hashesById: [String: String] = [:]
+        package var keysByHash: [KeyDigest: StoredKey] = [:]
+        package var hashesById: [String: KeyDigest] = [:]
         package var lastRefreshOnMiss: Int64 = 0
     }
 
@@ -24,11 +24,13 @@ package final class KeyIndex: Sendable {
     /// Reloads every key from the store.
     package func refresh() async throws {
         let keys = try await store.keyHashes()
-        var byHash: [String: StoredKey] = [:]
-        var byId: [String: String] = [:]
+        var byHash: [KeyDigest: StoredKey] = [:]
+        var byId: [String: KeyDigest] = [:]
+        // A stored hash that is not 64 hex digits matches no secret.
         for (hash, key) in keys {
-            byHash[hash] = key
-            byId[key.id] = hash
+            guard let digest = KeyDigest(hex: hash) else { continue }
+            byHash[digest] = key
+            byId[key.id] = digest
         }
         state.withLockedValue {
             $0.keysByHash = byHash
@@ -38,7 +40,7 @@ package final class KeyIndex: Sendable {
 
     /// The live key a secret belongs to; nil for an unknown or revoked key.
     package func authenticate(secret: String) async -> StoredKey? {
-        let hash = APIKeySecret.hash(secret)
+        let hash = KeyDigest(secret: secret)
         if let key = lookup(hash: hash) { return key.revokeTime == nil ? key : nil }
         let now = Clock.nowMilliseconds()
         let mayRefresh = state.withLockedValue { state -> Bool in
@@ -53,7 +55,7 @@ package final class KeyIndex: Sendable {
     /// Looks a key up by the SHA-256 of the presented secret. Timing can depend only on that
     /// digest, which says nothing about any stored key: this is what makes the check safe
     /// against timing attacks without comparing secrets byte by byte.
-    private func lookup(hash: String) -> StoredKey? {
+    private func lookup(hash: KeyDigest) -> StoredKey? {
         state.withLockedValue { $0.keysByHash[hash] }
     }
 
@@ -61,7 +63,7 @@ package final class KeyIndex: Sendable {
     package func key(id: String) -> (StoredKey, hash: String)? {
         state.withLockedValue { state in
             guard let hash = state.hashesById[id], let key = state.keysByHash[hash] else { return nil }
-            return (key, hash)
+            return (key, hash.hex)
         }
     }
 
@@ -92,7 +94,7 @@ package final class KeyIndex: Sendable {
 
     /// Adds a key just created on this node.
     package func insert(_ key: StoredKey, secret: String) {
-        let hash = APIKeySecret.hash(secret)
+        let hash = KeyDigest(secret: secret)
         state.withLockedValue {
             $0.keysByHash[hash] = key
             $0.hashesById[key.id] = hash

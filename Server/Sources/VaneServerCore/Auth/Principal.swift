@@ -62,16 +62,20 @@ package struct Principal: Sendable {
         }
     }
 
+    /// The roles besides admin that may fetch, and read a template: made once, as every fetch asks.
+    private static let fetchingRoles: Set<KeyRole> = [.client, .server]
+    private static let templateReadingRoles: Set<KeyRole> = [.server]
+
     private static func require(_ permission: Permission, key: StoredKey) throws(AccessDenied) {
         if key.role == .admin { return }
         let allowed: Set<KeyRole>
         let environment: EnvironmentKey
         switch permission {
         case .fetch(let target):
-            allowed = [.client, .server]
+            allowed = fetchingRoles
             environment = target
         case .readTemplate(let target):
-            allowed = [.server]
+            allowed = templateReadingRoles
             environment = target
         case .administer, .readHistory, .readAudit, .publish:
             throw AccessDenied(

@@ -1,6 +1,6 @@
 package import HTTPTypes
 package import Hummingbird
-import NIOCore
+package import NIOCore
 
 /// Finds the address a request comes from: the connection's peer, or — when the peer is a
 /// trusted reverse proxy — the address that proxy saw, from `X-Forwarded-For`.
@@ -38,6 +38,15 @@ package struct ClientAddressResolver: Sendable {
         return nearest
     }
 
+    /// The address of `request`'s client, which came from `peer`. Runs on every request: the
+    /// header is read only when a proxy's can be believed.
+    package func address(of request: Request, peer: SocketAddress?) -> String {
+        let forwarded =
+            trusted.isEmpty
+            ? [] : ClientAddressMiddleware.forwardedFor.map { request.headers[values: $0].map { Substring($0) } } ?? []
+        return address(peer: peer?.ipAddress, forwardedFor: forwarded)
+    }
+
     private func isTrusted(_ address: String) -> Bool {
         guard !trusted.isEmpty, let bytes = AddressRange.bytes(of: address) else { return false }
         return trusted.contains { $0.contains(bytes) }
@@ -69,11 +78,7 @@ package struct ClientAddressMiddleware: RouterMiddleware {
         next: (Request, VaneRequestContext) async throws -> Response
     ) async throws -> Response {
         var context = context
-        // Runs on every request: the header is read only when a proxy's can be believed.
-        let forwarded =
-            resolver.trusted.isEmpty
-            ? [] : Self.forwardedFor.map { request.headers[values: $0].map { Substring($0) } } ?? []
-        context.clientAddress = resolver.address(peer: context.remoteAddress?.ipAddress, forwardedFor: forwarded)
+        context.clientAddress = resolver.address(of: request, peer: context.remoteAddress)
         return try await next(request, context)
     }
 }

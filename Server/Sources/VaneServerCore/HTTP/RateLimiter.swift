@@ -96,26 +96,75 @@ package final class RateLimiter: Sendable {
         let byKey = keyRate.map { (BucketKey(scope: .key, id: keyId, digest: .zero), $0) }
         return state.withLockedValue { state in
             // Refilled in scope order; the first empty bucket refuses, and then no bucket is spent.
-            var refilled: [(BucketKey, Bucket)?] = [nil, nil, nil]
-            for (index, entry) in [client, byAddress, byKey].enumerated() {
-                guard let (key, rate) = entry else { continue }
-                var bucket = state.buckets[key] ?? Bucket(tokens: Self.burst(rate), updated: now)
-                let elapsed = Double(max(0, now - bucket.updated)) / 1000
-                bucket.tokens = min(Self.burst(rate), bucket.tokens + elapsed * rate)
-                bucket.updated = now
-                if bucket.tokens < 1 {
-                    state.buckets[key] = bucket
-                    let wait = (1 - bucket.tokens) / rate
-                    return Refusal(scope: key.scope, retryAfterSeconds: max(1, Int(wait.rounded(.up))))
+            var refilled: (client: Refilled?, address: Refilled?, key: Refilled?)
+            if let (key, rate) = client {
+                switch Self.refill(key, rate: rate, now: now, in: &state) {
+                case .refused(let refusal): return refusal
+                case .ready(let bucket): refilled.client = bucket
                 }
-                refilled[index] = (key, bucket)
             }
-            for case (let key, var bucket)? in refilled {
-                bucket.tokens -= 1
-                state.buckets[key] = bucket
+            if let (key, rate) = byAddress {
+                switch Self.refill(key, rate: rate, now: now, in: &state) {
+                case .refused(let refusal): return refusal
+                case .ready(let bucket): refilled.address = bucket
+                }
             }
+            if let (key, rate) = byKey {
+                switch Self.refill(key, rate: rate, now: now, in: &state) {
+                case .refused(let refusal): return refusal
+                case .ready(let bucket): refilled.key = bucket
+                }
+            }
+            // Buckets found are spent in place first: adding a new one moves the others.
+            Self.spend(refilled.client, found: true, in: &state)
+            Self.spend(refilled.address, found: true, in: &state)
+            Self.spend(refilled.key, found: true, in: &state)
+            Self.spend(refilled.client, found: false, in: &state)
+            Self.spend(refilled.address, found: false, in: &state)
+            Self.spend(refilled.key, found: false, in: &state)
             if state.buckets.count >= state.nextSweep { sweep(&state, now: now) }
             return nil
+        }
+    }
+
+    /// A bucket refilled up to `now`, and where it is in the dictionary (nil for a new one).
+    private struct Refilled {
+        var key: BucketKey
+        var bucket: Bucket
+        var index: Dictionary<BucketKey, Bucket>.Index?
+    }
+
+    /// A refilled bucket, or the refusal when it holds less than a token.
+    private enum Refill {
+        case ready(Refilled)
+        case refused(Refusal)
+    }
+
+    /// Refills a bucket, hashing its key once; an empty one is stored refilled (it is not spent)
+    /// and refuses.
+    private static func refill(_ key: BucketKey, rate: Double, now: Int64, in state: inout State) -> Refill {
+        let index = state.buckets.index(forKey: key)
+        var bucket = index.map { state.buckets.values[$0] } ?? Bucket(tokens: burst(rate), updated: now)
+        let elapsed = Double(max(0, now - bucket.updated)) / 1000
+        bucket.tokens = min(burst(rate), bucket.tokens + elapsed * rate)
+        bucket.updated = now
+        guard bucket.tokens >= 1 else {
+            if let index { state.buckets.values[index] = bucket } else { state.buckets[key] = bucket }
+            let wait = (1 - bucket.tokens) / rate
+            return .refused(Refusal(scope: key.scope, retryAfterSeconds: max(1, Int(wait.rounded(.up)))))
+        }
+        return .ready(Refilled(key: key, bucket: bucket, index: index))
+    }
+
+    /// Takes a token from a refilled bucket and stores it: in place when it was `found`, else added.
+    private static func spend(_ refilled: Refilled?, found: Bool, in state: inout State) {
+        guard let refilled, (refilled.index != nil) == found else { return }
+        var bucket = refilled.bucket
+        bucket.tokens -= 1
+        if let index = refilled.index {
+            state.buckets.values[index] = bucket
+        } else {
+            state.buckets[refilled.key] = bucket
         }
     }
 

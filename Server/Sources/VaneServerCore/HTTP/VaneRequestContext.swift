@@ -15,8 +15,9 @@ package struct VaneRequestContext: RequestContext, RemoteAddressRequestContext {
     }
     /// Boxed, so the context stays small: an event stream keeps its request's context while it lasts.
     private var session: SessionBox?
-    /// The connection's peer.
-    package let remoteAddress: SocketAddress?
+    /// The connection's peer, read when asked (once, for ``clientAddress``): not stored, so a
+    /// context — copied through the middleware, kept by an open stream's metrics — is smaller.
+    package var remoteAddress: SocketAddress? { channel.remoteAddress }
     /// The connection the request came on.
     package let channel: any Channel
     /// The client's address, set by ``ClientAddressMiddleware`` (the peer, or behind a trusted
@@ -27,7 +28,6 @@ package struct VaneRequestContext: RequestContext, RemoteAddressRequestContext {
     package init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.principal = nil
-        self.remoteAddress = source.channel.remoteAddress
         self.channel = source.channel
     }
 

@@ -4,14 +4,30 @@ import Foundation
 package enum Hex {
     /// Lower-case hex of some bytes; runs on every fetch, so no per-byte strings.
     package static func encode(_ bytes: UnsafeRawBufferPointer) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        return String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
-            for (index, byte) in bytes.enumerated() {
-                buffer[index * 2] = digits[Int(byte >> 4)]
-                buffer[index * 2 + 1] = digits[Int(byte & 0x0F)]
-            }
-            return bytes.count * 2
+        String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
+            write(bytes, to: buffer, at: 0)
         }
+    }
+
+    /// Writes the hex of `bytes` into `buffer` from `start`; returns the index after the last digit.
+    package static func write(
+        _ bytes: UnsafeRawBufferPointer,
+        to buffer: UnsafeMutableBufferPointer<UInt8>,
+        at start: Int
+    ) -> Int {
+        var index = start
+        for byte in bytes {
+            buffer[index] = digit(byte >> 4)
+            buffer[index + 1] = digit(byte & 0x0F)
+            index += 2
+        }
+        return index
+    }
+
+    /// The lower-case digit of a nibble: computed, as a table of digits was an array allocated per call.
+    @inline(__always)
+    private static func digit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble
     }
 }
 

@@ -1,4 +1,6 @@
 package import Foundation
+package import HTTPTypes
+package import NIOCore
 import VaneCore
 
 /// What a client fetch gets: the decision of `POST …/fetch`, free of HTTP.
@@ -9,7 +11,7 @@ package enum FetchOutcome: Sendable, Equatable {
     /// named is current (for clients that cannot handle 304).
     case noChange(etag: String, templateVersion: Int64)
     /// 200 `UPDATE`: the response bytes and their ETag.
-    case update(etag: String, body: [UInt8])
+    case update(etag: String, body: ByteBuffer)
     /// 200 `{"state":"NO_TEMPLATE",…}`, no ETag: nothing is published in the environment.
     case noTemplate
 }
@@ -38,6 +40,29 @@ package enum FetchResponder {
         body: [UInt8],
         digest: Digest128? = nil,
         ifNoneMatch tags: some EntityTagSource,
+        now: Date,
+        served: ServedTemplate?
+    ) throws(RequestBodyError) -> FetchOutcome {
+        try decide(body: body, digest: digest, tags: tags, now: now, served: served)
+    }
+
+    /// The outcome of one fetch with the request's header fields: the same decision, specialized
+    /// here for `HTTPFields` (called from the HTTP module, the generic one ran unspecialized,
+    /// looking up type metadata and witnesses for every tag of every poll).
+    package static func respond(
+        body: [UInt8],
+        digest: Digest128? = nil,
+        ifNoneMatch fields: HTTPFields,
+        now: Date,
+        served: ServedTemplate?
+    ) throws(RequestBodyError) -> FetchOutcome {
+        try decide(body: body, digest: digest, tags: fields, now: now, served: served)
+    }
+
+    private static func decide(
+        body: [UInt8],
+        digest: Digest128?,
+        tags: some EntityTagSource,
         now: Date,
         served: ServedTemplate?
     ) throws(RequestBodyError) -> FetchOutcome {

@@ -55,10 +55,27 @@ package struct ResultETag: Sendable {
 
     /// The header value, quoted.
     package var headerValue: String {
-        var text = "\"" + values.hex
-        if let proof { text += "." + proof.hex }
-        if let until { text += "." + String(until) }
-        return text + "\""
+        // Every fetch answer has one: one string written in place, not joined from five.
+        let untilText = until.map(String.init)
+        let capacity = 2 + 32 + (proof == nil ? 0 : 33) + (untilText.map { $0.utf8.count + 1 } ?? 0)
+        return String(unsafeUninitializedCapacity: capacity) { buffer in
+            buffer[0] = UInt8(ascii: "\"")
+            var index = values.writeHex(to: buffer, at: 1)
+            if let proof {
+                buffer[index] = UInt8(ascii: ".")
+                index = proof.writeHex(to: buffer, at: index + 1)
+            }
+            if let untilText {
+                buffer[index] = UInt8(ascii: ".")
+                index += 1
+                for byte in untilText.utf8 {
+                    buffer[index] = byte
+                    index += 1
+                }
+            }
+            buffer[index] = UInt8(ascii: "\"")
+            return index + 1
+        }
     }
 
     /// Whether this ETag, presented with `body`, names the result of the version whose proof scope
@@ -138,6 +155,11 @@ package struct Digest128: Sendable, Hashable {
 
     /// 32 lower-case hex digits.
     package var hex: String {
-        withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { Hex.encode($0) }
+        String(unsafeUninitializedCapacity: 32) { writeHex(to: $0, at: 0) }
+    }
+
+    /// Writes the 32 hex digits into `buffer` from `start`; returns the index after them.
+    package func writeHex(to buffer: UnsafeMutableBufferPointer<UInt8>, at start: Int) -> Int {
+        withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { Hex.write($0, to: buffer, at: start) }
     }
 }

@@ -1,4 +1,5 @@
 import Crypto
+package import NIOCore
 package import Synchronization
 package import VaneCore
 
@@ -44,6 +45,12 @@ package final class ServedTemplate: Sendable {
     /// Per branch: the digest of what it adds to a response, its entry and its key's metadata;
     /// zero when it sends nothing.
     private let branchDigests: [Digest128]
+    /// The bytes of an `UPDATE` body between its entries and its metadata (they name the version).
+    private let updateMiddle: [UInt8]
+    /// The most bytes an `UPDATE` body can have: each parameter's longest entry and metadata with
+    /// their commas, and the fixed parts. A response is written into a buffer of this size, in one walk
+    /// over the entries and one over the metadata.
+    private let maximumUpdateBytes: Int
     /// What a fetch ETag's proof binds besides the request (see ``ResultETag``), encoded once: a
     /// domain tag, the environment, the version number, the SHA-256 of the template and that of
     /// the running experiments, so a proof cannot outlive its template even where version numbers
@@ -164,6 +171,20 @@ package final class ServedTemplate: Sendable {
         self.entryFragments = entryFragments
         self.metadataFragments = metadataFragments
         self.branchDigests = branchDigests
+        let middle = FetchResponseBody.updateMiddle(templateVersion: number)
+        updateMiddle = middle
+        var maximum = FetchResponseBody.updatePrefix.count + middle.count + 3  // `{`, `}}`
+        entryFragments.withReader { entries in
+            metadataFragments.withReader { metadata in
+                for (parameter, start) in branchStarts.enumerated() {
+                    let end = parameter + 1 < branchStarts.count ? branchStarts[parameter + 1] : branchDigests.count
+                    // The longest of its branches' entries and metadata, each with a comma.
+                    maximum += ((start..<end).map(entries.count(at:)).max() ?? 0) + 1
+                    maximum += ((start..<end).map(metadata.count(at:)).max() ?? 0) + 1
+                }
+            }
+        }
+        maximumUpdateBytes = maximum
     }
 
     /// The digest of what `result` sends, its entries and their keys' metadata: the `values` of
@@ -178,32 +199,43 @@ package final class ServedTemplate: Sendable {
         return digest
     }
 
-    /// The `UPDATE` response for `result`, assembled from the pieces encoded at publish time.
-    package func updateResponse(for result: EvaluationResult) -> [UInt8] {
-        var response: [UInt8] = []
-        response.reserveCapacity(4096)
-        response.append(contentsOf: FetchResponseBody.updatePrefix)
-        var metadata: [UInt8] = [UInt8(ascii: "{")]
-        var first = true
-        branchStarts.withUnsafeBufferPointer { starts in
-            result.forEachBranch { parameter, branch in
-                let index = starts[parameter] + branch
-                if !entryFragments.isEmpty(at: index) {
-                    if !first { response.append(UInt8(ascii: ",")) }
-                    first = false
-                    entryFragments.write(index, to: &response)
-                }
-                if !metadataFragments.isEmpty(at: index) {
-                    if metadata.count > 1 { metadata.append(UInt8(ascii: ",")) }
-                    metadataFragments.write(index, to: &metadata)
+    /// The `UPDATE` response for `result`, assembled from the pieces encoded at publish time, each
+    /// copied once into a buffer of ``maximumUpdateBytes`` (it was an array grown as it went, its
+    /// metadata a second one appended to it, and the whole copied again into the response's buffer).
+    package func updateResponse(for result: EvaluationResult) -> ByteBuffer {
+        var buffer = ByteBufferAllocator().buffer(capacity: maximumUpdateBytes)
+        _ = branchStarts.withUnsafeBufferPointer { starts in
+            entryFragments.withReader { entries in
+                metadataFragments.withReader { metadata in
+                    buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: maximumUpdateBytes) { output in
+                        var writer = ByteWriter(output)
+                        FetchResponseBody.updatePrefix.withUnsafeBytes { writer.write($0) }
+                        var first = true
+                        result.forEachBranch { parameter, branch in
+                            let fragment = entries[starts[parameter] + branch]
+                            guard !fragment.isEmpty else { return }
+                            if !first { writer.write(UInt8(ascii: ",")) }
+                            first = false
+                            writer.write(fragment)
+                        }
+                        updateMiddle.withUnsafeBytes { writer.write($0) }
+                        writer.write(UInt8(ascii: "{"))
+                        first = true
+                        result.forEachBranch { parameter, branch in
+                            let fragment = metadata[starts[parameter] + branch]
+                            guard !fragment.isEmpty else { return }
+                            if !first { writer.write(UInt8(ascii: ",")) }
+                            first = false
+                            writer.write(fragment)
+                        }
+                        writer.write(UInt8(ascii: "}"))
+                        writer.write(UInt8(ascii: "}"))
+                        return writer.count
+                    }
                 }
             }
         }
-        metadata.append(UInt8(ascii: "}"))
-        response.append(contentsOf: FetchResponseBody.updateMiddle(templateVersion: versionNumber))
-        response.append(contentsOf: metadata)
-        response.append(UInt8(ascii: "}"))
-        return response
+        return buffer
     }
 
     /// `etag-{project}-{environment}-{version}`: changes with every publish.
@@ -229,17 +261,52 @@ package struct ByteFragments: Sendable {
         ends.append(bytes.count)
     }
 
-    /// Whether the fragment at `index` is empty.
-    package func isEmpty(at index: Int) -> Bool {
-        ends[index] == (index == 0 ? 0 : ends[index - 1])
+    /// Reads the fragments through `body`, without reference counting per fragment.
+    package func withReader<Result>(_ body: (Reader) throws -> Result) rethrows -> Result {
+        try bytes.withUnsafeBytes { bytes in
+            try ends.withUnsafeBufferPointer { ends in try body(Reader(bytes: bytes, ends: ends)) }
+        }
     }
 
-    /// Appends the fragment at `index` to `output`.
-    package func write(_ index: Int, to output: inout [UInt8]) {
-        let start = index == 0 ? 0 : ends[index - 1]
-        bytes.withUnsafeBufferPointer {
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start..<ends[index]]))
+    /// The fragments, valid inside ``withReader(_:)``.
+    package struct Reader {
+        fileprivate let bytes: UnsafeRawBufferPointer
+        fileprivate let ends: UnsafeBufferPointer<Int>
+
+        /// The length of the fragment at `index`.
+        package func count(at index: Int) -> Int {
+            ends[index] - (index == 0 ? 0 : ends[index - 1])
         }
+
+        /// The fragment at `index`.
+        package subscript(index: Int) -> UnsafeRawBufferPointer {
+            UnsafeRawBufferPointer(rebasing: bytes[(index == 0 ? 0 : ends[index - 1])..<ends[index]])
+        }
+    }
+}
+
+/// Copies bytes one after another into memory of a size measured beforehand.
+private struct ByteWriter {
+    private let output: UnsafeMutableRawBufferPointer
+    /// How many bytes are written.
+    private(set) var count = 0
+
+    init(_ output: UnsafeMutableRawBufferPointer) {
+        self.output = output
+    }
+
+    mutating func write(_ source: UnsafeRawBufferPointer) {
+        // A wrong measurement must stop here, not write past the buffer.
+        precondition(count + source.count <= output.count, "a response outgrew its measured size")
+        guard let from = source.baseAddress, let to = output.baseAddress else { return }
+        (to + count).copyMemory(from: from, byteCount: source.count)
+        count += source.count
+    }
+
+    mutating func write(_ byte: UInt8) {
+        precondition(count < output.count, "a response outgrew its measured size")
+        output[count] = byte
+        count += 1
     }
 }
 
