@@ -1,19 +1,21 @@
-// The floor of event ingest on SQLite: the rows `ingest-benchmark.sh` sends, stored by SQLite
-// alone from a C loop, with vane's schema, pragmas and durability (WAL, synchronous = FULL, one
-// transaction per group of GROUP events), and nothing else: no HTTP, no JSON request body, no
-// experiment sums. Built against the SQLite that vane links (SQLiteNIO's amalgamation):
-//
-//   S=Server/.build/checkouts/sqlite-nio/Sources/VaporCSQLite
-//   gcc -O2 -o /tmp/sqlite-floor Server/Benchmarks/SQLiteFloor/sqlite-floor.c $S/sqlite_nio_sqlite3.c \
-//       -I$S/include -DSQLITE_DEFAULT_MEMSTATUS=0 -DSQLITE_DQS=0 -DSQLITE_OMIT_DEPRECATED \
-//       -DSQLITE_OMIT_LOAD_EXTENSION -DSQLITE_OMIT_SHARED_CACHE -DSQLITE_SECURE_DELETE \
-//       -DSQLITE_THREADSAFE=1 -DSQLITE_USE_URI -lpthread -lm
-//   /tmp/sqlite-floor DIR MODE [GROUPS] [GROUP]      (default 300 groups of 800 events)
-//
-// MODE: `jsonb` — the rows as one JSON array read by `jsonb_each` (what vane binds);
-//       `json` — the same through `json_each` (what vane bound before);
-//       `row` — one prepared INSERT stepped per row with bound values (the least SQLite does).
-// Prints the CPU time (user + system) per event and the events per second of the loop.
+/*
+ * The floor of event ingest on SQLite: the rows `ingest-benchmark.sh` sends, stored by SQLite
+ * alone from a C loop, with vane's schema, pragmas and durability (WAL, synchronous = FULL, one
+ * transaction per group of GROUP events), and nothing else: no HTTP, no JSON request body, no
+ * experiment sums. Built against the SQLite that vane links (SQLiteNIO's amalgamation):
+ *
+ *   S=Server/.build/checkouts/sqlite-nio/Sources/VaporCSQLite
+ *   gcc -O2 -o /tmp/sqlite-floor Server/Benchmarks/SQLiteFloor/sqlite-floor.c $S/sqlite_nio_sqlite3.c \
+ *       -I$S/include -DSQLITE_DEFAULT_MEMSTATUS=0 -DSQLITE_DQS=0 -DSQLITE_OMIT_DEPRECATED \
+ *       -DSQLITE_OMIT_LOAD_EXTENSION -DSQLITE_OMIT_SHARED_CACHE -DSQLITE_SECURE_DELETE \
+ *       -DSQLITE_THREADSAFE=1 -DSQLITE_USE_URI -lpthread -lm
+ *   /tmp/sqlite-floor DIR MODE [GROUPS] [GROUP]      (default 300 groups of 800 events)
+ *
+ * MODE: `jsonb` — the rows as one JSON array read by `jsonb_each` (what vane binds);
+ *       `json` — the same through `json_each` (what vane bound before);
+ *       `row` — one prepared INSERT stepped per row with bound values (the least SQLite does).
+ * Prints the CPU time (user + system) per event and the events per second of the loop.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

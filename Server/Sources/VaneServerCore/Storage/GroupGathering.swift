@@ -1,5 +1,3 @@
-import Foundation  // TEMP
-
 /// How an ``EventIngestor`` writer forms its groups: when it waits for more batches before it
 /// starts one, and how many events one holds.
 ///
@@ -54,19 +52,18 @@ package struct GroupGathering: Sendable, Equatable {
     /// core. A group of everything in flight leaves the cores idle during its transaction (every
     /// client waits for its answer) and the database idle while the next requests are read; two
     /// halves take turns instead, one half's requests read while the other half is written. That
-    /// costs a second commit, so it is done only while a commit takes less than half the time the
-    /// overlap saves (a half's work, as the last group's took per event), and for at least
-    /// ``minimumSplit`` events: with a slow disk, or a few batches, one group is faster.
+    /// costs a second commit, so it is done only while a commit takes less than a quarter of a
+    /// half's work (at the last group's time per event, its commit left out), and for at least
+    /// ``minimumSplit`` events: with a disk slow to sync, or a few batches, one group is faster.
     package func limit(inFlight: Int) -> Int? {
         let half = (inFlight + 1) / 2
-        guard lastEvents > 0, half >= Self.minimumSplit, Self.splits else { return nil }
+        guard lastEvents > 0, half >= Self.minimumSplit else { return nil }
         let work = (lastTook - lastCommit) / lastEvents * half
-        return lastCommit * 2 < work ? half : nil
+        return lastCommit * 4 < work ? half : nil
     }
 
     /// The fewest events of a group ``limit(inFlight:)`` splits off.
     package static let minimumSplit = 200
-    static let splits = ProcessInfo.processInfo.environment["VANE_TEMP_SPLIT"] != "off"  // TEMP knob
 
     /// Notes a group written.
     package mutating func record(requests: Int, events: Int, took: Duration, commit: Duration) {
