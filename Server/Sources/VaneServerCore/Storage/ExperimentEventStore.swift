@@ -20,13 +20,6 @@ package final class ExperimentEventStore: Sendable {
         case all
         /// The events with these ids; the others were stored before, or are the same id again.
         case only(Set<String>)
-
-        package func contains(_ id: String) -> Bool {
-            switch self {
-            case .all: true
-            case .only(let ids): ids.contains(id)
-            }
-        }
     }
 
     /// Stores the events whose ids are new and counts them in the sums of the `running`
