@@ -333,7 +333,7 @@ import VaneCore
             let accepted = try await withThrowingTaskGroup(of: Int.self) { group in
                 for batch in batches {
                     group.addTask {
-                        try await ingestor.ingest(batch, in: environment, running: running, receivedAt: time).count
+                        try await ingestor.ingest(batch, in: environment, running: running, receivedAt: time)
                     }
                 }
                 return try await group.reduce(0, +)

@@ -80,21 +80,21 @@ struct EventRoutes {
             case .failure(let refusal): throw Self.quotaExhausted(refusal, environment: environment, batch: kept.count)
             }
         }
-        let stored: Set<String>
+        let stored: Int
         do {
             stored = try await ingestor.ingest(kept, in: environment, running: runningList, receivedAt: now)
         } catch {
             quota.release(kept.count, of: reservation)
             throw error
         }
-        quota.release(kept.count - stored.count, of: reservation)
-        if !stored.isEmpty, runningList.contains(where: { $0.key.hasPrefix(RolloutPlan.experimentKeyPrefix) }) {
+        quota.release(kept.count - stored, of: reservation)
+        if stored > 0, runningList.contains(where: { $0.key.hasPrefix(RolloutPlan.experimentKeyPrefix) }) {
             rolloutWake.signal()
         }
         rejected.sort { $0.index < $1.index }
         return JSONResponse.make([
-            "accepted": .number(JSONNumber(stored.count)),
-            "duplicates": .number(JSONNumber(batch.duplicates + storedBefore + kept.count - stored.count)),
+            "accepted": .number(JSONNumber(stored)),
+            "duplicates": .number(JSONNumber(batch.duplicates + storedBefore + kept.count - stored)),
             "ignored": .number(JSONNumber(ignored)),
             "rejected": .array(
                 rejected.map { rejection in

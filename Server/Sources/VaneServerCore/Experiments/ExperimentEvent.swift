@@ -117,8 +117,7 @@ package enum ExperimentEventReader {
         var batch = Batch(events: [], rejected: [], duplicates: 0)
         var seen: Set<String> = []
         for (index, item) in items.enumerated() {
-            let path = JSONPath.root.appending("events").appending(index)
-            switch event(item, at: path, now: now) {
+            switch event(item, at: JSONPath.root.appending("events").appending(index), now: now) {
             case .event(let event):
                 // The same id twice in one batch is one event, as it would be in two batches.
                 if seen.insert(event.id).inserted {
@@ -135,9 +134,10 @@ package enum ExperimentEventReader {
         return .success(batch)
     }
 
-    package static func event(_ value: JSONValue, at path: JSONPath, now: Int64) -> Outcome {
+    /// One event read; `path`, where it is in the batch, is made only for a problem.
+    package static func event(_ value: JSONValue, at path: @autoclosure () -> JSONPath, now: Int64) -> Outcome {
         func problem(_ member: String?, _ rule: String, _ message: String) -> Outcome {
-            .problem(ValidationIssue(.error, at: member.map { path.appending($0) } ?? path, rule: rule, message))
+            .problem(ValidationIssue(.error, at: member.map { path().appending($0) } ?? path(), rule: rule, message))
         }
         guard case .object(let object) = value else {
             return problem(nil, "type", "expected an event object, found \(value.kindDescription)")
@@ -156,7 +156,7 @@ package enum ExperimentEventReader {
                 "required: the unit's randomization id, 1-\(maximumUnitCharacters) characters"
             )
         }
-        if let problem = controlCharacterProblem(unit, at: path.appending("unit")) { return .problem(problem) }
+        if let problem = controlCharacterProblem(unit, at: path().appending("unit")) { return .problem(problem) }
         guard case .string(let timeText)? = object["time"], let time = Clock.milliseconds(rfc3339: timeText) else {
             return problem(
                 "time",
@@ -180,11 +180,11 @@ package enum ExperimentEventReader {
         }
         switch object["type"] {
         case .string("exposure")?:
-            for member in object
-            where !["id", "type", "time", "unit", "experiment", "variant", "flagKey", "templateVersion"].contains(
-                member.key
-            ) {
-                return problem(member.key, "unknown-member", "unknown member of an exposure")
+            for member in object {
+                switch member.key {
+                case "id", "type", "time", "unit", "experiment", "variant", "flagKey", "templateVersion": continue
+                default: return problem(member.key, "unknown-member", "unknown member of an exposure")
+                }
             }
             guard case .string(let experiment)? = object["experiment"], Identifier.isValid(experiment) else {
                 return problem("experiment", "required", "required: the experiment's key")
@@ -196,7 +196,7 @@ package enum ExperimentEventReader {
             switch object["flagKey"] {
             case nil, .null?: break
             case .string(let key)? where isBounded(key, maximum: maximumFlagKeyCharacters):
-                if let problem = controlCharacterProblem(key, at: path.appending("flagKey")) {
+                if let problem = controlCharacterProblem(key, at: path().appending("flagKey")) {
                     return .problem(problem)
                 }
                 flagKey = key
@@ -236,9 +236,11 @@ package enum ExperimentEventReader {
                 )
             )
         case .string("metric")?:
-            for member in object
-            where !["id", "type", "time", "unit", "name", "value", "properties"].contains(member.key) {
-                return problem(member.key, "unknown-member", "unknown member of a metric event")
+            for member in object {
+                switch member.key {
+                case "id", "type", "time", "unit", "name", "value", "properties": continue
+                default: return problem(member.key, "unknown-member", "unknown member of a metric event")
+                }
             }
             guard case .string(let name)? = object["name"], ExperimentDefinitionReader.isValidName(name) else {
                 return problem(
@@ -274,10 +276,10 @@ package enum ExperimentEventReader {
                             "property names must be 1-\(maximumPropertyNameCharacters) characters; found one of \(member.key.unicodeScalars.count)"
                         )
                     }
-                    if let problem = controlCharacterProblem(member.key, at: path.appending("properties")) {
+                    if let problem = controlCharacterProblem(member.key, at: path().appending("properties")) {
                         return .problem(problem)
                     }
-                    let memberPath = path.appending("properties").appending(member.key)
+                    let memberPath = path().appending("properties").appending(member.key)
                     switch member.value {
                     case .string(let text) where text.unicodeScalars.count <= maximumPropertyValueCharacters:
                         // Free text may hold line breaks and tabs; PostgreSQL cannot store NUL.
@@ -328,11 +330,12 @@ package enum ExperimentEventReader {
         in environment: EnvironmentKey
     ) -> ValidationIssue? {
         guard case .exposure(let key, let variant, _, _) = event.kind else { return nil }
-        let path = JSONPath.root.appending("events").appending(index)
+        // Made only for a problem.
+        func path() -> JSONPath { JSONPath.root.appending("events").appending(index) }
         guard let experiment = running[key] else {
             return ValidationIssue(
                 .error,
-                at: path.appending("experiment"),
+                at: path().appending("experiment"),
                 rule: "not-running",
                 "experiment \"\(key)\" is not running in \(environment); exposures count only while it runs"
             )
@@ -341,7 +344,7 @@ package enum ExperimentEventReader {
             let names = experiment.definition.variants.map { "\"\($0.name)\"" }.joined(separator: ", ")
             return ValidationIssue(
                 .error,
-                at: path.appending("variant"),
+                at: path().appending("variant"),
                 rule: "unknown-variant",
                 "experiment \"\(key)\" has no variant \"\(variant)\"; its variants: \(names)"
             )
@@ -351,7 +354,7 @@ package enum ExperimentEventReader {
         if let start = experiment.startTime, event.time < start - maximumClockSkewMilliseconds {
             return ValidationIssue(
                 .error,
-                at: path.appending("time"),
+                at: path().appending("time"),
                 rule: "before-start",
                 "\(Clock.rfc3339(milliseconds: event.time)) is more than \(maximumClockSkewMilliseconds / 60_000) minutes before experiment \"\(key)\" started (\(Clock.rfc3339(milliseconds: start))); exposures before its start do not count"
             )
@@ -365,15 +368,19 @@ package enum ExperimentEventReader {
     }
 
     /// The problem with a control character (C0, DEL or C1) in a unit, a key or a property name,
-    /// at `path`; nil when there is none. PostgreSQL cannot store NUL at all, and the others are
-    /// no part of an id or a name, only of text made to mislead a reader of logs and exports.
-    package static func controlCharacterProblem(_ text: String, at path: JSONPath) -> ValidationIssue? {
+    /// at `path` (made only then); nil when there is none. PostgreSQL cannot store NUL at all, and
+    /// the others are no part of an id or a name, only of text made to mislead a reader of logs and
+    /// exports.
+    package static func controlCharacterProblem(
+        _ text: String,
+        at path: @autoclosure () -> JSONPath
+    ) -> ValidationIssue? {
         guard let scalar = text.unicodeScalars.first(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
         else { return nil }
         let code = String(scalar.value, radix: 16, uppercase: true)
         return ValidationIssue(
             .error,
-            at: path,
+            at: path(),
             rule: "control-character",
             "contains the control character U+\(String(repeating: "0", count: max(0, 4 - code.count)))\(code); ids, units, keys and property names are printable text"
         )

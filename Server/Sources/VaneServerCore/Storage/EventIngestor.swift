@@ -9,7 +9,9 @@ import Synchronization
 /// ``maximumEventsPerTransaction``, in one ``ExperimentEventStore/insert(_:in:running:receivedAt:)``.
 /// A lone batch is written at once; under load, the batches that arrived during one commit share
 /// the next, and a writer that finds fewer batches queued than its last group held waits briefly
-/// for the rest (``GroupGathering``). Each request still learns which of its own events were new.
+/// for the rest, and while commits are quick a group holds about half the events clients keep
+/// unanswered, so one half's requests are read while the other half is written (``GroupGathering``).
+/// Each request still learns how many of its own events were new.
 /// When the database refuses a group's transaction, each request of the group is written again on
 /// its own, so a request's failure is its own.
 package final class EventIngestor: Sendable {
@@ -20,12 +22,17 @@ package final class EventIngestor: Sendable {
         package var events: [ExperimentEvent]
         package var running: [Experiment]
         package var receivedAt: Int64
-        package var continuation: CheckedContinuation<Set<String>, any Error>
+        package var continuation: CheckedContinuation<Int, any Error>
     }
 
     private struct Queue: Sendable {
         package var pending: [Pending] = []
         package var writers = 0
+        /// Events received and not yet answered: queued, or in a writer's group.
+        package var unanswered = 0
+        /// The most `unanswered` reached since the last group started: what the clients keep in
+        /// flight, which sets the next group's limit.
+        package var peakUnanswered = 0
         /// What the last group held and took, kept while no writer runs: the next writer's cue.
         package var gathering: GroupGathering
         /// A writer waiting for `target` requests to queue.
@@ -76,21 +83,23 @@ package final class EventIngestor: Sendable {
 
     /// Stores `events` (counting them for the `running` experiments) together with whatever else
     /// is queued for the environment.
-    /// - Returns: The ids of `events` stored now; the others were stored before, or earlier in
-    ///   the same transaction for another request.
+    /// - Returns: How many of `events` were stored now; the others were stored before, or earlier
+    ///   in the same transaction for another request (`events` holds each id once).
     package func ingest(
         _ events: [ExperimentEvent],
         in environment: EnvironmentKey,
         running: [Experiment],
         receivedAt: Int64
-    ) async throws -> Set<String> {
-        guard !events.isEmpty else { return [] }
+    ) async throws -> Int {
+        guard !events.isEmpty else { return 0 }
         return try await withCheckedThrowingContinuation { continuation in
             let (startsWriter, gathered) = queues.withLockedValue { queues in
                 var queue = queues[environment] ?? Queue(gathering: initialGathering)
                 queue.pending.append(
                     Pending(events: events, running: running, receivedAt: receivedAt, continuation: continuation)
                 )
+                queue.unanswered += events.count
+                queue.peakUnanswered = max(queue.peakUnanswered, queue.unanswered)
                 let starts = queue.writers < maximumWriters
                 if starts { queue.writers += 1 }
                 var gathered: CheckedContinuation<Void, Never>?
@@ -123,15 +132,20 @@ package final class EventIngestor: Sendable {
                 if !gathered, queue.writers == 1, let wait = queue.gathering.wait(pending: queue.pending.count) {
                     return .gather(target: queue.gathering.lastRequests, for: wait)
                 }
+                let limit = min(
+                    Self.maximumEventsPerTransaction,
+                    queue.gathering.limit(inFlight: queue.peakUnanswered) ?? .max
+                )
                 var count = 0
                 var taken = 0
                 for pending in queue.pending {
-                    if taken > 0 && count + pending.events.count > Self.maximumEventsPerTransaction { break }
+                    if taken > 0 && count + pending.events.count > limit { break }
                     count += pending.events.count
                     taken += 1
                 }
                 let group = Array(queue.pending.prefix(taken))
                 queue.pending.removeFirst(taken)
+                queue.peakUnanswered = queue.unanswered
                 queues[environment] = queue
                 return .write(group)
             }
@@ -145,9 +159,18 @@ package final class EventIngestor: Sendable {
                 // Counted before the group's requests are answered, so they see it counted.
                 groups.add(1, ordering: .relaxed)
                 let started = ContinuousClock.now
-                await write(group, in: environment)
+                let commit = await write(group, in: environment)
                 let took = ContinuousClock.now - started
-                queues.withLockedValue { $0[environment]?.gathering.record(requests: group.count, took: took) }
+                let events = group.reduce(0) { $0 + $1.events.count }
+                queues.withLockedValue { queues in
+                    queues[environment]?.gathering.record(
+                        requests: group.count,
+                        events: events,
+                        took: took,
+                        commit: commit
+                    )
+                    queues[environment]?.unanswered -= events
+                }
                 gathered = false
             }
         }
@@ -180,7 +203,10 @@ package final class EventIngestor: Sendable {
         }
     }
 
-    private func write(_ group: [Pending], in environment: EnvironmentKey) async {
+    /// Writes a group and answers its requests; returns how long its commit took (zero when the
+    /// database refused it).
+    @discardableResult
+    private func write(_ group: [Pending], in environment: EnvironmentKey) async -> Duration {
         // Every request read the running experiments within the last second; the transaction
         // checks each one's status again, so the union is safe.
         var running: [String: Experiment] = [:]
@@ -188,30 +214,34 @@ package final class EventIngestor: Sendable {
             for experiment in pending.running { running[experiment.key] = experiment }
         }
         do {
-            let stored = try await store.insert(
+            let (stored, commit) = try await store.insert(
                 group.flatMap(\.events),
                 in: environment,
                 running: Array(running.values),
                 receivedAt: group.map(\.receivedAt).max() ?? 0
             )
-            // An id sent by two requests of the group is new for the first only.
-            var claimed: Set<String> = []
-            for pending in group {
-                var mine: Set<String> = []
-                for event in pending.events where stored.contains(event.id) && claimed.insert(event.id).inserted {
-                    mine.insert(event.id)
+            switch stored {
+            case .all:
+                for pending in group { pending.continuation.resume(returning: pending.events.count) }
+            case .only(let ids):
+                // An id sent by two requests of the group is new for the first only.
+                var claimed: Set<String> = []
+                for pending in group {
+                    let mine = pending.events.count(where: { ids.contains($0.id) && claimed.insert($0.id).inserted })
+                    pending.continuation.resume(returning: mine)
                 }
-                pending.continuation.resume(returning: mine)
             }
+            return commit
         } catch {
             guard group.count > 1 else {
                 for pending in group { pending.continuation.resume(throwing: error) }
-                return
+                return .zero
             }
             // The database refused the transaction, and with it every request that shared it.
             // Whatever one request sent must not sink the others: each is written on its own,
             // so only the one that fails again learns of the failure.
             for pending in group { await write([pending], in: environment) }
+            return .zero
         }
     }
 }

@@ -13,16 +13,26 @@ package final class ExperimentEventStore: Sendable {
         self.engine = engine
     }
 
+    /// The events one ``insert(_:in:running:receivedAt:)`` stored.
+    package enum Stored: Sendable, Equatable {
+        /// Every event given: their ids were all new and all different (the common case, told
+        /// apart so that no set of ids is made).
+        case all
+        /// The events with these ids; the others were stored before, or are the same id again.
+        case only(Set<String>)
+    }
+
     /// Stores the events whose ids are new and counts them in the sums of the `running`
     /// experiments they concern, in one transaction (all or none).
-    /// - Returns: The ids stored now; the others were stored before.
+    /// - Returns: What was stored now (the others were stored before), and how long the commit
+    ///   took, which tells ``EventIngestor`` how its groups should form.
     package func insert(
         _ events: [ExperimentEvent],
         in environment: EnvironmentKey,
         running: [Experiment],
         receivedAt: Int64
-    ) async throws -> Set<String> {
-        guard !events.isEmpty else { return [] }
+    ) async throws -> (stored: Stored, commit: Duration) {
+        guard !events.isEmpty else { return (.only([]), .zero) }
         let rows = Self.rowsJSON(events)
         let kind = engine.kind
         let source = JSONBinds.select(
@@ -31,23 +41,67 @@ package final class ExperimentEventStore: Sendable {
             rows: rows,
             kind: kind
         )
-        let stored = try await engine.transaction { database in
-            let inserted = try await database.raw(
-                """
-                INSERT INTO experiment_events (project_id, environment_id, receive_time, event_id, event_type, unit_id, \
-                event_time, experiment_key, variant, flag_key, template_version, metric_name, metric_value, properties) \
-                \(source) ON CONFLICT (project_id, environment_id, event_id) DO NOTHING RETURNING event_id
-                """
-            ).all(decodingColumn: "event_id", as: String.self)
-            let stored = Set(inserted)
+        let insert: SQLQueryString = """
+            INSERT INTO experiment_events (project_id, environment_id, receive_time, event_id, event_type, unit_id, \
+            event_time, experiment_key, variant, flag_key, template_version, metric_name, metric_value, properties) \
+            \(source) ON CONFLICT (project_id, environment_id, event_id) DO NOTHING
+            """
+        let (stored, worked) = try await engine.transaction { database in
+            let stored: Stored
+            // SQLite: the first rowid this insert gave; every row below it was stored before.
+            var firstRowid: Int64?
+            switch kind {
+            case .sqlite:
+                // Rows returned one by one cost more than the insert itself, and ids are rarely
+                // stored already. A rowid table numbers new rows one above its largest, so the
+                // rows this insert stored are the last `changes()` rowids.
+                try await database.raw(insert).run()
+                // One row, always (a SELECT without FROM).
+                let row = try await database.raw("SELECT changes() AS stored, last_insert_rowid() AS last").first()
+                let count = try row?.decode(column: "stored", as: Int64.self) ?? 0
+                let first = (try row?.decode(column: "last", as: Int64.self) ?? 0) - count + 1
+                firstRowid = first
+                if count == Int64(events.count) {
+                    stored = .all
+                } else if count == 0 {
+                    stored = .only([])
+                } else {
+                    stored = .only(
+                        Set(
+                            try await database.raw(
+                                "SELECT event_id FROM experiment_events WHERE rowid >= \(bind: first)"
+                            ).all(decodingColumn: "event_id", as: String.self)
+                        )
+                    )
+                }
+            case .postgres:
+                let ids = try await database.raw("\(insert) RETURNING event_id").all(
+                    decodingColumn: "event_id",
+                    as: String.self
+                )
+                stored = ids.count == events.count ? .all : .only(Set(ids))
+            }
             // Only what is new counts: an id seen twice in the batch counts once.
-            var counted: Set<String> = []
-            let new = events.filter { stored.contains($0.id) && counted.insert($0.id).inserted }
-            try await ExperimentTallyStore.apply(new, to: running, in: environment, database: database, kind: kind)
-            return stored
+            let new: [ExperimentEvent]
+            switch stored {
+            case .all: new = events
+            case .only(let ids):
+                var counted: Set<String> = []
+                new = events.filter { ids.contains($0.id) && counted.insert($0.id).inserted }
+            }
+            try await ExperimentTallyStore.apply(
+                new,
+                to: running,
+                in: environment,
+                storedBefore: firstRowid,
+                database: database,
+                kind: kind
+            )
+            return (stored, ContinuousClock.now)
         }
+        let commit = ContinuousClock.now - worked
         if kind == .postgres { await gatherStatisticsIfMissing() }
-        return stored
+        return (stored, commit)
     }
 
     /// Which of `ids` the environment holds already.

@@ -56,10 +56,13 @@ package enum ExperimentTallyStore {
     }
 
     /// Applies newly stored events to the running experiments they concern.
+    /// - Parameter storedBefore: On SQLite, the first rowid of `events`' rows: the units' earlier
+    ///   events are read below it and `events` taken as they are, rather than read back.
     package static func apply(
         _ events: [ExperimentEvent],
         to running: [Experiment],
         in environment: EnvironmentKey,
+        storedBefore: Int64?,
         database: any SQLDatabase,
         kind: DatabaseEngine.Kind
     ) async throws {
@@ -94,13 +97,20 @@ package enum ExperimentTallyStore {
             let unitKeys = Set(exposures.map(\.unit)).union(metrics.map(\.unit))
             var units = try await readUnits(unitKeys.sorted(), scope: scope, database: database, kind: kind)
             let replay = ExperimentAggregation.unitsToReplay(units, exposures: exposures)
-            let replayed = try await storedMetricEvents(
+            var replayed = try await storedMetricEvents(
                 of: Array(replay),
                 names: names,
                 in: environment,
+                before: storedBefore,
                 database: database,
                 kind: kind
             )
+            if storedBefore != nil {
+                // The batch's own events, after the earlier ones: they are stored now.
+                for event in metrics where replay.contains(event.unit) {
+                    replayed[event.unit, default: []].append(event)
+                }
+            }
             let changed = ExperimentAggregation.apply(
                 definition,
                 tally: &stored.tally,
@@ -285,22 +295,25 @@ package enum ExperimentTallyStore {
             """
     }
 
-    /// All stored metric events of `units` with one of `names`, by unit.
+    /// All stored metric events of `units` with one of `names`, by unit; on SQLite only the rows
+    /// below `rowid` when it is given (those stored before this transaction).
     private static func storedMetricEvents(
         of units: [String],
         names: Set<String>,
         in environment: EnvironmentKey,
+        before rowid: Int64?,
         database: any SQLDatabase,
         kind: DatabaseEngine.Kind
     ) async throws -> [String: [ExperimentAggregation.MetricEvent]] {
         guard !units.isEmpty, !names.isEmpty else { return [:] }
+        let below: SQLQueryString = rowid.map { " AND rowid < \(bind: $0)" } ?? ""
         var events: [String: [ExperimentAggregation.MetricEvent]] = [:]
         for row in try await database.raw(
             """
             SELECT unit_id, metric_name, event_time, metric_value FROM experiment_events \
             WHERE project_id = \(bind: environment.projectId) AND environment_id = \(bind: environment.environmentId) \
             AND \(JSONBinds.column("unit_id", in: units, kind: kind)) AND event_type = 'metric' \
-            AND metric_name IN (\(binds: names.sorted()))
+            AND metric_name IN (\(binds: names.sorted()))\(below)
             """
         ).all() {
             let unit = try row.decode(column: "unit_id", as: String.self)

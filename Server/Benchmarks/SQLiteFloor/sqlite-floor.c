@@ -1,0 +1,213 @@
+/*
+ * The floor of event ingest on SQLite: the rows `ingest-benchmark.sh` sends, stored by SQLite
+ * alone from a C loop, with vane's schema, pragmas and durability (WAL, synchronous = FULL, one
+ * transaction per group of GROUP events), and nothing else: no HTTP, no JSON request body, no
+ * experiment sums. Built against the SQLite that vane links (SQLiteNIO's amalgamation):
+ *
+ *   S=Server/.build/checkouts/sqlite-nio/Sources/VaporCSQLite
+ *   gcc -O2 -o /tmp/sqlite-floor Server/Benchmarks/SQLiteFloor/sqlite-floor.c $S/sqlite_nio_sqlite3.c \
+ *       -I$S/include -DSQLITE_DEFAULT_MEMSTATUS=0 -DSQLITE_DQS=0 -DSQLITE_OMIT_DEPRECATED \
+ *       -DSQLITE_OMIT_LOAD_EXTENSION -DSQLITE_OMIT_SHARED_CACHE -DSQLITE_SECURE_DELETE \
+ *       -DSQLITE_THREADSAFE=1 -DSQLITE_USE_URI -lpthread -lm
+ *   /tmp/sqlite-floor DIR MODE [GROUPS] [GROUP]      (default 300 groups of 800 events)
+ *
+ * MODE: `jsonb` — the rows as one JSON array read by `jsonb_each` (what vane binds);
+ *       `json` — the same through `json_each` (what vane bound before);
+ *       `row` — one prepared INSERT stepped per row with bound values (the least SQLite does).
+ * Prints the CPU time (user + system) per event and the events per second of the loop.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/resource.h>
+#include "sqlite_nio_sqlite3.h"
+
+#define S(x) sqlite_nio_sqlite3_##x
+
+static sqlite3 *db;
+
+static void run(const char *sql) {
+    char *error = 0;
+    if (S(exec)(db, sql, 0, 0, &error)) {
+        fprintf(stderr, "%s: %s\n", sql, error);
+        exit(1);
+    }
+}
+
+static double cpu_seconds(void) {
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_utime.tv_sec + u.ru_utime.tv_usec / 1e6 + u.ru_stime.tv_sec + u.ru_stime.tv_usec / 1e6;
+}
+
+static double now_seconds(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+typedef struct {
+    char id[48], unit[48];
+    const char *name;
+    long long time;
+    int metric;
+    double value;
+} Event;
+
+// A group of `count` events shaped like the benchmark's batches: per new unit an exposure, one or
+// two session_started events, and a purchase for one unit in five.
+static void make_group(Event *events, int count, int group) {
+    int n = 0, k = 0;
+    while (n < count) {
+        int worker = n / 100;
+        char unit[48];
+        snprintf(unit, sizeof unit, "u-%d-%d-%d", worker, group, k++);
+        long long t = 1700000000000LL + rand() % 60000;
+        Event *e = &events[n++];
+        snprintf(e->id, sizeof e->id, "x-%d-%d-%d", worker, group, k);
+        strcpy(e->unit, unit);
+        e->time = t;
+        e->metric = 0;
+        for (int s = 0; s < 1 + rand() % 2 && n < count; s++) {
+            e = &events[n++];
+            snprintf(e->id, sizeof e->id, "s-%d-%d-%d-%d", worker, group, k, s);
+            strcpy(e->unit, unit);
+            e->time = t + 60000 + s;
+            e->metric = 1;
+            e->name = "session_started";
+            e->value = 1;
+        }
+        if (rand() % 5 == 0 && n < count) {
+            e = &events[n++];
+            snprintf(e->id, sizeof e->id, "p-%d-%d-%d", worker, group, k);
+            strcpy(e->unit, unit);
+            e->time = t + 120000;
+            e->metric = 1;
+            e->name = "purchase";
+            e->value = 42.5;
+        }
+    }
+}
+
+int main(int argc, char **argv) {
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s DIR jsonb|json|row [GROUPS] [GROUP]\n", argv[0]);
+        return 64;
+    }
+    const char *mode = argv[2];
+    int groups = argc > 3 ? atoi(argv[3]) : 300, count = argc > 4 ? atoi(argv[4]) : 800;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/sqlite-floor.db", argv[1]);
+    for (int i = 0; i < 3; i++) {
+        char file[4200];
+        snprintf(file, sizeof file, "%s%s", path, (const char *[]){"", "-wal", "-shm"}[i]);
+        remove(file);
+    }
+    if (S(open)(path, &db)) return 1;
+    run("PRAGMA journal_mode = WAL");
+    run("PRAGMA synchronous = FULL");
+    run("PRAGMA temp_store = MEMORY");
+    // Migrations 5 and 8: the table, its primary key, the receipt index and the metric events' unit index.
+    run("CREATE TABLE experiment_events (project_id TEXT NOT NULL, environment_id TEXT NOT NULL, "
+        "event_id TEXT NOT NULL, event_type TEXT NOT NULL, unit_id TEXT NOT NULL, event_time BIGINT NOT NULL, "
+        "receive_time BIGINT NOT NULL, experiment_key TEXT, variant TEXT, flag_key TEXT, template_version BIGINT, "
+        "metric_name TEXT, metric_value DOUBLE PRECISION, properties TEXT, "
+        "PRIMARY KEY (project_id, environment_id, event_id))");
+    run("CREATE INDEX experiment_events_by_receipt ON experiment_events (project_id, environment_id, receive_time, event_id)");
+    run("CREATE INDEX experiment_events_by_unit ON experiment_events (project_id, environment_id, unit_id, event_time) "
+        "WHERE event_type = 'metric'");
+    const char *columns = "INSERT INTO experiment_events (project_id, environment_id, receive_time, event_id, event_type, "
+                          "unit_id, event_time, experiment_key, variant, flag_key, template_version, metric_name, "
+                          "metric_value, properties) ";
+    char sql[2048];
+    int json = strcmp(mode, "row") != 0;
+    if (json) {
+        snprintf(sql, sizeof sql,
+                 "%s SELECT ?1, ?2, ?3, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, "
+                 "value ->> 6, value ->> 7, value ->> 8, value ->> 9, value ->> 10 FROM %s(?4) WHERE true "
+                 "ON CONFLICT (project_id, environment_id, event_id) DO NOTHING",
+                 columns, strcmp(mode, "json") == 0 ? "json_each" : "jsonb_each");
+    } else {
+        snprintf(sql, sizeof sql, "%s VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+                 "ON CONFLICT (project_id, environment_id, event_id) DO NOTHING", columns);
+    }
+    sqlite3_stmt *insert;
+    if (S(prepare_v2)(db, sql, -1, &insert, 0)) {
+        fprintf(stderr, "%s\n", S(errmsg)(db));
+        return 1;
+    }
+    Event *events = malloc(sizeof(Event) * count);
+    char *text = malloc((size_t)count * 200 + 2);
+    srand(1);
+    double cpu = 0, wall = 0;
+    for (int g = 0; g < groups; g++) {
+        make_group(events, count, g);
+        double cpu0 = cpu_seconds(), wall0 = now_seconds();
+        // The rows' JSON is written inside the timing, as vane writes it per group.
+        if (json) {
+            char *p = text;
+            *p++ = '[';
+            for (int i = 0; i < count; i++) {
+                Event *e = &events[i];
+                if (e->metric)
+                    p += sprintf(p, "%s[\"%s\",\"metric\",\"%s\",%lld,null,null,null,null,\"%s\",%g,null]", i ? "," : "",
+                                 e->id, e->unit, e->time, e->name, e->value);
+                else
+                    p += sprintf(p, "%s[\"%s\",\"exposure\",\"%s\",%lld,\"checkout\",\"new\",null,1,null,null,null]",
+                                 i ? "," : "", e->id, e->unit, e->time);
+            }
+            *p++ = ']';
+            *p = 0;
+        }
+        run("BEGIN IMMEDIATE");
+        if (json) {
+            S(bind_text)(insert, 1, "bench", -1, SQLITE_STATIC);
+            S(bind_text)(insert, 2, "prod", -1, SQLITE_STATIC);
+            S(bind_int64)(insert, 3, 1700000000000LL + g);
+            S(bind_text)(insert, 4, text, -1, SQLITE_STATIC);
+            if (S(step)(insert) != SQLITE_DONE) {
+                fprintf(stderr, "%s\n", S(errmsg)(db));
+                return 1;
+            }
+            S(reset)(insert);
+        } else {
+            for (int i = 0; i < count; i++) {
+                Event *e = &events[i];
+                S(bind_text)(insert, 1, "bench", -1, SQLITE_STATIC);
+                S(bind_text)(insert, 2, "prod", -1, SQLITE_STATIC);
+                S(bind_int64)(insert, 3, 1700000000000LL + g);
+                S(bind_text)(insert, 4, e->id, -1, SQLITE_STATIC);
+                S(bind_text)(insert, 5, e->metric ? "metric" : "exposure", -1, SQLITE_STATIC);
+                S(bind_text)(insert, 6, e->unit, -1, SQLITE_STATIC);
+                S(bind_int64)(insert, 7, e->time);
+                if (e->metric) {
+                    for (int c = 8; c <= 11; c++) S(bind_null)(insert, c);
+                    S(bind_text)(insert, 12, e->name, -1, SQLITE_STATIC);
+                    S(bind_double)(insert, 13, e->value);
+                } else {
+                    S(bind_text)(insert, 8, "checkout", -1, SQLITE_STATIC);
+                    S(bind_text)(insert, 9, "new", -1, SQLITE_STATIC);
+                    S(bind_null)(insert, 10);
+                    S(bind_int64)(insert, 11, 1);
+                    S(bind_null)(insert, 12);
+                    S(bind_null)(insert, 13);
+                }
+                S(bind_null)(insert, 14);
+                if (S(step)(insert) != SQLITE_DONE) {
+                    fprintf(stderr, "%s\n", S(errmsg)(db));
+                    return 1;
+                }
+                S(reset)(insert);
+            }
+        }
+        run("COMMIT");
+        cpu += cpu_seconds() - cpu0;
+        wall += now_seconds() - wall0;
+    }
+    long total = (long)groups * count;
+    printf("| SQLite alone (C), %s, %d groups of %d | %.0f events/s | %.2f µs CPU per event |\n", mode, groups, count,
+           total / wall, cpu / total * 1e6);
+    S(close)(db);
+    return 0;
+}
