@@ -15,7 +15,9 @@ import VaneCore
             .deletingLastPathComponent()
         let modules = Self.buildDirectory.appendingPathComponent("Modules").path
         let maps = try FileManager.default.contentsOfDirectory(atPath: Self.buildDirectory.path)
-            .filter { $0.hasSuffix(".build") }
+            // A module the plugin's tool also uses is built twice, the second time as `NAME-tool.build`
+            // (VaneCore's C target, `CVaneSHA256`): one map per module, or clang sees it defined twice.
+            .filter { $0.hasSuffix(".build") && !$0.hasSuffix("-tool.build") }
             .map { Self.buildDirectory.appendingPathComponent($0).appendingPathComponent("module.modulemap").path }
             .filter { FileManager.default.fileExists(atPath: $0) }
         return try CLIRunner.runBlocking(
