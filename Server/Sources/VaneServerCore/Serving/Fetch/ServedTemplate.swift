@@ -209,25 +209,22 @@ package final class ServedTemplate: Sendable {
                 metadataFragments.withReader { metadata in
                     buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: maximumUpdateBytes) { output in
                         var writer = ByteWriter(output)
-                        FetchResponseBody.updatePrefix.withUnsafeBytes { writer.write($0) }
-                        var first = true
-                        result.forEachBranch { parameter, branch in
-                            let fragment = entries[starts[parameter] + branch]
-                            guard !fragment.isEmpty else { return }
-                            if !first { writer.write(UInt8(ascii: ",")) }
-                            first = false
-                            writer.write(fragment)
+                        // Each branch's fragment from `fragments`, the non-empty ones comma-separated.
+                        func writeBranches(of fragments: ByteFragments.Reader) {
+                            var first = true
+                            result.forEachBranch { parameter, branch in
+                                let fragment = fragments[starts[parameter] + branch]
+                                guard !fragment.isEmpty else { return }
+                                if !first { writer.write(UInt8(ascii: ",")) }
+                                first = false
+                                writer.write(fragment)
+                            }
                         }
+                        FetchResponseBody.updatePrefix.withUnsafeBytes { writer.write($0) }
+                        writeBranches(of: entries)
                         updateMiddle.withUnsafeBytes { writer.write($0) }
                         writer.write(UInt8(ascii: "{"))
-                        first = true
-                        result.forEachBranch { parameter, branch in
-                            let fragment = metadata[starts[parameter] + branch]
-                            guard !fragment.isEmpty else { return }
-                            if !first { writer.write(UInt8(ascii: ",")) }
-                            first = false
-                            writer.write(fragment)
-                        }
+                        writeBranches(of: metadata)
                         writer.write(UInt8(ascii: "}"))
                         writer.write(UInt8(ascii: "}"))
                         return writer.count
