@@ -20,9 +20,18 @@ import VaneCore
             .filter { $0.hasSuffix(".build") && !$0.hasSuffix("-tool.build") }
             .map { Self.buildDirectory.appendingPathComponent($0).appendingPathComponent("module.modulemap").path }
             .filter { FileManager.default.fileExists(atPath: $0) }
+        // A C target with a written map (`include/module.modulemap`, as CVaneSHA256 has) gets none in
+        // the build folder: swiftc finds it through the target's include folder.
+        let sources = CLIRunner.repositoryRoot.appendingPathComponent("Sources")
+        let includes = try FileManager.default.contentsOfDirectory(atPath: sources.path)
+            .map { sources.appendingPathComponent($0).appendingPathComponent("include") }
+            .filter {
+                FileManager.default.fileExists(atPath: $0.appendingPathComponent("module.modulemap").path)
+            }
+            .flatMap { ["-I", $0.path] }
         return try CLIRunner.runBlocking(
             ["swiftc", "-typecheck", "-swift-version", "6", "-warnings-as-errors", "-I", modules]
-                + maps.flatMap { ["-Xcc", "-fmodule-map-file=\($0)"] }
+                + includes + maps.flatMap { ["-Xcc", "-fmodule-map-file=\($0)"] }
                 + [generated, directory.appendingPathComponent("Extra.swift").path],
             executable: URL(fileURLWithPath: "/usr/bin/env"),
             timeout: 240
