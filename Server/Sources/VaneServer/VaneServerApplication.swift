@@ -319,7 +319,7 @@ public final class VaneServerApplication: Sendable {
         // (``FetchRequestChain``): a middleware added in front of fetch's route goes there too.
         let clientAddresses = ClientAddressResolver(trustedProxies: configuration.trustedProxies)
         router.add(middleware: ClientAddressMiddleware(resolver: clientAddresses))
-        let metrics = MetricsMiddleware<VaneRequestContext>()
+        let metrics = RequestMetricsMiddleware()
         router.add(middleware: metrics)
         router.add(middleware: ErrorLoggingMiddleware())
         healthRoutes.register(on: router)

@@ -7,14 +7,14 @@ import VaneServerCore
 /// Through the router each middleware is a generic frame of its own that copies the request and
 /// its context, and the route reads its environment from Hummingbird's `Parameters`, made for
 /// every request (making and reading them took 2.9 % of a 304's time). This does the same steps in the same order
-/// with the same types — ``ClientAddressResolver``, Hummingbird's `MetricsMiddleware` (the instance
-/// the router uses), ``ErrorLoggingMiddleware/answer(to:of:context:)``,
+/// with the same types — ``ClientAddressResolver``, ``RequestMetricsMiddleware`` (the instance the
+/// router uses), ``ErrorLoggingMiddleware/answer(to:of:context:)``,
 /// ``AuthenticationMiddleware/principal(of:)`` — and hands the route the environment read from the
 /// path. A middleware added to the router in front of fetch's route belongs here too
 /// (`ServerResponderTests` compares the two ways).
 struct FetchRequestChain: Sendable {
     let clientAddresses: ClientAddressResolver
-    let metrics: MetricsMiddleware<VaneRequestContext>
+    let metrics: RequestMetricsMiddleware
     let authentication: AuthenticationMiddleware
     let route: FetchRoutes
     /// The route fetch is registered as, which the metrics name (`http.route`).

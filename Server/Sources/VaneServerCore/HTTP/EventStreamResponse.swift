@@ -56,7 +56,8 @@ package struct EventStreamResponse {
                 channel: channel,
                 format: format
             )
-            defer { hub.disconnect(subscriber, from: environment) }
+            var connected = true
+            defer { if connected { hub.disconnect(subscriber, from: environment) } }
             let current = cache.template(for: environment)?.versionNumber ?? 0
             var lastSent = known
             try await writer.write(ByteBuffer(string: "retry: \(Self.retryMilliseconds)\n\n"))
@@ -71,6 +72,10 @@ package struct EventStreamResponse {
             } onGracefulShutdown: {
                 subscriber.end()
             }
+            // Out of the hub before the end goes out: a client that sees its stream end and opens
+            // another at once is not refused by a cap still counting the old one.
+            connected = false
+            hub.disconnect(subscriber, from: environment)
             try await writer.finish(nil)
         }
         var headers: HTTPFields = [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-cache"]
