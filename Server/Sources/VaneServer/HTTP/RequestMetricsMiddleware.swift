@@ -47,7 +47,11 @@ struct RequestMetricsMiddleware: RouterMiddleware {
             return response
         } catch {
             let status = (error as? any HTTPResponseError)?.status ?? .internalServerError
-            let route = metrics.route(endpoint: context.endpointPath ?? "NotFound", method: request.method, status: status)
+            let route = metrics.route(
+                endpoint: context.endpointPath ?? "NotFound",
+                method: request.method,
+                status: status
+            )
             route.requests.increment()
             route.errors.increment()
             active.decrement()
@@ -79,7 +83,10 @@ final class RequestMetrics: Sendable {
     func activeRequests(method: HTTPRequest.Method) -> Meter {
         meters.withLockedValue { meters in
             if let meter = meters[method] { return meter }
-            let meter = Meter(label: "http.server.active_requests", dimensions: [("http.request.method", method.rawValue)])
+            let meter = Meter(
+                label: "http.server.active_requests",
+                dimensions: [("http.request.method", method.rawValue)]
+            )
             meters[method] = meter
             return meter
         }
@@ -97,7 +104,11 @@ final class RequestMetrics: Sendable {
             ]
             let route = Route(
                 requests: Counter(label: "hb.requests", dimensions: dimensions),
-                duration: Timer(label: "http.server.request.duration", dimensions: dimensions, preferredDisplayUnit: .seconds),
+                duration: Timer(
+                    label: "http.server.request.duration",
+                    dimensions: dimensions,
+                    preferredDisplayUnit: .seconds
+                ),
                 errors: Counter(
                     label: "hb.request.errors",
                     dimensions: [
