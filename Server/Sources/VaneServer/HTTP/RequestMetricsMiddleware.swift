@@ -2,6 +2,7 @@ import Dispatch
 import Hummingbird
 import Metrics
 import NIOConcurrencyHelpers
+import VaneServerCore
 
 /// Request metrics by route: what Hummingbird's `MetricsMiddleware` records, under the same labels
 /// and dimensions (`/metrics` and the dashboards built on it see no difference).
@@ -39,10 +40,16 @@ struct RequestMetricsMiddleware: RouterMiddleware {
                 method: request.method,
                 status: response.status
             )
-            response.body = response.body.withPostWriteClosure {
-                route.requests.increment()
-                route.duration.recordNanoseconds(DispatchTime.now().uptimeNanoseconds - started)
-                active.decrement()
+            // As Hummingbird's `withPostWriteClosure` (package-only) wraps a body: recorded
+            // when it ends, written out or failed.
+            let body = response.body
+            response.body = ResponseBody(contentLength: body.contentLength) { writer in
+                defer {
+                    route.requests.increment()
+                    route.duration.recordNanoseconds(DispatchTime.now().uptimeNanoseconds - started)
+                    active.decrement()
+                }
+                try await body.write(writer)
             }
             return response
         } catch {
