@@ -31,6 +31,30 @@ import VaneCore
         }
     }
 
+    /// A stream is one request to the metrics: counted and timed under its route when it ends
+    /// (its body is written until then), as every other request is when its body is written.
+    @Test func anEndedStreamIsCountedUnderItsRoute() async throws {
+        try await TestServer.run(.sqlite) { server in
+            let route = "/v1/projects/{project}/environments/{environment}/stream"
+            let answered = #"http_response_status_code="200""#
+            let key = try await server.createKey(role: "client")
+            let stored = try #require(await server.application.keys.authenticate(secret: key))
+            // The registry is the test process's: other tests' streams count too, so only an
+            // increase tells.
+            let before = try await ServerResponderTests.count(server, "hb_requests", route: route, label: answered)
+            let stream = try server.openEventStream(TestServer.demoPath + "/stream", key: key)
+            #expect(await stream.read(timeout: 10) { $0.contains("retry: ") }.hasPrefix("HTTP/1.1 200"))
+            #expect(try await server.send(.delete, "/v1/keys/\(stored.id)").status == .noContent)
+            #expect(await stream.read(timeout: 10) { $0.contains(Self.end) }.contains(Self.end))
+            var after = before
+            for _ in 0..<100 where after == before {
+                try await Task.sleep(for: .milliseconds(50))
+                after = try await ServerResponderTests.count(server, "hb_requests", route: route, label: answered)
+            }
+            #expect(after > before, "the ended stream was counted under \(route)")
+        }
+    }
+
     @Test func aKeyRevokedOnAnotherNodeEndsItsStreamsAtTheNextHeartbeat() async throws {
         try await TestServer.run(.sqlite, configure: Self.quickHeartbeat) { server in
             let key = try await server.createKey(role: "client")
