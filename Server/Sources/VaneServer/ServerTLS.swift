@@ -40,10 +40,13 @@ enum ServerTLS {
 
     /// HTTP/1.1, over TLS when `tls` is given. The idle timeout also closes a connection whose
     /// request head trickles in and never completes; open event streams are written to, so they
-    /// are not idle.
+    /// are not idle. Each connection starts with a small receive buffer (``SmallFirstReadHandler``).
     static func server(idleTimeoutSeconds: Double, tls: TLSConfiguration?) throws -> HTTPServerBuilder {
         let http = HTTPServerBuilder.http1(
-            configuration: .init(idleTimeout: .nanoseconds(Int64(idleTimeoutSeconds * 1_000_000_000)))
+            configuration: .init(
+                additionalChannelHandlers: [SmallFirstReadHandler()],
+                idleTimeout: .nanoseconds(Int64(idleTimeoutSeconds * 1_000_000_000))
+            )
         )
         guard let tls else { return http }
         return try .tls(http, tlsConfiguration: tls)
