@@ -23,18 +23,10 @@ package struct KeyDigest: Hashable, Sendable {
     /// A stored hash (``APIKeySecret/hash(_:)``); nil unless 64 lower-case hex digits.
     package init?(hex: String) {
         let utf8 = Array(hex.utf8)
-        guard utf8.count == 64 else { return nil }
-        var words: [UInt64] = [0, 0, 0, 0]
-        for (index, character) in utf8.enumerated() {
-            let digit: UInt8
-            switch character {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = character - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = character - UInt8(ascii: "a") + 10
-            default: return nil
-            }
-            words[index / 16] = words[index / 16] << 4 | UInt64(digit)
-        }
-        (first, second, third, fourth) = (words[0], words[1], words[2], words[3])
+        guard utf8.count == 64, let first = Hex.word(utf8[0..<16]), let second = Hex.word(utf8[16..<32]),
+            let third = Hex.word(utf8[32..<48]), let fourth = Hex.word(utf8[48..<64])
+        else { return nil }
+        (self.first, self.second, self.third, self.fourth) = (first, second, third, fourth)
     }
 
     /// The stored form: 64 lower-case hex digits.

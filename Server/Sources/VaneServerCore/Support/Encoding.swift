@@ -24,6 +24,24 @@ package enum Hex {
         return index
     }
 
+    /// The word that 16 lower-case hex digits write, most significant first; nil unless `digits`
+    /// are exactly that. What ``write(_:to:at:)`` wrote, read back: key hashes and ETag digests.
+    @inline(__always)
+    package static func word(_ digits: some Collection<UInt8>) -> UInt64? {
+        guard digits.count == 16 else { return nil }
+        var word: UInt64 = 0
+        for character in digits {
+            let value: UInt8
+            switch character {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = character - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = character - UInt8(ascii: "a") + 10
+            default: return nil
+            }
+            word = word << 4 | UInt64(value)
+        }
+        return word
+    }
+
     /// The lower-case digit of a nibble: computed, as a table of digits was an array allocated per call.
     @inline(__always)
     private static func digit(_ nibble: UInt8) -> UInt8 {

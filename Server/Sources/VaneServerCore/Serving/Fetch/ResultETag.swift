@@ -133,17 +133,8 @@ package struct Digest128: Sendable, Hashable {
     /// Reads 32 hex digits.
     package init?(hex: Substring.UTF8View) {
         guard hex.count == 32 else { return nil }
-        var high: UInt64 = 0
-        var low: UInt64 = 0
-        for (index, character) in hex.enumerated() {
-            let digit: UInt8
-            switch character {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = character - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = character - UInt8(ascii: "a") + 10
-            default: return nil
-            }
-            if index < 16 { high = high << 4 | UInt64(digit) } else { low = low << 4 | UInt64(digit) }
-        }
+        let middle = hex.index(hex.startIndex, offsetBy: 16)
+        guard let high = Hex.word(hex[..<middle]), let low = Hex.word(hex[middle...]) else { return nil }
         self.init(high: high, low: low)
     }
 
