@@ -96,25 +96,20 @@ package final class RateLimiter: Sendable {
         let byKey = keyRate.map { (BucketKey(scope: .key, id: keyId, digest: .zero), $0) }
         return state.withLockedValue { state in
             // Refilled in scope order; the first empty bucket refuses, and then no bucket is spent.
-            var refilled: (client: Refilled?, address: Refilled?, key: Refilled?)
-            if let (key, rate) = client {
+            var refusal: Refusal?
+            func refilledBucket(_ entry: (key: BucketKey, rate: Double)?) -> Refilled? {
+                guard refusal == nil, let (key, rate) = entry else { return nil }
                 switch Self.refill(key, rate: rate, now: now, in: &state) {
-                case .refused(let refusal): return refusal
-                case .ready(let bucket): refilled.client = bucket
+                case .refused(let refused):
+                    refusal = refused
+                    return nil
+                case .ready(let bucket): return bucket
                 }
             }
-            if let (key, rate) = byAddress {
-                switch Self.refill(key, rate: rate, now: now, in: &state) {
-                case .refused(let refusal): return refusal
-                case .ready(let bucket): refilled.address = bucket
-                }
-            }
-            if let (key, rate) = byKey {
-                switch Self.refill(key, rate: rate, now: now, in: &state) {
-                case .refused(let refusal): return refusal
-                case .ready(let bucket): refilled.key = bucket
-                }
-            }
+            let refilled = (
+                client: refilledBucket(client), address: refilledBucket(byAddress), key: refilledBucket(byKey)
+            )
+            if let refusal { return refusal }
             // Buckets found are spent in place first: adding a new one moves the others.
             Self.spend(refilled.client, found: true, in: &state)
             Self.spend(refilled.address, found: true, in: &state)
