@@ -1,6 +1,7 @@
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
+import NIOCore
 import NIOSSL
 import VaneServerCore
 
@@ -38,16 +39,14 @@ enum ServerTLS {
         return tls
     }
 
-    /// HTTP/1.1, over TLS when `tls` is given. The idle timeout also closes a connection whose
-    /// request head trickles in and never completes; open event streams are written to, so they
-    /// are not idle. Each connection starts with a small receive buffer (``SmallFirstReadHandler``).
+    /// HTTP/1.1 (``VaneHTTP1Channel``), over TLS when `tls` is given. The idle timeout also
+    /// closes a connection whose request head trickles in and never completes; a connection whose
+    /// response is being written, an open event stream's, is not idle.
     static func server(idleTimeoutSeconds: Double, tls: TLSConfiguration?) throws -> HTTPServerBuilder {
-        let http = HTTPServerBuilder.http1(
-            configuration: .init(
-                additionalChannelHandlers: [SmallFirstReadHandler()],
-                idleTimeout: .nanoseconds(Int64(idleTimeoutSeconds * 1_000_000_000))
-            )
-        )
+        let idleTimeout = TimeAmount.nanoseconds(Int64(idleTimeoutSeconds * 1_000_000_000))
+        let http = HTTPServerBuilder { responder in
+            VaneHTTP1Channel(responder: responder, idleTimeout: idleTimeout)
+        }
         guard let tls else { return http }
         return try .tls(http, tlsConfiguration: tls)
     }

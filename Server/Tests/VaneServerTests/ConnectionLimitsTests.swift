@@ -43,4 +43,34 @@ import VaneCore
             #expect(closedAfter != nil, "the trickled head was still open after 10 s")
         }
     }
+
+    @Test func aKeptAliveConnectionIsClosedOnceIdleAfterItsResponse() async throws {
+        try await TestServer.run(.sqlite, configure: Self.short) { server in
+            let socket = try RawSocket(port: try #require(server.client.port))
+            try socket.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            let answer = await socket.read(timeout: 5) { $0.contains("\"ok\"") }
+            #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer)")
+            // No timer runs while a response is written; the response's end starts one.
+            #expect(
+                await socket.waitForClose(timeout: 10),
+                "a kept-alive connection was still open 10 s after its last response"
+            )
+        }
+    }
+
+    @Test func aRequestBodyThatStopsIsClosed() async throws {
+        try await TestServer.run(.sqlite, configure: Self.short) { server in
+            let socket = try RawSocket(port: try #require(server.client.port))
+            try socket.send(
+                // Authorized, so the route is waiting for the body when it stops.
+                "POST /v1/projects/demo/environments/production/events HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    + "Authorization: Bearer \(TestServer.adminKey)\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"events\": ["
+            )
+            #expect(
+                await socket.waitForClose(timeout: 10),
+                "a request whose body stopped arriving was still open after 10 s"
+            )
+        }
+    }
 }

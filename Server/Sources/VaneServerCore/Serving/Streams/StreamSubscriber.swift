@@ -37,7 +37,12 @@ package final class StreamSubscriber: @unchecked Sendable {
     /// connection could not take more.
     private var pending: Int64?
     private var waiter: CheckedContinuation<Void, Never>?
-    private var connectionHandler: StreamConnectionHandler?
+    /// The connection's handler, which tells this stream when the connection can take more again
+    /// and when the client has gone.
+    private var connection: HTTPConnectionHandler?
+    /// Whether this stream added `connection` itself (a server not built with Vane's HTTP/1
+    /// channel), so removes it when it ends.
+    private var addedConnectionHandler = false
 
     init(id: Int, credential: StreamHub.Credential, address: String, channel: any Channel, format: StreamEventFormat) {
         self.id = id
@@ -69,9 +74,18 @@ package final class StreamSubscriber: @unchecked Sendable {
         self.waiter = waiter
         isLive = true
         lastSent = max(lastSent, known)
-        let handler = StreamConnectionHandler(subscriber: self)
-        if (try? channel.pipeline.syncOperations.addHandler(handler)) != nil { connectionHandler = handler }
-        channel.closeFuture.whenComplete { _ in self.finish() }
+        // Closed before the stream started: its handler would never hear of it.
+        guard channel.isActive else { return finish() }
+        let pipeline = channel.pipeline.syncOperations
+        if let handler = try? pipeline.handler(type: HTTPConnectionHandler.self) {
+            connection = handler
+        } else {
+            let handler = HTTPConnectionHandler(idleTimeout: nil)
+            guard (try? pipeline.addHandler(handler)) != nil else { return finish() }
+            connection = handler
+            addedConnectionHandler = true
+        }
+        connection?.attach(self)
         writePending()
     }
 
@@ -80,9 +94,10 @@ package final class StreamSubscriber: @unchecked Sendable {
         guard !isEnded else { return }
         isEnded = true
         isLive = false
-        if let handler = connectionHandler {
-            connectionHandler = nil
-            channel.pipeline.syncOperations.removeHandler(handler, promise: nil)
+        if let connection {
+            self.connection = nil
+            connection.detach(self)
+            if addedConnectionHandler { channel.pipeline.syncOperations.removeHandler(connection, promise: nil) }
         }
         waiter?.resume()
         waiter = nil
@@ -110,7 +125,7 @@ package final class StreamSubscriber: @unchecked Sendable {
         if shouldEnd(credential) { finish() }
     }
 
-    fileprivate func writePending() {
+    func writePending() {
         guard isLive, !isEnded, let version = pending, channel.isWritable else { return }
         pending = nil
         if version > lastSent { write(format.encode(version), version: version) }
@@ -120,30 +135,5 @@ package final class StreamSubscriber: @unchecked Sendable {
         lastSent = version
         pending = nil
         channel.writeAndFlush(HTTPResponsePart.body(event), promise: nil)
-    }
-}
-
-/// Tells a subscriber when its connection can take more again, so the version it missed goes
-/// out at once, and when its client closed the connection (the server half-closes connections
-/// rather than closing them when the client's side ends, so no close future would fire until a
-/// write failed). Removed when the stream ends (the connection may serve further requests).
-private final class StreamConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = Any
-
-    let subscriber: StreamSubscriber
-
-    init(subscriber: StreamSubscriber) {
-        self.subscriber = subscriber
-    }
-
-    func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable { subscriber.writePending() }
-        context.fireChannelWritabilityChanged()
-    }
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        // The client sent its end: it is gone (an event stream's client never sends more).
-        if case ChannelEvent.inputClosed = event { subscriber.finish() }
-        context.fireUserInboundEventTriggered(event)
     }
 }
