@@ -44,16 +44,29 @@ import VaneCore
         }
     }
 
-    @Test func aKeptAliveConnectionIsClosedOnceIdleAfterItsResponse() async throws {
+    /// A response that outlasts the idle timeout (an event stream) is not cut; once it ends, the
+    /// connection is idle again and a client that keeps it open without a request is closed.
+    @Test func aConnectionIsIdleAgainOnceALongResponseEnds() async throws {
         try await TestServer.run(.sqlite, configure: Self.short) { server in
-            let socket = try RawSocket(port: try #require(server.client.port))
-            try socket.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-            let answer = await socket.read(timeout: 5) { $0.contains("\"ok\"") }
-            #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer)")
-            // No timer runs while a response is written; the response's end starts one.
+            let key = try await server.createKey(role: "client")
+            let stored = try #require(await server.application.keys.authenticate(secret: key))
+            let stream = try server.openEventStream(TestServer.demoPath + "/stream", key: key)
+            #expect(await stream.read(timeout: 10) { $0.contains("retry: ") }.hasPrefix("HTTP/1.1 200"))
+            // Twice the idle timeout: the stream is still open.
+            try await Task.sleep(for: .seconds(2))
+            // On a connection of its own: the test client's kept-alive one has timed out by now.
+            let revoke = try RawSocket(port: try #require(server.client.port))
+            try revoke.send(
+                "DELETE /v1/keys/\(stored.id) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    + "Authorization: Bearer \(TestServer.adminKey)\r\nConnection: close\r\n\r\n"
+            )
+            let revoked = await revoke.read(timeout: 10) { $0.contains("\r\n\r\n") }
+            #expect(revoked.hasPrefix("HTTP/1.1 204"), "\(revoked)")
+            let end = await stream.read(timeout: 10) { $0.contains(StreamCredentialTests.end) }
+            #expect(end.contains(StreamCredentialTests.end), "the stream outlived the idle timeout and ended: \(end)")
             #expect(
-                await socket.waitForClose(timeout: 10),
-                "a kept-alive connection was still open 10 s after its last response"
+                await stream.waitForClose(timeout: 10),
+                "the connection was still open 10 s after its stream ended"
             )
         }
     }
