@@ -48,16 +48,13 @@ import VaneCore
     /// connection is idle again and a client that keeps it open without a request is closed.
     @Test func aConnectionIsIdleAgainOnceALongResponseEnds() async throws {
         try await TestServer.run(.sqlite, configure: Self.short) { server in
-            let key = try await server.createKey(role: "client")
-            let stored = try #require(await server.application.keys.authenticate(secret: key))
-            let stream = try server.openEventStream(TestServer.demoPath + "/stream", key: key)
-            #expect(await stream.read(timeout: 10) { $0.contains("retry: ") }.hasPrefix("HTTP/1.1 200"))
+            let (stream, keyId) = try await server.openStreamOfNewClientKey()
             // Twice the idle timeout: the stream is still open.
             try await Task.sleep(for: .seconds(2))
             // On a connection of its own: the test client's kept-alive one has timed out by now.
             let revoke = try RawSocket(port: try #require(server.client.port))
             try revoke.send(
-                "DELETE /v1/keys/\(stored.id) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                "DELETE /v1/keys/\(keyId) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                     + "Authorization: Bearer \(TestServer.adminKey)\r\nConnection: close\r\n\r\n"
             )
             let revoked = await revoke.read(timeout: 10) { $0.contains("\r\n\r\n") }

@@ -18,12 +18,8 @@ import VaneCore
 
     @Test func revokingAKeyEndsItsStreamsAtOnce() async throws {
         try await TestServer.run(.sqlite) { server in
-            let key = try await server.createKey(role: "client")
-            let stored = try #require(await server.application.keys.authenticate(secret: key))
-            let stream = try server.openEventStream(TestServer.demoPath + "/stream", key: key)
-            let opened = await stream.read(timeout: 10) { $0.contains("retry: ") }
-            #expect(opened.hasPrefix("HTTP/1.1 200"), "\(opened)")
-            let revoked = try await server.send(.delete, "/v1/keys/\(stored.id)")
+            let (stream, keyId) = try await server.openStreamOfNewClientKey()
+            let revoked = try await server.send(.delete, "/v1/keys/\(keyId)")
             #expect(revoked.status == .noContent, "\(revoked.text)")
             let rest = await stream.read(timeout: 10) { $0.contains(Self.end) }
             #expect(rest.contains(Self.end), "the stream ended: \(rest)")
@@ -37,14 +33,11 @@ import VaneCore
         try await TestServer.run(.sqlite) { server in
             let route = "/v1/projects/{project}/environments/{environment}/stream"
             let answered = #"http_response_status_code="200""#
-            let key = try await server.createKey(role: "client")
-            let stored = try #require(await server.application.keys.authenticate(secret: key))
             // The registry is the test process's: other tests' streams count too, so only an
             // increase tells.
             let before = try await ServerResponderTests.count(server, "hb_requests", route: route, label: answered)
-            let stream = try server.openEventStream(TestServer.demoPath + "/stream", key: key)
-            #expect(await stream.read(timeout: 10) { $0.contains("retry: ") }.hasPrefix("HTTP/1.1 200"))
-            #expect(try await server.send(.delete, "/v1/keys/\(stored.id)").status == .noContent)
+            let (stream, keyId) = try await server.openStreamOfNewClientKey()
+            #expect(try await server.send(.delete, "/v1/keys/\(keyId)").status == .noContent)
             #expect(await stream.read(timeout: 10) { $0.contains(Self.end) }.contains(Self.end))
             var after = before
             for _ in 0..<100 where after == before {
@@ -57,12 +50,9 @@ import VaneCore
 
     @Test func aKeyRevokedOnAnotherNodeEndsItsStreamsAtTheNextHeartbeat() async throws {
         try await TestServer.run(.sqlite, configure: Self.quickHeartbeat) { server in
-            let key = try await server.createKey(role: "client")
-            let stored = try #require(await server.application.keys.authenticate(secret: key))
-            let stream = try server.openEventStream(TestServer.demoPath + "/stream", key: key)
-            #expect(await stream.read(timeout: 10) { $0.contains("retry: ") }.hasPrefix("HTTP/1.1 200"))
+            let (stream, keyId) = try await server.openStreamOfNewClientKey()
             // What this node's key index learns when another node revokes the key.
-            server.application.keys.revoke(id: stored.id)
+            server.application.keys.revoke(id: keyId)
             let rest = await stream.read(timeout: 10) { $0.contains(Self.end) }
             #expect(rest.contains(Self.end), "the stream ended: \(rest)")
         }

@@ -259,6 +259,19 @@ struct TestServer: Sendable {
         return secret
     }
 
+    /// A new client key of the demo environment with its event stream open and the stream's first
+    /// lines read: the stream, and the key's id for revoking it.
+    func openStreamOfNewClientKey() async throws -> (stream: RawSocket, keyId: String) {
+        let key = try await createKey(role: "client")
+        guard let stored = await application.keys.authenticate(secret: key) else {
+            throw TestSetupError("the new key does not authenticate")
+        }
+        let stream = try openEventStream(TestServer.demoPath + "/stream", key: key)
+        let opened = await stream.read(timeout: 10) { $0.contains("retry: ") }
+        guard opened.hasPrefix("HTTP/1.1 200") else { throw TestSetupError("the stream did not open: \(opened)") }
+        return (stream, stored.id)
+    }
+
     /// Opens an event stream over a raw socket (`GET path`, `Accept: text/event-stream`), with a
     /// bearer key and a `Last-Event-ID` when given, for reading what URLSession would hide.
     func openEventStream(_ path: String, key: String? = nil, lastEventId: String? = nil) throws -> RawSocket {

@@ -16,8 +16,9 @@ package import NIOHTTPTypes
 ///
 /// The stream hooks live here, not in a handler of their own, because every idle stream would
 /// keep that handler, its pipeline context and a close-future callback for its whole life
-/// (docs/PERFORMANCE.md: stream memory). Everything is read and changed on the connection's event
-/// loop only.
+/// (docs/PERFORMANCE.md: stream memory). It lives beside the streams, not in `HTTP/`, because
+/// ``StreamSubscriber`` uses it and `Serving/` may not use `HTTP/`. Everything is read and changed
+/// on the connection's event loop only.
 package final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     package typealias InboundIn = HTTPRequestPart
     package typealias InboundOut = HTTPRequestPart
