@@ -19,13 +19,13 @@ package import NIOHTTPTypes
 /// (docs/PERFORMANCE.md: stream memory). It lives beside the streams, not in `HTTP/`, because
 /// ``StreamSubscriber`` uses it and `Serving/` may not use `HTTP/`. Everything is read and changed
 /// on the connection's event loop only.
-package final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
+package final class HTTPConnectionHandler: ChannelDuplexHandler {
     package typealias InboundIn = HTTPRequestPart
     package typealias InboundOut = HTTPRequestPart
     package typealias OutboundIn = HTTPResponsePart
     package typealias OutboundOut = HTTPResponsePart
 
-    private let idleTimeout: TimeAmount?
+    private let idleTimeout: TimeAmount
     private var idleTask: Scheduled<Void>?
     /// The last read, or the end of the last response.
     private var lastActive = NIODeadline.now()
@@ -38,8 +38,8 @@ package final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChanne
     /// again and when the client has gone.
     private var stream: StreamSubscriber?
 
-    /// - Parameter idleTimeout: How long a connection may wait for a request; nil: for ever.
-    package init(idleTimeout: TimeAmount?) {
+    /// - Parameter idleTimeout: How long a connection may wait for a request.
+    package init(idleTimeout: TimeAmount) {
         self.idleTimeout = idleTimeout
     }
 
@@ -82,7 +82,7 @@ package final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChanne
             isRequestBeingRead = true
             // Armed already unless a stream's response is being written (then this is a pipelined
             // request, whose body may stall).
-            scheduleIdleTask(context, at: lastActive + (idleTimeout ?? .zero))
+            armIdleTimer(context)
         case .body:
             break
         case .end:
@@ -103,7 +103,7 @@ package final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChanne
             return
         }
         lastActive = .now()
-        if context.channel.isActive { scheduleIdleTask(context, at: lastActive + (idleTimeout ?? .zero)) }
+        if context.channel.isActive { armIdleTimer(context) }
         context.write(data, promise: promise)
     }
 
@@ -134,28 +134,27 @@ package final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChanne
 
     private func becameActive(_ context: ChannelHandlerContext) {
         lastActive = .now()
-        scheduleIdleTask(context, at: lastActive + (idleTimeout ?? .zero))
+        armIdleTimer(context)
     }
 
-    /// Arms the timer unless it is armed or there is no timeout.
-    private func scheduleIdleTask(_ context: ChannelHandlerContext, at deadline: NIODeadline) {
-        guard idleTimeout != nil, idleTask == nil else { return }
+    /// Arms the timer for `idleTimeout` after the last activity, unless it is armed.
+    private func armIdleTimer(_ context: ChannelHandlerContext) {
+        guard idleTask == nil else { return }
         let loop = context.eventLoop.assumeIsolatedUnsafeUnchecked()
-        idleTask = loop.scheduleTask(deadline: deadline) { [self] in
+        idleTask = loop.scheduleTask(deadline: lastActive + idleTimeout) { [self] in
             idleTask = nil
             idleTimeoutFired(context)
         }
     }
 
     private func idleTimeoutFired(_ context: ChannelHandlerContext) {
-        guard let idleTimeout, context.channel.isActive else { return }
+        guard context.channel.isActive else { return }
         // A response is due: its end arms the timer again.
         if requestsInProgress > 0 && !isRequestBeingRead { return }
-        let deadline = lastActive + idleTimeout
-        if deadline <= .now() {
+        if lastActive + idleTimeout <= .now() {
             context.close(promise: nil)
         } else {
-            scheduleIdleTask(context, at: deadline)
+            armIdleTimer(context)
         }
     }
 

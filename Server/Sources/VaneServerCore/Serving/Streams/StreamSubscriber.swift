@@ -40,9 +40,6 @@ package final class StreamSubscriber: @unchecked Sendable {
     /// The connection's handler, which tells this stream when the connection can take more again
     /// and when the client has gone.
     private var connection: HTTPConnectionHandler?
-    /// Whether this stream added `connection` itself (a server not built with Vane's HTTP/1
-    /// channel), so removes it when it ends.
-    private var addedConnectionHandler = false
 
     init(id: Int, credential: StreamHub.Credential, address: String, channel: any Channel, format: StreamEventFormat) {
         self.id = id
@@ -74,18 +71,14 @@ package final class StreamSubscriber: @unchecked Sendable {
         self.waiter = waiter
         isLive = true
         lastSent = max(lastSent, known)
-        // Closed before the stream started: its handler would never hear of it.
-        guard channel.isActive else { return finish() }
-        let pipeline = channel.pipeline.syncOperations
-        if let handler = try? pipeline.handler(type: HTTPConnectionHandler.self) {
-            connection = handler
-        } else {
-            let handler = HTTPConnectionHandler(idleTimeout: nil)
-            guard (try? pipeline.addHandler(handler)) != nil else { return finish() }
-            connection = handler
-            addedConnectionHandler = true
-        }
-        connection?.attach(self)
+        // Closed before the stream started: its handler would never hear of it. Every connection
+        // Vane serves has the handler (VaneHTTP1Channel); a stream nothing would tell of its
+        // client's end is not kept.
+        guard channel.isActive,
+            let connection = try? channel.pipeline.syncOperations.handler(type: HTTPConnectionHandler.self)
+        else { return finish() }
+        self.connection = connection
+        connection.attach(self)
         writePending()
     }
 
@@ -94,11 +87,8 @@ package final class StreamSubscriber: @unchecked Sendable {
         guard !isEnded else { return }
         isEnded = true
         isLive = false
-        if let connection {
-            self.connection = nil
-            connection.detach(self)
-            if addedConnectionHandler { channel.pipeline.syncOperations.removeHandler(connection, promise: nil) }
-        }
+        connection?.detach(self)
+        connection = nil
         waiter?.resume()
         waiter = nil
     }
