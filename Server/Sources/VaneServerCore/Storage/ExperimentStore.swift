@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 package import SQLKit
+import Synchronization
 import VaneCore
 
 /// Experiments and their life (draft → running → stopped), over SQLite and PostgreSQL. Every
@@ -11,13 +12,12 @@ import VaneCore
 package final class ExperimentStore: Sendable {
     package let engine: DatabaseEngine
 
-    /// The running experiments per environment, as `POST …/events` reads them on every batch,
-    /// with when they were read.
-    private let running = NIOLockedValueBox<
-        [EnvironmentKey: (readAt: ContinuousClock.Instant, experiments: [Experiment])]
-    >(
-        [:]
-    )
+    /// The running experiments per environment, as `POST …/events` reads them on every batch.
+    private let running = NIOLockedValueBox<[EnvironmentKey: RunningList]>([:])
+    private let runningReads = Atomic<Int>(0)
+
+    /// How many times this store has read a list of running experiments from the database.
+    package var runningListReads: Int { runningReads.load(ordering: .relaxed) }
     /// How long a node trusts its list of running experiments. A start or stop on this node
     /// refreshes it at once; on another node it takes effect here within this time, and the
     /// events' transaction checks each experiment's status again before counting.
@@ -48,18 +48,47 @@ package final class ExperimentStore: Sendable {
     }
 
     /// The environment's running experiments, read at most once a second per node.
+    ///
+    /// Requests that find the list out of date share one read: under load every request in
+    /// flight found it stale at the same moment, and each read on its own queued ahead of the
+    /// events' transaction on SQLite's one connection.
     package func runningExperiments(_ environment: EnvironmentKey) async throws -> [Experiment] {
         let now = ContinuousClock.now
-        if let cached = running.withLockedValue({ $0[environment] }), now - cached.readAt < Self.runningListLifetime {
-            return cached.experiments
+        let read = running.withLockedValue { lists -> RunningList.Read in
+            var list = lists[environment] ?? RunningList()
+            if let cached = list.cached, now - cached.readAt < Self.runningListLifetime {
+                return .cached(cached.experiments)
+            }
+            if let reading = list.reading { return .shared(reading) }
+            let reading = RunningList.Reading(
+                startedAt: now,
+                task: Task {
+                    self.runningReads.add(1, ordering: .relaxed)
+                    return try await self.experiments(environment, status: .running)
+                }
+            )
+            list.reading = reading
+            lists[environment] = list
+            return .shared(reading)
         }
-        let experiments = try await experiments(environment, status: .running)
-        running.withLockedValue { $0[environment] = (now, experiments) }
-        return experiments
+        switch read {
+        case .cached(let experiments):
+            return experiments
+        case .shared(let reading):
+            let result = await reading.task.result
+            running.withLockedValue { lists in
+                // Kept unless the list was forgotten since.
+                guard var list = lists[environment], list.reading?.task == reading.task else { return }
+                list.reading = nil
+                if case .success(let experiments) = result { list.cached = (reading.startedAt, experiments) }
+                lists[environment] = list
+            }
+            return try result.get()
+        }
     }
 
-    /// Drops this node's list of the environment's running experiments: a rollout's step started
-    /// or stopped one in its own transaction.
+    /// Drops this node's list of the environment's running experiments, and any read of it in
+    /// progress: an experiment started or stopped on this node.
     package func forgetRunning(_ environment: EnvironmentKey) {
         running.withLockedValue { $0[environment] = nil }
     }
@@ -233,7 +262,7 @@ package final class ExperimentStore: Sendable {
         _ transform: @escaping @Sendable (any SQLDatabase, Experiment) async throws -> Experiment
     ) async throws -> Experiment {
         let kind = engine.kind
-        defer { running.withLockedValue { $0[environment] = nil } }
+        defer { forgetRunning(environment) }
         return try await engine.transaction { database in
             try await ConfigStore.lockEnvironment(database, environment, kind: kind)
             guard let row = try await Self.row(database, environment, key: key) else {
@@ -337,4 +366,23 @@ package final class ExperimentStore: Sendable {
             stopTime: try row.decode(column: "stop_time", as: Int64?.self)
         )
     }
+}
+
+/// What a node knows of one environment's running experiments.
+private struct RunningList: Sendable {
+    /// A read of the list, which every request that needs it meanwhile awaits.
+    struct Reading: Sendable {
+        var startedAt: ContinuousClock.Instant
+        var task: Task<[Experiment], any Error>
+    }
+
+    /// How a request gets the list.
+    enum Read: Sendable {
+        case cached([Experiment])
+        case shared(Reading)
+    }
+
+    var cached: (readAt: ContinuousClock.Instant, experiments: [Experiment])?
+    /// Dropped when the list is forgotten, so a read that began before is not kept.
+    var reading: Reading?
 }
