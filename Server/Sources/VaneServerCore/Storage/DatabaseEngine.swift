@@ -57,7 +57,23 @@ package final class DatabaseEngine: Sendable {
                 try PrivateFiles.createDirectory(directory)
                 try PrivateFiles.createEmptyFile(path)
                 try PrivateFiles.restrict([path, path + "-wal", path + "-shm"])
-                let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+                // A thread of its own for the one connection, rather than NIO's shared pool: the
+                // statements of a transaction then run on one warm core instead of alternating
+                // between the pool's threads (6 % more events ingested; docs/PERFORMANCE.md).
+                let thread = NIOThreadPool(numberOfThreads: 1)
+                thread.start()
+                let connection: SQLiteConnection
+                do {
+                    connection = try await SQLiteConnection.open(
+                        storage: .file(path: path),
+                        threadPool: thread,
+                        logger: logger,
+                        on: MultiThreadedEventLoopGroup.singleton.any()
+                    )
+                } catch {
+                    try? await thread.shutdownGracefully()
+                    throw error
+                }
                 let database = connection.sql(queryLogLevel: nil)
                 // The timeout comes first: it waits out a second process, also while this one
                 // switches to WAL (which needs the file to itself). WAL keeps readers and the writer
@@ -75,11 +91,11 @@ package final class DatabaseEngine: Sendable {
                     }
                 } catch {
                     // An opened connection is closed on every way out (SQLiteNIO asserts otherwise).
-                    try? await closeUncancelled(connection)
+                    try? await closeUncancelled(connection, thread: thread)
                     throw error
                 }
                 return DatabaseEngine(kind: .sqlite, database: database, sessionLock: AsyncLock()) {
-                    try await closeUncancelled(connection)
+                    try await closeUncancelled(connection, thread: thread)
                 }
             } catch {
                 throw StorageError.cannotOpen(location.description, "\(error)")
@@ -115,11 +131,20 @@ package final class DatabaseEngine: Sendable {
         }
     }
 
-    /// Closes an SQLite connection in a task of its own, which is never cancelled: SQLiteNIO's
-    /// thread pool drops work that a cancelled task submits, so a close asked for by a cancelled
-    /// open or shutdown would leave the connection open, and SQLiteNIO asserts when it deinitialises.
-    private static func closeUncancelled(_ connection: SQLiteConnection) async throws {
-        try await Task { try await connection.close() }.value
+    /// Closes an SQLite connection, then stops its thread, in a task of its own, which is never
+    /// cancelled: SQLiteNIO's thread pool drops work that a cancelled task submits, so a close
+    /// asked for by a cancelled open or shutdown would leave the connection open, and SQLiteNIO
+    /// asserts when it deinitialises.
+    private static func closeUncancelled(_ connection: SQLiteConnection, thread: NIOThreadPool) async throws {
+        try await Task {
+            do {
+                try await connection.close()
+            } catch {
+                try? await thread.shutdownGracefully()
+                throw error
+            }
+            try await thread.shutdownGracefully()
+        }.value
     }
 
     /// Runs `work` with a database session of its own.
