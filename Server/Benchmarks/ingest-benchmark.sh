@@ -5,6 +5,11 @@
 # client in the same run; the CPU time vane and PostgreSQL spend per event (from /proc, so what
 # one node would need if the database ran elsewhere); then the time `GET …/results` takes once
 # the events are in.
+# Last, the floor of the PostgreSQL run: PostgreSQL alone running vane's statements for a group
+# (the insert, the tally's row locked, the units read, their metric events read, the units and
+# the tally written; Storage/ExperimentTallyStore.swift) from pgbench, two clients as vane's two
+# writers, groups of half the events the client keeps in flight (what vane's groups hold), the
+# rows made by generate_series rather than parsed from JSON: the least PostgreSQL does for them.
 # Release build, loopback only, bounded in time.
 #
 #   Server/Benchmarks/ingest-benchmark.sh [seconds-per-run] [client-threads]    (default 20, 8)
@@ -89,6 +94,15 @@ cpu_ticks() {
     echo "$total"
 }
 postgres_pids() { pgrep -x postgres || true; }
+# The same, plus the time of their children that have exited (utime, stime, cutime, cstime).
+cpu_ticks_with_children() {
+    local total=0 pid
+    for pid in "$@"; do
+        [ -r "/proc/$pid/stat" ] || continue
+        total=$((total + $(sed 's/^.*) //' "/proc/$pid/stat" | awk '{print $12 + $13 + $14 + $15}')))
+    done
+    echo "$total"
+}
 
 # Runs drive against a vane node and prints its result line plus the CPU microseconds per event
 # spent by vane and by PostgreSQL's processes (0 for SQLite, which runs inside vane).
@@ -212,12 +226,48 @@ times.sort(); print("%.2f" % (times[100] * 1000))
 PY
 )
 
+# The floor (see the top): pgbench for DURATION seconds on vane's database, after vane's runs.
+postgres_floor() {
+    local group=$((threads * 50 < 200 ? 200 : threads * 50)) script="$work/floor.sql" units before after output tps groups
+    units=$((group / 3))
+    local unit="'u-' || :client_id || '-' || :n || '-' ||" scope="project_id = 'bench' AND environment_id = 'prod'"
+    cat >"$script" <<SQL
+\set n random(1, 2000000000)
+BEGIN;
+INSERT INTO experiment_events (project_id, environment_id, receive_time, event_id, event_type, unit_id, event_time, experiment_key, variant, flag_key, template_version, metric_name, metric_value, properties) SELECT 'bench', 'prod', 1700000000000, 'f-' || :client_id || '-' || :n || '-' || g, CASE WHEN g % 3 = 0 THEN 'exposure' ELSE 'metric' END, $unit (g / 3), 1700000000000 + g, CASE WHEN g % 3 = 0 THEN 'checkout' END, CASE WHEN g % 3 = 0 THEN 'new' END, NULL, CASE WHEN g % 3 = 0 THEN 1 END, CASE g % 3 WHEN 1 THEN 'session_started' WHEN 2 THEN 'purchase' END, CASE WHEN g % 3 > 0 THEN 1.0 END, NULL FROM generate_series(0, $((group - 1))) g ON CONFLICT (project_id, environment_id, event_id) DO NOTHING RETURNING event_id;
+SELECT version_number FROM served_versions WHERE $scope AND version_number IN (1);
+SELECT t.tally, t.always_valid, x.status FROM experiment_tallies t JOIN experiments x ON x.project_id = t.project_id AND x.environment_id = t.environment_id AND x.experiment_key = t.experiment_key WHERE t.project_id = 'bench' AND t.environment_id = 'prod' AND t.experiment_key = 'checkout' FOR UPDATE OF t FOR SHARE OF x;
+SELECT unit_id, variant, first_exposure, several_variants, totals FROM experiment_units WHERE $scope AND experiment_key = 'checkout' AND unit_id = ANY(ARRAY(SELECT $unit u FROM generate_series(0, $units) u));
+SELECT unit_id, metric_name, event_time, metric_value FROM experiment_events WHERE $scope AND unit_id = ANY(ARRAY(SELECT $unit u FROM generate_series(0, $units) u)) AND event_type = 'metric' AND metric_name IN ('purchase', 'session_started');
+WITH written AS (INSERT INTO experiment_units (project_id, environment_id, experiment_key, unit_id, variant, first_exposure, several_variants, totals) SELECT 'bench', 'prod', 'checkout', $unit u, 'new', 1700000000000, 0, 'purchase 1 1.0;session_started 1 1.0' FROM generate_series(0, $units) u ON CONFLICT (project_id, environment_id, experiment_key, unit_id) DO UPDATE SET variant = excluded.variant, first_exposure = excluded.first_exposure, several_variants = excluded.several_variants, totals = excluded.totals) UPDATE experiment_tallies SET tally = tally, always_valid = always_valid, update_time = 1700000000000 WHERE $scope AND experiment_key = 'checkout';
+COMMIT;
+SQL
+    # pgbench's backends exit with it: their time is counted from the postmaster's reaped children.
+    local database_pids=()
+    mapfile -t database_pids < <(postgres_pids)
+    before=$(cpu_ticks_with_children "${database_pids[@]}")
+    output=$("$VANE_TEST_POSTGRES_BIN/pgbench" -n -M prepared -c 2 -j 2 -T "$(python3 -c "import math; print(max(1, math.ceil($duration)))")" \
+        -f "$script" "$VANE_TEST_POSTGRES_URL" 2>&1) || { echo "$output" >&2; return 1; }
+    mapfile -t database_pids < <(postgres_pids)
+    after=$(cpu_ticks_with_children "${database_pids[@]}")
+    tps=$(echo "$output" | sed -n 's/^tps = \([0-9.]*\).*/\1/p')
+    groups=$(echo "$output" | sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p')
+    [ -n "$tps" ] && [ "${groups:-0}" -gt 0 ] || { echo "pgbench ran no group: $output" >&2; return 1; }
+    python3 -c "import os; t = os.sysconf('SC_CLK_TCK'); events = $groups * $group
+print('%d %.1f %d %.1f' % (events, $tps * $group, $group, ($after - $before) / t * 1e6 / events))"
+}
+
 ratio() { python3 -c "print('%.2f' % ($1 / $2))"; }
+# After the results' timing: the floor's rows would count in them.
+read -r f_events f_rate f_group f_db < <(postgres_floor) || true
+[ -n "${f_db:-}" ] || { echo "the PostgreSQL floor did not run" >&2; exit 1; }
+
 echo "| target ($threads connections) | events in ${duration} s | events/s | vs baseline | batch p50 ms | batch p99 ms | vane CPU µs/event | PostgreSQL CPU µs/event |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 echo "| Hummingbird POST /events (reads the body only) | $b_events | $b_rate | 1.00 | $b_p50 | $b_p99 | | |"
 echo "| vane, SQLite | $s_events | $s_rate | $(ratio "$s_rate" "$b_rate") | $s_p50 | $s_p99 | $s_cpu | — |"
 echo "| vane, PostgreSQL | $p_events | $p_rate | $(ratio "$p_rate" "$b_rate") | $p_p50 | $p_p99 | $p_cpu | $p_db |"
+echo "| the floor: PostgreSQL alone, vane's statements from pgbench, groups of $f_group | $f_events | $f_rate | $(ratio "$f_rate" "$b_rate") | | | — | $f_db |"
 echo
 echo "| GET …/results after the run (median of 200) | ms |"
 echo "|---|---:|"

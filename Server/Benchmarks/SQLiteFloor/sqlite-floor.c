@@ -12,6 +12,11 @@
  *   /tmp/sqlite-floor DIR MODE [GROUPS] [GROUP]      (default 300 groups of 800 events)
  *
  * MODE: `jsonb` — the rows as one JSON array read by `jsonb_each` (what vane binds);
+ *       `transaction` — what vane's transaction does per group, in vane's statements: the `jsonb`
+ *       insert, `changes()`, the tally's row read, the group's units read, their earlier metric
+ *       events read (the replay), the units written back through `jsonb_each` (vane's state text
+ *       per unit) and the tally updated (texts the size of vane's sums and readings). Only
+ *       vane's Swift work between the statements is left out;
  *       `json` — the same through `json_each` (what vane bound before);
  *       `row` — one prepared INSERT stepped per row with bound values (the least SQLite does).
  * Prints the CPU time (user + system) per event and the events per second of the loop.
@@ -90,9 +95,99 @@ static void make_group(Event *events, int count, int group) {
     }
 }
 
+// Migration 6's per-experiment state, and the statements ExperimentTallyStore runs per group.
+static sqlite3_stmt *changes_stmt, *tally_read, *units_read, *replay_read, *units_write, *tally_write;
+static char *units_text, *unit_rows, tally_text[1400], history_text[1000];
+
+static sqlite3_stmt *prepare(const char *sql) {
+    sqlite3_stmt *statement;
+    if (S(prepare_v2)(db, sql, -1, &statement, 0)) {
+        fprintf(stderr, "%s: %s\n", sql, S(errmsg)(db));
+        exit(1);
+    }
+    return statement;
+}
+
+static void prepare_transaction(void) {
+    run("CREATE TABLE experiment_tallies (project_id TEXT NOT NULL, environment_id TEXT NOT NULL, "
+        "experiment_key TEXT NOT NULL, tally TEXT NOT NULL, update_time BIGINT NOT NULL, always_valid TEXT, "
+        "PRIMARY KEY (project_id, environment_id, experiment_key))");
+    run("CREATE TABLE experiment_units (project_id TEXT NOT NULL, environment_id TEXT NOT NULL, "
+        "experiment_key TEXT NOT NULL, unit_id TEXT NOT NULL, variant TEXT NOT NULL, first_exposure BIGINT NOT NULL, "
+        "several_variants BIGINT NOT NULL, totals TEXT NOT NULL, "
+        "PRIMARY KEY (project_id, environment_id, experiment_key, unit_id))");
+    // Sums and readings the size vane stores for the benchmark's experiment (three metrics).
+    memset(tally_text, 'x', sizeof tally_text - 1);
+    memset(history_text, 'y', sizeof history_text - 1);
+    run("INSERT INTO experiment_tallies VALUES ('bench', 'prod', 'checkout', '{}', 0, NULL)");
+    changes_stmt = prepare("SELECT changes() AS stored, last_insert_rowid() AS last");
+    tally_read = prepare("SELECT tally, always_valid FROM experiment_tallies "
+                         "WHERE project_id = 'bench' AND environment_id = 'prod' AND experiment_key = 'checkout'");
+    units_read = prepare("SELECT unit_id, variant, first_exposure, several_variants, totals FROM experiment_units "
+                         "WHERE project_id = 'bench' AND environment_id = 'prod' AND experiment_key = 'checkout' "
+                         "AND unit_id IN (SELECT value FROM json_each(?1))");
+    replay_read = prepare("SELECT unit_id, metric_name, event_time, metric_value FROM experiment_events "
+                          "WHERE project_id = 'bench' AND environment_id = 'prod' "
+                          "AND unit_id IN (SELECT value FROM json_each(?1)) AND event_type = 'metric' "
+                          "AND metric_name IN ('purchase', 'session_started') AND rowid < ?2");
+    units_write = prepare("INSERT INTO experiment_units (project_id, environment_id, experiment_key, unit_id, variant, "
+                          "first_exposure, several_variants, totals) SELECT 'bench', 'prod', 'checkout', value ->> 0, "
+                          "value ->> 1, value ->> 2, value ->> 3, value ->> 4 FROM jsonb_each(?1) WHERE true "
+                          "ON CONFLICT (project_id, environment_id, experiment_key, unit_id) DO UPDATE SET "
+                          "variant = excluded.variant, first_exposure = excluded.first_exposure, "
+                          "several_variants = excluded.several_variants, totals = excluded.totals");
+    tally_write = prepare("UPDATE experiment_tallies SET tally = ?1, always_valid = ?2, update_time = ?3 "
+                          "WHERE project_id = 'bench' AND environment_id = 'prod' AND experiment_key = 'checkout'");
+}
+
+static void step_all(sqlite3_stmt *statement) {
+    int code;
+    while ((code = S(step)(statement)) == SQLITE_ROW) {
+        for (int c = 0; c < S(column_count)(statement); c++) S(column_text)(statement, c);
+    }
+    if (code != SQLITE_DONE) {
+        fprintf(stderr, "%s\n", S(errmsg)(db));
+        exit(1);
+    }
+    S(reset)(statement);
+}
+
+// The statements vane runs after the insert: every unit of the benchmark's groups is new, so
+// every one is read (none found), replayed (no earlier events) and written.
+static void count_group(Event *events, int count) {
+    step_all(changes_stmt);
+    step_all(tally_read);
+    char *p = units_text, *q = unit_rows;
+    *p++ = '[';
+    *q++ = '[';
+    int units = 0;
+    for (int i = 0; i < count; i++) {
+        if (i > 0 && strcmp(events[i].unit, events[i - 1].unit) == 0) continue;
+        p += sprintf(p, "%s\"%s\"", units ? "," : "", events[i].unit);
+        q += sprintf(q, "%s[\"%s\",\"new\",%lld,0,\"purchase 0 0.0;session_started 1 1.0\"]", units ? "," : "",
+                     events[i].unit, events[i].time);
+        units++;
+    }
+    *p++ = ']';
+    *p = 0;
+    *q++ = ']';
+    *q = 0;
+    S(bind_text)(units_read, 1, units_text, -1, SQLITE_STATIC);
+    step_all(units_read);
+    S(bind_text)(replay_read, 1, units_text, -1, SQLITE_STATIC);
+    S(bind_int64)(replay_read, 2, S(last_insert_rowid)(db) - count + 1);
+    step_all(replay_read);
+    S(bind_text)(units_write, 1, unit_rows, -1, SQLITE_STATIC);
+    step_all(units_write);
+    S(bind_text)(tally_write, 1, tally_text, -1, SQLITE_STATIC);
+    S(bind_text)(tally_write, 2, history_text, -1, SQLITE_STATIC);
+    S(bind_int64)(tally_write, 3, 1700000000000LL);
+    step_all(tally_write);
+}
+
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: %s DIR jsonb|json|row [GROUPS] [GROUP]\n", argv[0]);
+        fprintf(stderr, "usage: %s DIR jsonb|json|row|transaction [GROUPS] [GROUP]\n", argv[0]);
         return 64;
     }
     const char *mode = argv[2];
@@ -122,12 +217,14 @@ int main(int argc, char **argv) {
                           "metric_value, properties) ";
     char sql[2048];
     int json = strcmp(mode, "row") != 0;
+    int transaction = strcmp(mode, "transaction") == 0;
     if (json) {
         snprintf(sql, sizeof sql,
                  "%s SELECT ?1, ?2, ?3, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, "
                  "value ->> 6, value ->> 7, value ->> 8, value ->> 9, value ->> 10 FROM %s(?4) WHERE true "
                  "ON CONFLICT (project_id, environment_id, event_id) DO NOTHING",
                  columns, strcmp(mode, "json") == 0 ? "json_each" : "jsonb_each");
+        if (transaction) prepare_transaction();
     } else {
         snprintf(sql, sizeof sql, "%s VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
                  "ON CONFLICT (project_id, environment_id, event_id) DO NOTHING", columns);
@@ -139,6 +236,8 @@ int main(int argc, char **argv) {
     }
     Event *events = malloc(sizeof(Event) * count);
     char *text = malloc((size_t)count * 200 + 2);
+    units_text = malloc((size_t)count * 60 + 2);
+    unit_rows = malloc((size_t)count * 160 + 2);
     srand(1);
     double cpu = 0, wall = 0;
     for (int g = 0; g < groups; g++) {
@@ -201,6 +300,7 @@ int main(int argc, char **argv) {
                 S(reset)(insert);
             }
         }
+        if (transaction) count_group(events, count);
         run("COMMIT");
         cpu += cpu_seconds() - cpu0;
         wall += now_seconds() - wall0;
