@@ -14,6 +14,7 @@
 #
 #   Server/Benchmarks/ingest-benchmark.sh [seconds-per-run] [client-threads]    (default 20, 8)
 #   VANE_INGEST_ONLY=sqlite Server/Benchmarks/ingest-benchmark.sh 450   # one long SQLite run (~10 M events)
+#   VANE_INGEST_ONLY=postgres Server/Benchmarks/ingest-benchmark.sh 20 64  # vane on PostgreSQL alone (to profile)
 #
 # PostgreSQL runs through scripts/with-postgres (a throwaway server in a temp dir). VANE_BIN names a
 # vane binary to measure instead of building in release; vane-http-baseline is taken from the same
@@ -208,6 +209,11 @@ events_path=/v1/projects/bench/environments/prod/events
 if [ "${VANE_INGEST_ONLY:-}" = sqlite ]; then
     read -r s_events s_rate s_p50 s_p99 s_cpu s_db < <(measure "$events_path" "$sqlite_port" "$sqlite_pid" sqlite)
     echo "| vane, SQLite | $s_events events in $duration s | $s_rate events/s | results median $(results_time "$sqlite_port") ms |"
+    exit 0
+fi
+if [ "${VANE_INGEST_ONLY:-}" = postgres ]; then
+    read -r p_events p_rate p_p50 p_p99 p_cpu p_db < <(measure "$events_path" "$postgres_port" "$postgres_pid" postgres)
+    echo "| vane, PostgreSQL | $p_events events in $duration s | $p_rate events/s | vane $p_cpu + PostgreSQL $p_db µs CPU per event |"
     exit 0
 fi
 read -r b_events b_rate b_p50 b_p99 < <(drive /events "$hello_port")
