@@ -83,27 +83,20 @@ start_vane() {
     printf -v "${variable%_port}_pid" '%s' "${pids[-1]}"
 }
 
-# CPU time (user + system, clock ticks) the given processes have used so far.
+# CPU time (user + system, clock ticks) the given processes have used so far; with --children
+# first, also that of their children that have exited (cutime + cstime).
 cpu_ticks() {
-    local total=0 pid fields
+    local total=0 pid fields sum='$12 + $13'
+    if [ "${1:-}" = --children ]; then sum='$12 + $13 + $14 + $15'; shift; fi
     for pid in "$@"; do
         [ -r "/proc/$pid/stat" ] || continue
         # Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
         fields=$(sed 's/^.*) //' "/proc/$pid/stat")
-        total=$((total + $(echo "$fields" | awk '{print $12 + $13}')))
+        total=$((total + $(echo "$fields" | awk "{print $sum}")))
     done
     echo "$total"
 }
 postgres_pids() { pgrep -x postgres || true; }
-# The same, plus the time of their children that have exited (utime, stime, cutime, cstime).
-cpu_ticks_with_children() {
-    local total=0 pid
-    for pid in "$@"; do
-        [ -r "/proc/$pid/stat" ] || continue
-        total=$((total + $(sed 's/^.*) //' "/proc/$pid/stat" | awk '{print $12 + $13 + $14 + $15}')))
-    done
-    echo "$total"
-}
 
 # Runs drive against a vane node and prints its result line plus the CPU microseconds per event
 # spent by vane and by PostgreSQL's processes (0 for SQLite, which runs inside vane).
@@ -251,11 +244,11 @@ SQL
     # pgbench's backends exit with it: their time is counted from the postmaster's reaped children.
     local database_pids=()
     mapfile -t database_pids < <(postgres_pids)
-    before=$(cpu_ticks_with_children "${database_pids[@]}")
+    before=$(cpu_ticks --children "${database_pids[@]}")
     output=$("$VANE_TEST_POSTGRES_BIN/pgbench" -n -M prepared -c 2 -j 2 -T "$(python3 -c "import math; print(max(1, math.ceil($duration)))")" \
         -f "$script" "$VANE_TEST_POSTGRES_URL" 2>&1) || { echo "$output" >&2; return 1; }
     mapfile -t database_pids < <(postgres_pids)
-    after=$(cpu_ticks_with_children "${database_pids[@]}")
+    after=$(cpu_ticks --children "${database_pids[@]}")
     tps=$(echo "$output" | sed -n 's/^tps = \([0-9.]*\).*/\1/p')
     groups=$(echo "$output" | sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p')
     [ -n "$tps" ] && [ "${groups:-0}" -gt 0 ] || { echo "pgbench ran no group: $output" >&2; return 1; }

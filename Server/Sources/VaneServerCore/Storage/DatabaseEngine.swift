@@ -59,7 +59,7 @@ package final class DatabaseEngine: Sendable {
                 try PrivateFiles.restrict([path, path + "-wal", path + "-shm"])
                 // A thread of its own for the one connection, rather than NIO's shared pool: the
                 // statements of a transaction then run on one warm core instead of alternating
-                // between the pool's threads (6 % more events ingested; docs/PERFORMANCE.md).
+                // between the pool's threads (about 7 % more events ingested; docs/PERFORMANCE.md).
                 let thread = NIOThreadPool(numberOfThreads: 1)
                 thread.start()
                 let connection: SQLiteConnection
