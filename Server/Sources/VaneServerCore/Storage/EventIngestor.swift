@@ -112,7 +112,9 @@ package final class EventIngestor: Sendable {
             }
             gathered?.resume()
             if startsWriter {
-                Task { await self.write(environment) }
+                // Above the requests' tasks: every request waits for this one writer, so its
+                // continuations should not queue behind the parsing of the next batches.
+                Task(priority: .high) { await self.write(environment) }
             }
         }
     }
