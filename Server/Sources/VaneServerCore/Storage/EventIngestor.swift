@@ -100,13 +100,15 @@ package final class EventIngestor: Sendable {
                 )
                 queue.unanswered += events.count
                 queue.peakUnanswered = max(queue.peakUnanswered, queue.unanswered)
-                let starts = queue.writers < maximumWriters
-                if starts { queue.writers += 1 }
                 var gathered: CheckedContinuation<Void, Never>?
                 if let gatherer = queue.gatherer, queue.pending.count >= gatherer.target {
                     gathered = gatherer.continuation
                     queue.gatherer = nil
                 }
+                // A writer that gathers takes what arrives meanwhile: a second one (PostgreSQL)
+                // started now would split the group it waits for.
+                let starts = queue.writers < maximumWriters && queue.gatherer == nil
+                if starts { queue.writers += 1 }
                 queues[environment] = queue
                 return (starts, gathered)
             }
