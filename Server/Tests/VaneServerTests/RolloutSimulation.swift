@@ -268,6 +268,9 @@ enum RolloutSimulation {
         var outcome: Outcome
         /// Every decision's action, in order.
         var actions: [String]
+        /// Every decision as the store keeps it (look, step, action, reason and figures), for a
+        /// failure's message.
+        var decisions: [String] = []
         /// Units evaluated at each step, and those that lost the new value at a later step (none).
         var unitsChecked: Int
         var unitsThatLostTheNewValue: Int
@@ -284,9 +287,13 @@ enum RolloutSimulation {
         let environment = EnvironmentKey(projectId: "demo", environmentId: "production")
         let lifecycle = server.application.rolloutLifecycle
         #expect(try await server.publish(RolloutTests.template).status == .ok)
-        let created = try await server.send(.post, RolloutTests.path, json: .object(scenario.plan))
+        var plan = scenario.plan
+        // The bucketing seed comes from the run's, not the server: the same units fall in the same
+        // arms on every run, so a run that fails fails again when it is repeated.
+        if plan["seed"] == nil { plan["seed"] = .string("rollout-simulated-\(seed)") }
+        let created = try await server.send(.post, RolloutTests.path, json: .object(plan))
         #expect(created.status == .created, "\(created.text)")
-        let id = try #require(scenario.plan["id"]?.stringValue)
+        let id = try #require(plan["id"]?.stringValue)
         let started = try await server.send(.post, RolloutTests.path + "/\(id)/start")
         #expect(started.status == .ok, "\(started.text)")
 
@@ -379,6 +386,7 @@ enum RolloutSimulation {
                 return ServerRun(
                     outcome: outcome,
                     actions: decisions.map(\.action.rawValue),
+                    decisions: decisions.map(Self.describe),
                     unitsChecked: checked,
                     unitsThatLostTheNewValue: lost
                 )
@@ -400,8 +408,14 @@ enum RolloutSimulation {
         return ServerRun(
             outcome: outcome,
             actions: decisions.map(\.action.rawValue),
+            decisions: decisions.map(Self.describe),
             unitsChecked: checked,
             unitsThatLostTheNewValue: lost
         )
+    }
+
+    static func describe(_ decision: RolloutDecision) -> String {
+        let figures = decision.figures.map { JSONValue.object($0).serialized() } ?? "-"
+        return "\(decision.time) step \(decision.step) \(decision.action.rawValue): \(decision.reason) \(figures)"
     }
 }

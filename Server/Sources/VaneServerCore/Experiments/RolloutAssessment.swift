@@ -108,8 +108,8 @@ package struct RolloutAssessment: Sendable, Hashable {
             result.reason =
                 "sample-ratio mismatch: \(treatmentUnits) treatment and \(comparisonUnits) comparison units "
                 + "where the split expects them equal (p = \(ratio.pValue) < \(RolloutPlan.sampleRatioThreshold)); "
-                + "exposures are lost or assigned wrongly, so the guardrails cannot be trusted. Check how the app "
-                + "records exposures, then resume"
+                + "exposures are lost or assigned wrongly, so the guardrails cannot be trusted. The rollout stays at "
+                + "\(percent) % while the split does not fit; check how the app records exposures, or roll back"
             return result
         }
         if !result.healthWarnings.isEmpty {
