@@ -194,6 +194,42 @@ import Testing
         #expect(object["d"] == .null)
         #expect(object["b"] == nil)
     }
+
+    /// Small objects find keys by comparing them in turn and larger ones through an index made
+    /// when they grow: both answer alike, through growth and removals on either side of it.
+    @Test(arguments: [3, 8, 9, 40])
+    func findsEveryKeyWhateverTheSize(count: Int) {
+        var object = JSONObject()
+        var expected: [(String, Int)] = []
+        for index in 0..<count {
+            object["key \(index)"] = .number(JSONNumber(index))
+            expected.append(("key \(index)", index))
+        }
+        // Removing from the middle and the front moves later members' positions.
+        for removed in [count / 2, 0] {
+            object[expected[removed].0] = nil
+            expected.remove(at: removed)
+        }
+        object["added"] = true
+        object[expected[0].0] = "replaced"
+        #expect(object.keys == expected.map(\.0) + ["added"])
+        #expect(object[expected[0].0] == "replaced")
+        for (key, value) in expected.dropFirst() { #expect(object[key] == .number(JSONNumber(value)), "\(key)") }
+        #expect(object["added"] == true)
+        #expect(object["key \(count)"] == nil)
+        #expect(object.count == count - 1)
+        // Equal members, equal objects, however each was built.
+        let rebuilt = JSONObject(object.members)
+        #expect(rebuilt == object && rebuilt.hashValue == object.hashValue)
+    }
+
+    /// A repeated key is refused by the parser in a small object and in an indexed one.
+    @Test(arguments: [2, 12])
+    func refusesARepeatedKeyInObjectsOfEverySize(count: Int) {
+        let members = (0..<count).map { "\"k\($0)\": \($0)" }.joined(separator: ", ")
+        #expect(throws: JSONParseError.self) { try JSONValue.parse("{\(members), \"k\(count - 1)\": 0}") }
+        #expect((try? JSONValue.parse("{\(members)}"))?.objectValue?.count == count)
+    }
 }
 
 @Suite struct JSONPathTests {

@@ -139,6 +139,26 @@ let hashing = harness.measureSideBySide([
         { blackHole(PercentBucket.microPercentile(seed: "seed_2", randomizationId: bucketId)) }
     ),
 ])
+// What fetch does with its request before evaluating: the body parsed, the context read (the
+// body of Server/Benchmarks/http-benchmark.sh), beside Foundation's parser on the same bytes.
+let fetchBody = Array(
+    #"{"context": {"randomizationId": "8f14e45f-ceea-467f-a0e6-1c4f7c1d2a3b", "device.country": "de", "device.os": "ios", "device.language": "de", "app.version": "3.2.1", "plan": "pro", "seats": 12}}"#
+        .utf8
+)
+let fetchBodyData = Data(fetchBody)
+let requestReads = harness.measureSideBySide([
+    (
+        "Foundation JSONSerialization.jsonObject, fetch's body (baseline)",
+        { blackHole(try? JSONSerialization.jsonObject(with: fetchBodyData)) }
+    ),
+    (
+        "fetch's body: JSONValue.parse + EvaluationContext(json:)",
+        {
+            let body = try? JSONValue.parse(fetchBody)
+            blackHole(try? EvaluationContext(json: body?.objectValue?["context"] ?? .null))
+        }
+    ),
+])
 let quickHarness = Harness(rounds: 7, minimumRoundNanoseconds: 200_000_000)
 let compileLarge = quickHarness.measure("compile 3,000 / 2,000 template") {
     blackHole(try? CompiledTemplate(large))
@@ -291,6 +311,15 @@ let rows = [
         measurement: startups[1],
         target: String(format: "%.2f× baseline (target ≤ 0.2×, issue #32)", startupRatio),
         met: startupRatio <= 0.2
+    ),
+    Row(measurement: requestReads[0], target: "1.00×", met: nil),
+    Row(
+        measurement: requestReads[1],
+        target: String(
+            format: "%.2f× baseline (recorded, no target)",
+            requestReads[1].nanosecondsPerOperation / requestReads[0].nanosecondsPerOperation
+        ),
+        met: nil
     ),
     Row(measurement: parseLarge, target: "once per publish", met: nil),
     Row(measurement: validateLarge, target: "once per publish", met: nil),

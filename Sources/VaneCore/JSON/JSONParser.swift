@@ -87,7 +87,7 @@ private struct JSONParser {
             }
             let keyStart = position
             let key = try parseString()
-            guard object[key] == nil else {
+            guard !object.contains(key: key) else {
                 position = keyStart
                 throw error("duplicate key \"\(key)\" in one object; each key may appear once")
             }
@@ -100,7 +100,7 @@ private struct JSONParser {
             path.append(.key(key))
             let value = try parseValue(depth: depth)
             path.removeLast()
-            object[key] = value
+            object.appendNew(key: key, value: value)
             skipWhitespace()
             guard position < bytes.count else { throw error("the document ends inside an object; expected ',' or '}'") }
             if bytes[position] == UInt8(ascii: ",") {

@@ -89,7 +89,8 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
 @inline(__always)
 private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
-/// A JSON object's members, in document order, with constant-time lookup by key.
+/// A JSON object's members, in document order, with lookup by key (through an index once it has
+/// more than eight members).
 public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
     /// One `"key": value` member.
     public struct Member: Sendable, Hashable {
@@ -107,13 +108,17 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
 
     /// The members, in order.
     public private(set) var members: [Member]
-    /// Position of each key in `members`.
-    private var positions: [String: Int]
+    /// Position of each key in `members`, made once the object has more than ``indexedFrom``
+    /// members. Below that, comparing the keys in turn costs less than hashing them and keeping a
+    /// dictionary, and most objects are that small (a fetch's context, an event, a condition).
+    private var positions: [String: Int]?
+    /// The most members an object keeps without ``positions``.
+    private static let indexedFrom = 8
 
     /// Creates an object from members; a later member replaces an earlier one of the same key.
     public init(_ members: [Member] = []) {
         self.members = []
-        self.positions = [:]
+        self.positions = nil
         for member in members { self[member.key] = member.value }
     }
 
@@ -125,21 +130,43 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     /// The value of the member with this key. Setting nil removes the member; setting a new key
     /// appends it.
     public subscript(key: String) -> JSONValue? {
-        get { positions[key].map { members[$0].value } }
+        get { position(of: key).map { members[$0].value } }
         set {
-            if let position = positions[key] {
+            if let position = position(of: key) {
                 if let newValue {
                     members[position].value = newValue
                 } else {
                     members.remove(at: position)
-                    positions[key] = nil
-                    for index in position..<members.count { positions[members[index].key] = index }
+                    if positions != nil {
+                        positions?[key] = nil
+                        for index in position..<members.count { positions?[members[index].key] = index }
+                    }
                 }
             } else if let newValue {
-                positions[key] = members.count
-                members.append(Member(key: key, value: newValue))
+                appendNew(key: key, value: newValue)
             }
         }
+    }
+
+    /// Whether a member has this key.
+    func contains(key: String) -> Bool { position(of: key) != nil }
+
+    /// Appends a member whose key the object does not have yet (the caller checked).
+    mutating func appendNew(key: String, value: JSONValue) {
+        members.append(Member(key: key, value: value))
+        if positions != nil {
+            positions?[key] = members.count - 1
+        } else if members.count > Self.indexedFrom {
+            var index: [String: Int] = [:]
+            index.reserveCapacity(members.count * 2)
+            for (position, member) in members.enumerated() { index[member.key] = position }
+            positions = index
+        }
+    }
+
+    private func position(of key: String) -> Int? {
+        if let positions { return positions[key] }
+        return members.firstIndex { $0.key == key }
     }
 
     /// The keys, in order.
