@@ -247,6 +247,16 @@ struct Row {
     let measurement: Harness.Measurement
     let target: String
     let met: Bool?
+
+    /// A figure kept beside its baseline with no target: the ratio, with `digits` decimals.
+    static func recorded(_ measurement: Harness.Measurement, of baseline: Harness.Measurement, digits: Int) -> Row {
+        let ratio = measurement.nanosecondsPerOperation / baseline.nanosecondsPerOperation
+        return Row(
+            measurement: measurement,
+            target: String(format: "%.\(digits)f× baseline (recorded, no target)", ratio),
+            met: nil
+        )
+    }
 }
 
 let readRatio = typedRead.nanosecondsPerOperation / baseline.nanosecondsPerOperation
@@ -298,14 +308,7 @@ let rows = [
         met: flagReadRatio <= 1.2
     ),
     Row(measurement: tracking[0], target: "1.00×", met: nil),
-    Row(
-        measurement: tracking[1],
-        target: String(
-            format: "%.1f× baseline (recorded, no target)",
-            tracking[1].nanosecondsPerOperation / tracking[0].nanosecondsPerOperation
-        ),
-        met: nil
-    ),
+    .recorded(tracking[1], of: tracking[0], digits: 1),
     Row(measurement: startups[0], target: "1.00×", met: nil),
     Row(
         measurement: startups[1],
@@ -313,14 +316,7 @@ let rows = [
         met: startupRatio <= 0.2
     ),
     Row(measurement: requestReads[0], target: "1.00×", met: nil),
-    Row(
-        measurement: requestReads[1],
-        target: String(
-            format: "%.2f× baseline (recorded, no target)",
-            requestReads[1].nanosecondsPerOperation / requestReads[0].nanosecondsPerOperation
-        ),
-        met: nil
-    ),
+    .recorded(requestReads[1], of: requestReads[0], digits: 2),
     Row(measurement: parseLarge, target: "once per publish", met: nil),
     Row(measurement: validateLarge, target: "once per publish", met: nil),
 ]
