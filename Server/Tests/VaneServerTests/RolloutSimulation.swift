@@ -268,8 +268,8 @@ enum RolloutSimulation {
         var outcome: Outcome
         /// Every decision's action, in order.
         var actions: [String]
-        /// Every decision as the store keeps it (look, step, action, reason and figures), for a
-        /// failure's message.
+        /// Every decision as `GET …/rollouts/{id}` answers it (time, step, action, reason and
+        /// figures), for a failure's message.
         var decisions: [String] = []
         /// Units evaluated at each step, and those that lost the new value at a later step (none).
         var unitsChecked: Int
@@ -386,7 +386,7 @@ enum RolloutSimulation {
                 return ServerRun(
                     outcome: outcome,
                     actions: decisions.map(\.action.rawValue),
-                    decisions: decisions.map(Self.describe),
+                    decisions: decisions.map { RolloutJSON.decision($0).serialized() },
                     unitsChecked: checked,
                     unitsThatLostTheNewValue: lost
                 )
@@ -408,14 +408,9 @@ enum RolloutSimulation {
         return ServerRun(
             outcome: outcome,
             actions: decisions.map(\.action.rawValue),
-            decisions: decisions.map(Self.describe),
+            decisions: decisions.map { RolloutJSON.decision($0).serialized() },
             unitsChecked: checked,
             unitsThatLostTheNewValue: lost
         )
-    }
-
-    static func describe(_ decision: RolloutDecision) -> String {
-        let figures = decision.figures.map { JSONValue.object($0).serialized() } ?? "-"
-        return "\(decision.time) step \(decision.step) \(decision.action.rawValue): \(decision.reason) \(figures)"
     }
 }
