@@ -20,6 +20,8 @@ package final class EventIngestor: Sendable {
 
     private struct Pending: Sendable {
         package var events: [ExperimentEvent]
+        /// `events` as the insert binds them, written by the request (not by the group's writer).
+        package var rows: ExperimentEventStore.Rows
         package var running: [Experiment]
         package var receivedAt: Int64
         package var continuation: CheckedContinuation<Int, any Error>
@@ -92,11 +94,18 @@ package final class EventIngestor: Sendable {
         receivedAt: Int64
     ) async throws -> Int {
         guard !events.isEmpty else { return 0 }
+        let rows = ExperimentEventStore.Rows(events)
         return try await withCheckedThrowingContinuation { continuation in
             let (startsWriter, gathered) = queues.withLockedValue { queues in
                 var queue = queues[environment] ?? Queue(gathering: initialGathering)
                 queue.pending.append(
-                    Pending(events: events, running: running, receivedAt: receivedAt, continuation: continuation)
+                    Pending(
+                        events: events,
+                        rows: rows,
+                        running: running,
+                        receivedAt: receivedAt,
+                        continuation: continuation
+                    )
                 )
                 queue.unanswered += events.count
                 queue.peakUnanswered = max(queue.peakUnanswered, queue.unanswered)
@@ -220,6 +229,7 @@ package final class EventIngestor: Sendable {
         do {
             let (stored, commit) = try await store.insert(
                 group.flatMap(\.events),
+                rows: .joined(group.map(\.rows)),
                 in: environment,
                 running: Array(running.values),
                 receivedAt: group.map(\.receivedAt).max() ?? 0

@@ -26,19 +26,21 @@ package final class ExperimentEventStore: Sendable {
     /// experiments they concern, in one transaction (all or none).
     /// - Returns: What was stored now (the others were stored before), and how long the commit
     ///   took, which tells ``EventIngestor`` how its groups should form.
+    /// - Parameter rows: `events` as ``Rows``, when the caller wrote them already (the
+    ///   ingestor's requests write their own, outside the group's one writer).
     package func insert(
         _ events: [ExperimentEvent],
+        rows: Rows? = nil,
         in environment: EnvironmentKey,
         running: [Experiment],
         receivedAt: Int64
     ) async throws -> (stored: Stored, commit: Duration) {
         guard !events.isEmpty else { return (.only([]), .zero) }
-        let rows = Self.rowsJSON(events)
         let kind = engine.kind
         let source = JSONBinds.select(
             constants: [environment.projectId, environment.environmentId, receivedAt],
             columns: [.text, .text, .text, .integer, .text, .text, .text, .integer, .text, .real, .text],
-            rows: rows,
+            rows: (rows ?? Rows(events)).json,
             kind: kind
         )
         let insert: SQLQueryString = """
@@ -120,43 +122,73 @@ package final class ExperimentEventStore: Sendable {
         }
     }
 
-    /// The events as a JSON array of rows: `[id, type, unit, time, experiment, variant, flagKey,
-    /// templateVersion, metricName, metricValue, properties]`, `null` where a column is empty.
-    package static func rowsJSON(_ events: [ExperimentEvent]) -> String {
-        var writer = JSONWriter(reservingCapacity: events.count * 160)
-        writer.beginArray()
-        for event in events {
+    /// Events as the JSON array of rows the insert binds: `[id, type, unit, time, experiment,
+    /// variant, flagKey, templateVersion, metricName, metricValue, properties]`, `null` where a
+    /// column is empty.
+    ///
+    /// Each request writes its own batch's rows while the group before it is stored; the group's
+    /// writer only joins them (``joined(_:)``), so its one transaction at a time waits for less.
+    package struct Rows: Sendable {
+        /// The array's text.
+        package let json: String
+
+        package init(_ events: [ExperimentEvent]) {
+            var writer = JSONWriter(reservingCapacity: events.count * 160)
             writer.beginArray()
-            writer.string(event.id)
-            writer.string(event.typeName)
-            writer.string(event.unit)
-            writer.value(.number(JSONNumber(Int(event.time))))
-            switch event.kind {
-            case .exposure(let experiment, let variant, let flagKey, let templateVersion):
-                writer.string(experiment)
-                writer.string(variant)
-                optional(flagKey, &writer)
-                if let templateVersion {
-                    writer.value(.number(JSONNumber(Int(templateVersion))))
-                } else {
+            for event in events {
+                writer.beginArray()
+                writer.string(event.id)
+                writer.string(event.typeName)
+                writer.string(event.unit)
+                writer.value(.number(JSONNumber(Int(event.time))))
+                switch event.kind {
+                case .exposure(let experiment, let variant, let flagKey, let templateVersion):
+                    writer.string(experiment)
+                    writer.string(variant)
+                    ExperimentEventStore.optional(flagKey, &writer)
+                    if let templateVersion {
+                        writer.value(.number(JSONNumber(Int(templateVersion))))
+                    } else {
+                        writer.null()
+                    }
                     writer.null()
+                    writer.null()
+                    writer.null()
+                case .metric(let name, let value, let properties):
+                    writer.null()
+                    writer.null()
+                    writer.null()
+                    writer.null()
+                    writer.string(name)
+                    writer.value(.number(JSONNumber(value)))
+                    ExperimentEventStore.optional(properties.map { JSONValue.object($0).serialized(.compact) }, &writer)
                 }
-                writer.null()
-                writer.null()
-                writer.null()
-            case .metric(let name, let value, let properties):
-                writer.null()
-                writer.null()
-                writer.null()
-                writer.null()
-                writer.string(name)
-                writer.value(.number(JSONNumber(value)))
-                optional(properties.map { JSONValue.object($0).serialized(.compact) }, &writer)
+                writer.endArray()
             }
             writer.endArray()
+            json = String(decoding: writer.bytes, as: UTF8.self)
         }
-        writer.endArray()
-        return String(decoding: writer.bytes, as: UTF8.self)
+
+        private init(json: String) {
+            self.json = json
+        }
+
+        /// One array holding every row of `parts`, in order.
+        package static func joined(_ parts: [Rows]) -> Rows {
+            guard parts.count > 1 else { return parts.first ?? Rows(json: "[]") }
+            var json = ""
+            json.reserveCapacity(parts.reduce(0) { $0 + $1.json.utf8.count })
+            json += "["
+            for part in parts {
+                // Each part is `[row,…]`: its rows without the brackets, after a comma.
+                let rows = part.json.utf8.dropFirst().dropLast()
+                guard !rows.isEmpty else { continue }
+                if json.utf8.count > 1 { json += "," }
+                json += Substring(rows)
+            }
+            json += "]"
+            return Rows(json: json)
+        }
     }
 
     private static func optional(_ text: String?, _ writer: inout JSONWriter) {
