@@ -26,7 +26,8 @@ extension EvaluationContext {
         var issues: [ValidationIssue] = []
         var context = EvaluationContext()
         for member in object {
-            let memberPath = path.appending(member.key)
+            // Made only for an issue: a path is an allocation, and fetch reads a context per request.
+            var memberPath: JSONPath { path.appending(member.key) }
             if Self.randomizationIdKeys.contains(member.key) {
                 switch member.value {
                 case .string(let id): context.randomizationId = id

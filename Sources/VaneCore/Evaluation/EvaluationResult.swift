@@ -11,7 +11,7 @@ public struct EvaluationResult: Sendable {
     /// The compiled template this result came from.
     public let template: CompiledTemplate
     /// Per parameter: -1 for the default value, else the index of the winning conditional value.
-    let choices: [Int32]
+    @usableFromInline let choices: [Int32]
 
     init(template: CompiledTemplate, choices: [Int32]) {
         self.template = template
@@ -84,7 +84,9 @@ public struct EvaluationResult: Sendable {
     /// default value) is reported too: the caller's precomputed table says it sends nothing.
     ///
     /// For servers that precompute each branch's encoded form and assemble responses from them: no
-    /// value is read, so the loop costs no reference counting.
+    /// value is read, so the loop costs no reference counting. Inlinable, so the loop and `body`
+    /// become one (a server assembling a response calls it for every parameter of every request).
+    @inlinable
     public func forEachBranch(_ body: (_ parameterIndex: Int, _ branch: Int) throws -> Void) rethrows {
         try choices.withUnsafeBufferPointer { choices in
             for index in 0..<choices.count { try body(index, Int(choices[index]) + 1) }

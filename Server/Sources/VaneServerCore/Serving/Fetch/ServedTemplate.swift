@@ -209,22 +209,11 @@ package final class ServedTemplate: Sendable {
                 metadataFragments.withReader { metadata in
                     buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: maximumUpdateBytes) { output in
                         var writer = ByteWriter(output)
-                        // Each branch's fragment from `fragments`, the non-empty ones comma-separated.
-                        func writeBranches(of fragments: ByteFragments.Reader) {
-                            var first = true
-                            result.forEachBranch { parameter, branch in
-                                let fragment = fragments[starts[parameter] + branch]
-                                guard !fragment.isEmpty else { return }
-                                if !first { writer.write(UInt8(ascii: ",")) }
-                                first = false
-                                writer.write(fragment)
-                            }
-                        }
                         FetchResponseBody.updatePrefix.withUnsafeBytes { writer.write($0) }
-                        writeBranches(of: entries)
+                        Self.writeBranches(of: result, from: entries, starts: starts, to: &writer)
                         updateMiddle.withUnsafeBytes { writer.write($0) }
                         writer.write(UInt8(ascii: "{"))
-                        writeBranches(of: metadata)
+                        Self.writeBranches(of: result, from: metadata, starts: starts, to: &writer)
                         writer.write(UInt8(ascii: "}"))
                         writer.write(UInt8(ascii: "}"))
                         return writer.count
@@ -233,6 +222,26 @@ package final class ServedTemplate: Sendable {
             }
         }
         return buffer
+    }
+
+    /// Writes each branch's fragment of `result`, the non-empty ones comma-separated.
+    ///
+    /// A function of its own, the writer passed `inout`: a local function capturing the writer
+    /// made every write check its exclusive access at run time (1.5 % of a full fetch's time).
+    private static func writeBranches(
+        of result: EvaluationResult,
+        from fragments: ByteFragments.Reader,
+        starts: UnsafeBufferPointer<Int>,
+        to writer: inout ByteWriter
+    ) {
+        var first = true
+        result.forEachBranch { parameter, branch in
+            let fragment = fragments[starts[parameter] + branch]
+            guard !fragment.isEmpty else { return }
+            if !first { writer.write(UInt8(ascii: ",")) }
+            first = false
+            writer.write(fragment)
+        }
     }
 
     /// `etag-{project}-{environment}-{version}`: changes with every publish.
