@@ -25,6 +25,8 @@ extension EvaluationContext {
         }
         var issues: [ValidationIssue] = []
         var context = EvaluationContext()
+        // Sized once: grown member by member, the dictionary was reallocated and rehashed as it filled.
+        context.attributes.reserveCapacity(object.count)
         for member in object {
             // Made only for an issue: a path is an allocation, and fetch reads a context per request.
             var memberPath: JSONPath { path.appending(member.key) }
