@@ -218,4 +218,81 @@ import Testing
             }
         }
     }
+
+    /// An evaluation reads each attribute as a version once and compares that with every version
+    /// rule on it: each rule still answers as it does alone, in either order of the rules, for
+    /// values that differ early, differ after a segment that is not a number, have too many
+    /// segments, or are not strings.
+    @Test func versionRulesOnOneAttributeAnswerAsEachDoesAlone() throws {
+        let targets = ["2.1", "2.10", "1.x", "1.2.3.4.5", "2", "0"]
+        let operators = [">=", "<", "==", "!="]
+        var expressions: [String] = []
+        for target in targets {
+            for op in operators { expressions.append("app.version.\(op)(['\(target)'])") }
+            // A second attribute, read as a version of its own.
+            expressions.append("app.build.>=(['\(target)'])")
+        }
+        let values: [AttributeValue] = [
+            "2.1", "2.9", "2.10.1", "1.x", "0.x", "3.x", "1.2.3.4.5.6", "", " 2.1 ", .number(2.1), .bool(true),
+        ]
+        for order in [Array(expressions.indices), expressions.indices.reversed()] {
+            let compiled = try CompiledTemplate(
+                ConfigTemplate(
+                    conditions: order.map { TemplateCondition(name: "c\($0)", expression: expressions[$0]) },
+                    parameters: order.map { index in
+                        TemplateParameter(
+                            key: "p\(index)",
+                            defaultValue: .value("no"),
+                            conditionalValues: [ConditionalValue(conditionName: "c\(index)", value: .value("yes"))]
+                        )
+                    }
+                )
+            )
+            for value in values {
+                let context = EvaluationContext(attributes: ["app.version": value, "app.build": "2.5"])
+                let result = compiled.evaluate(context)
+                for (index, expression) in expressions.enumerated() {
+                    let alone = try CompiledTemplate(
+                        ConfigTemplate(
+                            conditions: [TemplateCondition(name: "c", expression: expression)],
+                            parameters: [
+                                TemplateParameter(
+                                    key: "p",
+                                    defaultValue: .value("no"),
+                                    conditionalValues: [ConditionalValue(conditionName: "c", value: .value("yes"))]
+                                )
+                            ]
+                        )
+                    )
+                    #expect(
+                        result["p\(index)"]?.stringValue == alone.evaluate(context)["p"]?.stringValue,
+                        "\(expression) with \(value)"
+                    )
+                }
+            }
+        }
+        // The shared reading gives the answers Firebase's comparison gives.
+        let compiled = try CompiledTemplate(
+            ConfigTemplate(
+                conditions: expressions.map { TemplateCondition(name: $0, expression: $0) },
+                parameters: expressions.map { expression in
+                    TemplateParameter(
+                        key: expression,
+                        defaultValue: .value("no"),
+                        conditionalValues: [ConditionalValue(conditionName: expression, value: .value("yes"))]
+                    )
+                }
+            )
+        )
+        let result = compiled.evaluate(EvaluationContext(attributes: ["app.version": "2.9"]))
+        #expect(result["app.version.>=(['2.1'])"]?.stringValue == "yes")
+        #expect(result["app.version.<(['2.10'])"]?.stringValue == "yes")
+        #expect(result["app.version.==(['1.x'])"]?.stringValue == "no")
+        #expect(result["app.version.!=(['1.x'])"]?.stringValue == "yes", "2 > 1 decides before the x")
+        #expect(result["app.version.>=(['1.2.3.4.5'])"]?.stringValue == "yes")
+        let reachingTheX = compiled.evaluate(EvaluationContext(attributes: ["app.version": "1.5"]))
+        #expect(reachingTheX["app.version.==(['1.x'])"]?.stringValue == "no")
+        #expect(reachingTheX["app.version.!=(['1.x'])"]?.stringValue == "no", "1.5 and 1.x do not compare")
+        #expect(reachingTheX["app.version.<(['2'])"]?.stringValue == "yes")
+    }
 }

@@ -45,6 +45,15 @@ final class CompiledAttributeTest: Sendable {
 
     /// Whether a present attribute value passes the test.
     func evaluate(_ value: AttributeValue) -> Bool {
+        var version: VersionComparison.Segments?
+        return evaluate(value, version: &version)
+    }
+
+    /// Whether a present attribute value passes the test; a version test reads `value` as a
+    /// version into `version` when it is nil, and compares what is there.
+    /// - Parameter version: `value` read as a version, kept by the caller for the next test of
+    ///   the same value (``ConditionEvaluation`` keeps one per attribute).
+    func evaluate(_ value: AttributeValue, version: inout VersionComparison.Segments?) -> Bool {
         switch rule {
         case .membership(let membership, let negated):
             return membership.contains(value) != negated
@@ -61,8 +70,9 @@ final class CompiledAttributeTest: Sendable {
         case .number(let op, let target):
             return Self.compareNumber(value, op, target)
         case .version(let op, let target):
-            let ordering = UTF8Bytes.withJavaScriptString(value) { VersionComparison.compare(utf8: $0, target) }
-            guard let ordering else { return false }
+            let segments = version ?? UTF8Bytes.withJavaScriptString(value) { VersionComparison.Segments(utf8: $0) }
+            version = segments
+            guard let ordering = segments.compare(to: target) else { return false }
             return op.holds(forOrdering: ordering)
         case .audience(let op, let targets):
             return Self.evaluateAudience(value, op, targets)

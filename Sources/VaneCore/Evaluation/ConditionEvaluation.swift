@@ -28,6 +28,8 @@ struct ConditionEvaluation {
     let slotStates: UnsafeMutableBufferPointer<UInt8>
     /// Initialized only where `slotStates` is 1.
     let slotValues: UnsafeMutableBufferPointer<AttributeValue>
+    /// Per attribute slot: its value read as a version by the first version rule that tested it.
+    let slotVersions: UnsafeMutableBufferPointer<VersionComparison.Segments?>
     /// Per seed: the id's micro-percentile, `UInt64.max` until computed.
     let buckets: UnsafeMutableBufferPointer<UInt64>
 
@@ -76,7 +78,9 @@ struct ConditionEvaluation {
         case .attribute:
             let slot = Int(step.operand)
             guard loadAttribute(slot) else { return false }
-            return tests[Int(step.detail)]._withUnsafeGuaranteedRef { $0.evaluate(slotValues[slot]) }
+            return tests[Int(step.detail)]._withUnsafeGuaranteedRef {
+                $0.evaluate(slotValues[slot], version: &slotVersions[slot])
+            }
         }
     }
 

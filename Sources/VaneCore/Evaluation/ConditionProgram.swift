@@ -93,41 +93,48 @@ struct ConditionProgram: Sendable {
                                                     of: AttributeValue.self,
                                                     capacity: slotCount
                                                 ) { slotValues in
-                                                    states.initialize(repeating: 0)
-                                                    buckets.initialize(repeating: .max)
-                                                    let evaluation = ConditionEvaluation(
-                                                        steps: steps,
-                                                        roots: roots,
-                                                        tests: tests,
-                                                        ranges: ranges,
-                                                        seedBytes: seedBytes,
-                                                        seedStarts: seedStarts,
-                                                        randomizationId: id.isEmpty ? nil : id,
-                                                        slots: slots,
-                                                        context: context,
-                                                        now: now,
-                                                        conditionStates: UnsafeMutableBufferPointer(
-                                                            rebasing: states[0..<conditionCount]
-                                                        ),
-                                                        slotStates: UnsafeMutableBufferPointer(
-                                                            rebasing: states[conditionCount...]
-                                                        ),
-                                                        slotValues: slotValues,
-                                                        buckets: buckets
-                                                    )
-                                                    defer { evaluation.releaseAttributes() }
-                                                    // Each pass costs a hash per attribute, a lookup
-                                                    // per slot: worth it unless the context has many
-                                                    // attributes no rule reads.
-                                                    if everyAttribute, let asciiSlotNames,
-                                                        context.attributes.count <= 2 * slotCount
-                                                    {
-                                                        evaluation.loadEveryAttribute(
-                                                            asciiSlotNames,
-                                                            slotIndex: slotIndex
+                                                    withUnsafeTemporaryAllocation(
+                                                        of: VersionComparison.Segments?.self,
+                                                        capacity: slotCount
+                                                    ) { slotVersions in
+                                                        states.initialize(repeating: 0)
+                                                        buckets.initialize(repeating: .max)
+                                                        slotVersions.initialize(repeating: nil)
+                                                        let evaluation = ConditionEvaluation(
+                                                            steps: steps,
+                                                            roots: roots,
+                                                            tests: tests,
+                                                            ranges: ranges,
+                                                            seedBytes: seedBytes,
+                                                            seedStarts: seedStarts,
+                                                            randomizationId: id.isEmpty ? nil : id,
+                                                            slots: slots,
+                                                            context: context,
+                                                            now: now,
+                                                            conditionStates: UnsafeMutableBufferPointer(
+                                                                rebasing: states[0..<conditionCount]
+                                                            ),
+                                                            slotStates: UnsafeMutableBufferPointer(
+                                                                rebasing: states[conditionCount...]
+                                                            ),
+                                                            slotValues: slotValues,
+                                                            slotVersions: slotVersions,
+                                                            buckets: buckets
                                                         )
+                                                        defer { evaluation.releaseAttributes() }
+                                                        // Each pass costs a hash per attribute, a lookup
+                                                        // per slot: worth it unless the context has many
+                                                        // attributes no rule reads.
+                                                        if everyAttribute, let asciiSlotNames,
+                                                            context.attributes.count <= 2 * slotCount
+                                                        {
+                                                            evaluation.loadEveryAttribute(
+                                                                asciiSlotNames,
+                                                                slotIndex: slotIndex
+                                                            )
+                                                        }
+                                                        return body(evaluation)
                                                     }
-                                                    return body(evaluation)
                                                 }
                                             }
                                         }

@@ -49,32 +49,54 @@ enum VersionComparison {
         return copy.withUTF8 { compare(utf8: $0, rhs) }
     }
 
-    /// ``compare(_:_:)-(String,Version)`` on UTF-8 bytes; walks them in place, converting only the
-    /// segments the comparison reaches.
+    /// ``compare(_:_:)-(String,Version)`` on UTF-8 bytes.
     static func compare(utf8 lhs: UnsafeBufferPointer<UInt8>, _ rhs: Version) -> Int? {
-        guard let right = rhs.segments else { return nil }
-        // Count the separators first: a sixth segment voids the comparison even after a difference.
-        var dots = 0
-        for byte in lhs where byte == UInt8(ascii: ".") {
-            dots += 1
-            if dots >= maximumSegmentCount { return nil }
-        }
-        var segmentStart = 0
-        for position in 0..<maximumSegmentCount {
-            let left: Double
-            if position <= dots {
+        Segments(utf8: lhs).compare(to: rhs)
+    }
+
+    /// A value's version split and converted once, for comparing against many targets: an
+    /// evaluation keeps one per attribute, so a template's version rules on `app.version` read
+    /// the context's version once, not once per rule. No allocation: at most five segments.
+    struct Segments {
+        /// How many segments the value has (1–5); nil past five.
+        private let count: Int?
+        /// The segments' numbers (NaN where a segment is not a number), 0 past `count`.
+        private let numbers: SIMD8<Double>
+
+        /// Splits `utf8` on `.` and converts each segment with JavaScript's `Number()`.
+        init(utf8: UnsafeBufferPointer<UInt8>) {
+            var numbers = SIMD8<Double>.zero
+            var count = 0
+            var segmentStart = 0
+            while true {
+                guard count < VersionComparison.maximumSegmentCount else {
+                    self.count = nil
+                    self.numbers = .zero
+                    return
+                }
                 var segmentEnd = segmentStart
-                while segmentEnd < lhs.count, lhs[segmentEnd] != UInt8(ascii: ".") { segmentEnd += 1 }
-                left = JavaScript.number(utf8: UnsafeBufferPointer(rebasing: lhs[segmentStart..<segmentEnd]))
+                while segmentEnd < utf8.count, utf8[segmentEnd] != UInt8(ascii: ".") { segmentEnd += 1 }
+                numbers[count] = JavaScript.number(utf8: UnsafeBufferPointer(rebasing: utf8[segmentStart..<segmentEnd]))
+                count += 1
+                guard segmentEnd < utf8.count else { break }
                 segmentStart = segmentEnd + 1
-            } else {
-                left = 0
             }
-            let other = position < right.count ? right[position] : 0
-            if left.isNaN || other.isNaN { return nil }
-            if left < other { return -1 }
-            if left > other { return 1 }
+            self.count = count
+            self.numbers = numbers
         }
-        return 0
+
+        /// The ordering against `rhs`: -1, 0 or 1, or nil when they do not compare. Stops at the
+        /// first differing segment, so a segment past it that is not a number does not matter.
+        func compare(to rhs: Version) -> Int? {
+            guard count != nil, let right = rhs.segments else { return nil }
+            for position in 0..<VersionComparison.maximumSegmentCount {
+                let left = numbers[position]
+                let other = position < right.count ? right[position] : 0
+                if left.isNaN || other.isNaN { return nil }
+                if left < other { return -1 }
+                if left > other { return 1 }
+            }
+            return 0
+        }
     }
 }
