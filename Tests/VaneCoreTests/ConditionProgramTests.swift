@@ -168,18 +168,7 @@ import Testing
             "app.firebaseInstallationId in ['user-1']",
             "app.customSignal['café'].exactlyMatches(['y'])",
         ]
-        let template = { (indices: [Int]) in
-            ConfigTemplate(
-                conditions: indices.map { TemplateCondition(name: "c\($0)", expression: expressions[$0]) },
-                parameters: indices.map { index in
-                    TemplateParameter(
-                        key: "p\(index)",
-                        defaultValue: .value("no"),
-                        conditionalValues: [ConditionalValue(conditionName: "c\(index)", value: .value("yes"))]
-                    )
-                }
-            )
-        }
+        let template = { (indices: [Int]) in Self.yesWhere(indices.map { ("p\($0)", expressions[$0]) }) }
         let contexts: [(EvaluationContext, [Bool])] = [
             (
                 EvaluationContext(randomizationId: "user-1", attributes: ["\u{212A}ey": "x", "plan": "pro"]),
@@ -236,34 +225,12 @@ import Testing
             "2.1", "2.9", "2.10.1", "1.x", "0.x", "3.x", "1.2.3.4.5.6", "", " 2.1 ", .number(2.1), .bool(true),
         ]
         for order in [Array(expressions.indices), expressions.indices.reversed()] {
-            let compiled = try CompiledTemplate(
-                ConfigTemplate(
-                    conditions: order.map { TemplateCondition(name: "c\($0)", expression: expressions[$0]) },
-                    parameters: order.map { index in
-                        TemplateParameter(
-                            key: "p\(index)",
-                            defaultValue: .value("no"),
-                            conditionalValues: [ConditionalValue(conditionName: "c\(index)", value: .value("yes"))]
-                        )
-                    }
-                )
-            )
+            let compiled = try CompiledTemplate(Self.yesWhere(order.map { ("p\($0)", expressions[$0]) }))
             for value in values {
                 let context = EvaluationContext(attributes: ["app.version": value, "app.build": "2.5"])
                 let result = compiled.evaluate(context)
                 for (index, expression) in expressions.enumerated() {
-                    let alone = try CompiledTemplate(
-                        ConfigTemplate(
-                            conditions: [TemplateCondition(name: "c", expression: expression)],
-                            parameters: [
-                                TemplateParameter(
-                                    key: "p",
-                                    defaultValue: .value("no"),
-                                    conditionalValues: [ConditionalValue(conditionName: "c", value: .value("yes"))]
-                                )
-                            ]
-                        )
-                    )
+                    let alone = try CompiledTemplate(Self.yesWhere([("p", expression)]))
                     #expect(
                         result["p\(index)"]?.stringValue == alone.evaluate(context)["p"]?.stringValue,
                         "\(expression) with \(value)"
@@ -272,18 +239,7 @@ import Testing
             }
         }
         // The shared reading gives the answers Firebase's comparison gives.
-        let compiled = try CompiledTemplate(
-            ConfigTemplate(
-                conditions: expressions.map { TemplateCondition(name: $0, expression: $0) },
-                parameters: expressions.map { expression in
-                    TemplateParameter(
-                        key: expression,
-                        defaultValue: .value("no"),
-                        conditionalValues: [ConditionalValue(conditionName: expression, value: .value("yes"))]
-                    )
-                }
-            )
-        )
+        let compiled = try CompiledTemplate(Self.yesWhere(expressions.map { ($0, $0) }))
         let result = compiled.evaluate(EvaluationContext(attributes: ["app.version": "2.9"]))
         #expect(result["app.version.>=(['2.1'])"]?.stringValue == "yes")
         #expect(result["app.version.<(['2.10'])"]?.stringValue == "yes")
@@ -294,5 +250,20 @@ import Testing
         #expect(reachingTheX["app.version.==(['1.x'])"]?.stringValue == "no")
         #expect(reachingTheX["app.version.!=(['1.x'])"]?.stringValue == "no", "1.5 and 1.x do not compare")
         #expect(reachingTheX["app.version.<(['2'])"]?.stringValue == "yes")
+    }
+
+    /// A template with one condition per rule, named by the rule's key, and a parameter of the
+    /// same key that is "yes" where its condition holds and "no" elsewhere.
+    static func yesWhere(_ rules: [(key: String, expression: String)]) -> ConfigTemplate {
+        ConfigTemplate(
+            conditions: rules.map { TemplateCondition(name: $0.key, expression: $0.expression) },
+            parameters: rules.map { rule in
+                TemplateParameter(
+                    key: rule.key,
+                    defaultValue: .value("no"),
+                    conditionalValues: [ConditionalValue(conditionName: rule.key, value: .value("yes"))]
+                )
+            }
+        )
     }
 }
