@@ -45,7 +45,7 @@ final class CompiledAttributeTest: Sendable {
 
     /// Whether a present attribute value passes the test.
     func evaluate(_ value: AttributeValue) -> Bool {
-        var version: VersionComparison.Segments?
+        var version: VersionComparison.Version?
         return evaluate(value, version: &version)
     }
 
@@ -53,7 +53,7 @@ final class CompiledAttributeTest: Sendable {
     /// version into `version` when it is nil, and compares what is there.
     /// - Parameter version: `value` read as a version, kept by the caller for the next test of
     ///   the same value (``ConditionEvaluation`` keeps one per attribute).
-    func evaluate(_ value: AttributeValue, version: inout VersionComparison.Segments?) -> Bool {
+    func evaluate(_ value: AttributeValue, version: inout VersionComparison.Version?) -> Bool {
         switch rule {
         case .membership(let membership, let negated):
             return membership.contains(value) != negated
@@ -70,9 +70,9 @@ final class CompiledAttributeTest: Sendable {
         case .number(let op, let target):
             return Self.compareNumber(value, op, target)
         case .version(let op, let target):
-            let segments = version ?? UTF8Bytes.withJavaScriptString(value) { VersionComparison.Segments(utf8: $0) }
-            version = segments
-            guard let ordering = segments.compare(to: target) else { return false }
+            let reading = version ?? UTF8Bytes.withJavaScriptString(value) { VersionComparison.Version(utf8: $0) }
+            version = reading
+            guard let ordering = reading.compare(to: target) else { return false }
             return op.holds(forOrdering: ordering)
         case .audience(let op, let targets):
             return Self.evaluateAudience(value, op, targets)
@@ -97,8 +97,9 @@ final class CompiledAttributeTest: Sendable {
         case matches([SendableRegex?])
         /// Numeric comparison against the target's `Number()` (possibly NaN).
         case number(ComparisonOperator, Double)
-        /// Version comparison against the pre-split target.
-        case version(ComparisonOperator, VersionComparison.Version)
+        /// Version comparison against the pre-split target. Boxed: a version is five numbers
+        /// inline, and unboxed it would widen every test's rule past one cache line.
+        indirect case version(ComparisonOperator, VersionComparison.Version)
         /// Audience methods over deduplicated UTF-8 targets.
         case audience(AudienceOperator, [[UInt8]])
         /// Date comparison against seconds since 1970.

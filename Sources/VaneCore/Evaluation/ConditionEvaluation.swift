@@ -29,7 +29,7 @@ struct ConditionEvaluation {
     /// Initialized only where `slotStates` is 1.
     let slotValues: UnsafeMutableBufferPointer<AttributeValue>
     /// Per attribute slot: its value read as a version by the first version rule that tested it.
-    let slotVersions: UnsafeMutableBufferPointer<VersionComparison.Segments?>
+    let slotVersions: UnsafeMutableBufferPointer<VersionComparison.Version?>
     /// Per seed: the id's micro-percentile, `UInt64.max` until computed.
     let buckets: UnsafeMutableBufferPointer<UInt64>
 

@@ -94,7 +94,7 @@ struct ConditionProgram: Sendable {
                                                     capacity: slotCount
                                                 ) { slotValues in
                                                     withUnsafeTemporaryAllocation(
-                                                        of: VersionComparison.Segments?.self,
+                                                        of: VersionComparison.Version?.self,
                                                         capacity: slotCount
                                                     ) { slotVersions in
                                                         states.initialize(repeating: 0)
