@@ -23,17 +23,21 @@ package final class DatabaseEngine: Sendable {
     package let kind: Kind
     private let database: any SQLDatabase
     private let sessionLock: AsyncLock?
+    /// Where a session's code runs: SQLite's connection thread; nil for the cooperative pool.
+    private let sessionExecutor: ThreadPoolExecutor?
     private let close: @Sendable () async throws -> Void
 
     private init(
         kind: Kind,
         database: any SQLDatabase,
         sessionLock: AsyncLock?,
+        sessionExecutor: ThreadPoolExecutor? = nil,
         close: @escaping @Sendable () async throws -> Void
     ) {
         self.kind = kind
         self.database = database
         self.sessionLock = sessionLock
+        self.sessionExecutor = sessionExecutor
         self.close = close
     }
 
@@ -94,7 +98,12 @@ package final class DatabaseEngine: Sendable {
                     try? await closeUncancelled(connection, thread: thread)
                     throw error
                 }
-                return DatabaseEngine(kind: .sqlite, database: database, sessionLock: AsyncLock()) {
+                return DatabaseEngine(
+                    kind: .sqlite,
+                    database: database,
+                    sessionLock: AsyncLock(),
+                    sessionExecutor: ThreadPoolExecutor(thread)
+                ) {
                     try await closeUncancelled(connection, thread: thread)
                 }
             } catch {
@@ -152,8 +161,11 @@ package final class DatabaseEngine: Sendable {
         _ work: @escaping @Sendable (any SQLDatabase) async throws -> R
     ) async throws -> R {
         if let sessionLock {
-            // One SQLite connection, shared: the lock gives each unit of work sole use of it.
-            return try await sessionLock.withLock { try await work(self.database) }
+            // One SQLite connection, shared: the lock gives each unit of work sole use of it, and
+            // the work runs on the connection's thread between its statements.
+            return try await withTaskExecutorPreference(sessionExecutor) {
+                try await sessionLock.withLock { try await work(self.database) }
+            }
         }
         return try await database.withSession(work)
     }

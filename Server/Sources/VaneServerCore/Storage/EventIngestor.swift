@@ -6,7 +6,7 @@ import Synchronization
 /// Every batch costs a transaction's fixed price — its commit waits for the disk, and it locks
 /// each experiment's sums while counting — however few events it holds. So the batches of one
 /// environment queue here, and one writer per environment stores whatever has queued, up to
-/// ``maximumEventsPerTransaction``, in one ``ExperimentEventStore/insert(_:in:running:receivedAt:)``.
+/// ``maximumEventsPerTransaction``, in one ``ExperimentEventStore/insert(_:rows:in:running:receivedAt:)``.
 /// A lone batch is written at once; under load, the batches that arrived during one commit share
 /// the next, and a writer that finds fewer batches queued than its last group held waits briefly
 /// for the rest, and while commits are quick a group holds about half the events clients keep

@@ -13,7 +13,7 @@ package final class ExperimentEventStore: Sendable {
         self.engine = engine
     }
 
-    /// The events one ``insert(_:in:running:receivedAt:)`` stored.
+    /// The events one ``insert(_:rows:in:running:receivedAt:)`` stored.
     package enum Stored: Sendable, Equatable {
         /// Every event given: their ids were all new and all different (the common case, told
         /// apart so that no set of ids is made).
@@ -26,11 +26,11 @@ package final class ExperimentEventStore: Sendable {
     /// experiments they concern, in one transaction (all or none).
     /// - Returns: What was stored now (the others were stored before), and how long the commit
     ///   took, which tells ``EventIngestor`` how its groups should form.
-    /// - Parameter rows: `events` as ``Rows``, when the caller wrote them already (the
-    ///   ingestor's requests write their own, outside the group's one writer).
+    /// - Parameter rows: `events` as ``Rows``, written by the caller (the ingestor's requests
+    ///   write their own, outside the group's one writer).
     package func insert(
         _ events: [ExperimentEvent],
-        rows: Rows? = nil,
+        rows: Rows,
         in environment: EnvironmentKey,
         running: [Experiment],
         receivedAt: Int64
@@ -40,7 +40,7 @@ package final class ExperimentEventStore: Sendable {
         let source = JSONBinds.select(
             constants: [environment.projectId, environment.environmentId, receivedAt],
             columns: [.text, .text, .text, .integer, .text, .text, .text, .integer, .text, .real, .text],
-            rows: (rows ?? Rows(events)).json,
+            rows: rows.json,
             kind: kind
         )
         let insert: SQLQueryString = """
