@@ -54,9 +54,23 @@ package final class ExperimentEventStore: Sendable {
             var firstRowid: Int64?
             switch kind {
             case .sqlite:
-                // Rows returned one by one cost more than the insert itself, and ids are rarely
-                // stored already. A rowid table numbers new rows one above its largest, so the
-                // rows this insert stored are the last `changes()` rowids.
+                // Ids are rarely stored already, so the counting first takes every event as new:
+                // it reads before the insert and counts off the connection's thread while the
+                // insert runs there. When some ids were stored before, it counts again below.
+                let countings = try await ExperimentTallyStore.read(
+                    events,
+                    to: running,
+                    in: environment,
+                    batch: .notYetStored,
+                    database: database,
+                    kind: kind
+                )
+                async let counted = withTaskExecutorPreference(globalConcurrentExecutor) {
+                    try ExperimentTallyStore.count(countings, kind: kind)
+                }
+                // Rows returned one by one cost more than the insert itself. A rowid table
+                // numbers new rows one above its largest, so the rows this insert stored are the
+                // last `changes()` rowids.
                 try await database.raw(insert).run()
                 // One row, always (a SELECT without FROM).
                 let row = try await database.raw("SELECT changes() AS stored, last_insert_rowid() AS last").first()
@@ -64,7 +78,8 @@ package final class ExperimentEventStore: Sendable {
                 let first = (try row?.decode(column: "last", as: Int64.self) ?? 0) - count + 1
                 firstRowid = first
                 if count == Int64(events.count) {
-                    stored = .all
+                    try await ExperimentTallyStore.write(try await counted, database: database, kind: kind)
+                    return (Stored.all, ContinuousClock.now)
                 } else if count == 0 {
                     stored = .only([])
                 } else {

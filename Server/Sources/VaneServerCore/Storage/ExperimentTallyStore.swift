@@ -10,7 +10,10 @@ import VaneCore
 /// A batch costs a few statements per experiment it touches, whatever its size: lock and read
 /// the tally, read the units it names, replay the stored events of newly exposed units, write the
 /// changed units and the tally. Batches that touch one experiment take turns on its tally row
-/// (`FOR UPDATE` on PostgreSQL; `BEGIN IMMEDIATE` serializes SQLite writers).
+/// (`FOR UPDATE` on PostgreSQL; `BEGIN IMMEDIATE` serializes SQLite writers). The reads, the
+/// counting and the writes are separate steps (``read(_:to:in:batch:database:kind:)``,
+/// ``count(_:kind:)``, ``write(_:database:kind:)``), so that on SQLite the counting runs beside the
+/// events' insert (``ExperimentEventStore``).
 ///
 /// Every change of the sums is a look at the experiment: its running always-valid readings
 /// (``AlwaysValidHistory``, migration 11) take it in the same statement, so the smallest p-value
@@ -55,6 +58,36 @@ package enum ExperimentTallyStore {
         }
     }
 
+    /// Where a batch's own rows are when its counting reads the stored events.
+    package enum BatchRows: Sendable {
+        /// Not stored yet: every stored row is an earlier one, and the batch's metric events are
+        /// taken as they are (SQLite, counting beside the insert).
+        case notYetStored
+        /// Stored from this rowid on: the earlier rows are read below it, and the batch's metric
+        /// events taken as they are rather than read back (SQLite).
+        case storedFrom(Int64)
+        /// Stored among the others, and read back with them (PostgreSQL).
+        case storedAmongTheRest
+    }
+
+    /// What counting a batch for one experiment needs, read in the events' transaction.
+    package struct Counting: Sendable {
+        fileprivate var scope: Scope
+        fileprivate var definition: ExperimentDefinition
+        fileprivate var stored: Stored
+        fileprivate var units: [String: ExperimentUnit]
+        fileprivate var exposures: [ExperimentAggregation.Exposure]
+        fileprivate var metrics: [ExperimentAggregation.MetricEvent]
+        fileprivate var replayed: [String: [ExperimentAggregation.MetricEvent]]
+        fileprivate var withoutFetch: Int
+    }
+
+    /// The statements that store one experiment's counting.
+    package struct CountedWrites: Sendable {
+        fileprivate var units: SQLQueryString?
+        fileprivate var tally: SQLQueryString
+    }
+
     /// Applies newly stored events to the running experiments they concern.
     /// - Parameter storedBefore: On SQLite, the first rowid of `events`' rows: the units' earlier
     ///   events are read below it and `events` taken as they are, rather than read back.
@@ -66,11 +99,42 @@ package enum ExperimentTallyStore {
         database: any SQLDatabase,
         kind: DatabaseEngine.Kind
     ) async throws {
+        let countings = try await read(
+            events,
+            to: running,
+            in: environment,
+            batch: storedBefore.map(BatchRows.storedFrom) ?? .storedAmongTheRest,
+            database: database,
+            kind: kind
+        )
+        try await write(try count(countings, kind: kind), database: database, kind: kind)
+    }
+
+    /// Reads what counting `events` needs for each of the `running` experiments they concern, in
+    /// the order batches lock them; an experiment stopped since the caller's list was read is left
+    /// out.
+    package static func read(
+        _ events: [ExperimentEvent],
+        to running: [Experiment],
+        in environment: EnvironmentKey,
+        batch: BatchRows,
+        database: any SQLDatabase,
+        kind: DatabaseEngine.Kind
+    ) async throws -> [Counting] {
         var versions = Set<Int64>()
         for event in events {
             if case .exposure(_, _, _, let version?) = event.kind { versions.insert(version) }
         }
         let unserved = try await ServedVersionLog.unserved(versions, in: environment, database: database)
+        // The stored rows a replay reads (below the batch's, or all), and whether the batch's own
+        // metric events are added to them.
+        let (storedFrom, addsTheBatch): (Int64?, Bool)
+        switch batch {
+        case .notYetStored: (storedFrom, addsTheBatch) = (nil, true)
+        case .storedFrom(let rowid): (storedFrom, addsTheBatch) = (rowid, true)
+        case .storedAmongTheRest: (storedFrom, addsTheBatch) = (nil, false)
+        }
+        var countings: [Counting] = []
         // Sorted, so batches touching several experiments lock them in one order (no deadlock).
         for experiment in running.sorted(by: { $0.key < $1.key }) {
             let definition = experiment.definition
@@ -93,55 +157,91 @@ package enum ExperimentTallyStore {
             let scope = Scope(environment: environment, experiment: experiment.key)
             // The caller's list may be a second old (ExperimentStore.runningExperiments): an
             // experiment stopped since, on any node, counts nothing more.
-            guard var stored = try await lockTallyIfRunning(scope, database: database, kind: kind) else { continue }
+            guard let stored = try await lockTallyIfRunning(scope, database: database, kind: kind) else { continue }
             let unitKeys = Set(exposures.map(\.unit)).union(metrics.map(\.unit))
-            var units = try await readUnits(unitKeys.sorted(), scope: scope, database: database, kind: kind)
+            let units = try await readUnits(unitKeys.sorted(), scope: scope, database: database, kind: kind)
             let replay = ExperimentAggregation.unitsToReplay(units, exposures: exposures)
             var replayed = try await storedMetricEvents(
                 of: Array(replay),
                 names: names,
                 in: environment,
-                before: storedBefore,
+                before: storedFrom,
                 database: database,
                 kind: kind
             )
-            if storedBefore != nil {
-                // The batch's own events, after the earlier ones: they are stored now.
+            if addsTheBatch {
+                // The batch's own events, after the earlier ones.
                 for event in metrics where replay.contains(event.unit) {
                     replayed[event.unit, default: []].append(event)
                 }
             }
+            countings.append(
+                Counting(
+                    scope: scope,
+                    definition: definition,
+                    stored: stored,
+                    units: units,
+                    exposures: exposures,
+                    metrics: metrics,
+                    replayed: replayed,
+                    withoutFetch: withoutFetch
+                )
+            )
+        }
+        return countings
+    }
+
+    /// Counts each experiment's events into its sums and units (no database): the statements
+    /// that store what changed.
+    package static func count(_ countings: [Counting], kind: DatabaseEngine.Kind) throws -> [CountedWrites] {
+        try countings.compactMap { counting in
+            var stored = counting.stored
+            var units = counting.units
+            let definition = counting.definition
             let changed = ExperimentAggregation.apply(
                 definition,
                 tally: &stored.tally,
                 units: &units,
-                exposures: exposures,
-                metrics: metrics,
-                replayed: replayed
+                exposures: counting.exposures,
+                metrics: counting.metrics,
+                replayed: counting.replayed
             )
-            if withoutFetch > 0 {
-                stored.tally.exposuresWithoutFetch = (stored.tally.exposuresWithoutFetch ?? 0) + withoutFetch
+            if counting.withoutFetch > 0 {
+                stored.tally.exposuresWithoutFetch = (stored.tally.exposuresWithoutFetch ?? 0) + counting.withoutFetch
             }
-            guard !changed.isEmpty || withoutFetch > 0 else { continue }
+            guard !changed.isEmpty || counting.withoutFetch > 0 else { return nil }
             if !changed.isEmpty {
                 stored.history.recordLook(
                     stored.tally.aggregates(for: definition),
                     configuration: definition.analysisConfiguration
                 )
             }
-            let updateTally: SQLQueryString = """
-                UPDATE experiment_tallies SET tally = \(bind: try text(stored.tally)), \
-                always_valid = \(bind: try historyText(stored.history)), update_time = \(bind: Clock.nowMilliseconds()) \
-                WHERE \(scope.condition)
-                """
             let written = changed.sorted().compactMap { key in units[key].map { (key, $0) } }
-            switch (kind, unitsUpsert(written, scope: scope, kind: kind)) {
+            return CountedWrites(
+                units: unitsUpsert(written, scope: counting.scope, kind: kind),
+                tally: """
+                    UPDATE experiment_tallies SET tally = \(bind: try text(stored.tally)), \
+                    always_valid = \(bind: try historyText(stored.history)), update_time = \(bind: Clock.nowMilliseconds()) \
+                    WHERE \(counting.scope.condition)
+                    """
+            )
+        }
+    }
+
+    /// Stores what ``count(_:kind:)`` counted.
+    package static func write(
+        _ writes: [CountedWrites],
+        database: any SQLDatabase,
+        kind: DatabaseEngine.Kind
+    ) async throws {
+        for write in writes {
+            switch (kind, write.units) {
             case (.postgres, let upsert?):
                 // One round trip while the tally's row is locked, not two.
-                try await database.raw("WITH written AS (\(upsert)) \(updateTally)").run()
+                try await database.raw("WITH written AS (\(upsert)) \(write.tally)").run()
             case (_, let upsert):
                 if let upsert { try await database.raw(upsert).run() }
-                try await database.raw(updateTally).run()
+                try await database.raw(write.tally).run()
             }
         }
     }
@@ -183,7 +283,7 @@ package enum ExperimentTallyStore {
     }
 
     /// Where an experiment's rows are.
-    package struct Scope {
+    package struct Scope: Sendable {
         package var environment: EnvironmentKey
         package var experiment: String
 
