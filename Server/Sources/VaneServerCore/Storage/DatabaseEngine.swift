@@ -22,22 +22,20 @@ package final class DatabaseEngine: Sendable {
     /// The engine.
     package let kind: Kind
     private let database: any SQLDatabase
-    private let sessionLock: AsyncLock?
-    /// Where a session's code runs: SQLite's connection thread; nil for the cooperative pool.
-    private let sessionExecutor: ThreadPoolExecutor?
+    /// SQLite's one connection, shared: the lock that gives a session sole use of it, and the
+    /// connection's thread, where a session's code runs. Nil for PostgreSQL's pool.
+    private let sharedConnection: (lock: AsyncLock, thread: ThreadPoolExecutor)?
     private let close: @Sendable () async throws -> Void
 
     private init(
         kind: Kind,
         database: any SQLDatabase,
-        sessionLock: AsyncLock?,
-        sessionExecutor: ThreadPoolExecutor? = nil,
+        sharedConnection: (lock: AsyncLock, thread: ThreadPoolExecutor)?,
         close: @escaping @Sendable () async throws -> Void
     ) {
         self.kind = kind
         self.database = database
-        self.sessionLock = sessionLock
-        self.sessionExecutor = sessionExecutor
+        self.sharedConnection = sharedConnection
         self.close = close
     }
 
@@ -101,8 +99,7 @@ package final class DatabaseEngine: Sendable {
                 return DatabaseEngine(
                     kind: .sqlite,
                     database: database,
-                    sessionLock: AsyncLock(),
-                    sessionExecutor: ThreadPoolExecutor(thread)
+                    sharedConnection: (AsyncLock(), ThreadPoolExecutor(thread))
                 ) {
                     try await closeUncancelled(connection, thread: thread)
                 }
@@ -134,7 +131,7 @@ package final class DatabaseEngine: Sendable {
                 throw StorageError.cannotOpen(location.description, String(reflecting: error))
             }
             let shutdown = PoolShutdown(pool: pool)
-            return DatabaseEngine(kind: .postgres, database: database, sessionLock: nil) {
+            return DatabaseEngine(kind: .postgres, database: database, sharedConnection: nil) {
                 try await shutdown.pool.shutdownAsync()
             }
         }
@@ -160,11 +157,11 @@ package final class DatabaseEngine: Sendable {
     package func withSession<R: Sendable>(
         _ work: @escaping @Sendable (any SQLDatabase) async throws -> R
     ) async throws -> R {
-        if let sessionLock {
+        if let (lock, thread) = sharedConnection {
             // One SQLite connection, shared: the lock gives each unit of work sole use of it, and
             // the work runs on the connection's thread between its statements.
-            return try await withTaskExecutorPreference(sessionExecutor) {
-                try await sessionLock.withLock { try await work(self.database) }
+            return try await withTaskExecutorPreference(thread) {
+                try await lock.withLock { try await work(self.database) }
             }
         }
         return try await database.withSession(work)
