@@ -14,8 +14,7 @@ import Testing
 
     @Test(arguments: orderings)
     func ordersLikeNode(lhs: String, rhs: String, expected: Int?) {
-        #expect(VersionComparison.compare(lhs, rhs) == expected)
-        #expect(VersionComparison.compare(lhs, VersionComparison.Version(rhs)) == expected)
+        #expect(VersionComparison.Version(lhs).compare(to: VersionComparison.Version(rhs)) == expected)
     }
 
     @Test func splitsTargetOnce() {

@@ -68,14 +68,4 @@ enum VersionComparison {
             return 0
         }
     }
-
-    /// The ordering of `lhs` against `rhs`: -1, 0 or 1, or nil when they do not compare.
-    static func compare(_ lhs: String, _ rhs: String) -> Int? {
-        compare(lhs, Version(rhs))
-    }
-
-    /// The ordering of `lhs` against a pre-split version: -1, 0 or 1, or nil when they do not compare.
-    static func compare(_ lhs: String, _ rhs: Version) -> Int? {
-        Version(lhs).compare(to: rhs)
-    }
 }
