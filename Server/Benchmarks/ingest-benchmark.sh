@@ -229,16 +229,21 @@ PY
 postgres_floor() {
     local group=$((threads * 50 < 200 ? 200 : threads * 50)) script="$work/floor.sql" units before after output tps groups
     units=$((group / 3))
-    local unit="'u-' || :client_id || '-' || :n || '-' ||" scope="project_id = 'bench' AND environment_id = 'prod'"
+    local unit="'u-' || :client_id || '-' || :n || '-' ||" scope="project_id = 'bench' AND environment_id = 'prod'" number
+    # The environment's number in the event tables, given when vane stored its first event there:
+    # vane binds it, so the floor writes it as a constant.
+    number=$("$VANE_TEST_POSTGRES_BIN/psql" -Atq "$VANE_TEST_POSTGRES_URL" \
+        -c "SELECT number FROM event_environments WHERE $scope")
+    [ -n "$number" ] || { echo "vane stored no event in bench/prod" >&2; return 1; }
     cat >"$script" <<SQL
 \set n random(1, 2000000000)
 BEGIN;
-INSERT INTO experiment_events (project_id, environment_id, receive_time, event_id, event_type, unit_id, event_time, experiment_key, variant, flag_key, template_version, metric_name, metric_value, properties) SELECT 'bench', 'prod', 1700000000000, 'f-' || :client_id || '-' || :n || '-' || g, CASE WHEN g % 3 = 0 THEN 'exposure' ELSE 'metric' END, $unit (g / 3), 1700000000000 + g, CASE WHEN g % 3 = 0 THEN 'checkout' END, CASE WHEN g % 3 = 0 THEN 'new' END, NULL, CASE WHEN g % 3 = 0 THEN 1 END, CASE g % 3 WHEN 1 THEN 'session_started' WHEN 2 THEN 'purchase' END, CASE WHEN g % 3 > 0 THEN 1.0 END, NULL FROM generate_series(0, $((group - 1))) g ON CONFLICT (project_id, environment_id, event_id) DO NOTHING RETURNING event_id;
+INSERT INTO experiment_events (environment_number, receive_time, event_id, event_type, unit_id, event_time, experiment_key, variant, flag_key, template_version, metric_name, metric_value, properties) SELECT $number, 1700000000000, 'f-' || :client_id || '-' || :n || '-' || g, CASE WHEN g % 3 = 0 THEN 'exposure' ELSE 'metric' END, $unit (g / 3), 1700000000000 + g, CASE WHEN g % 3 = 0 THEN 'checkout' END, CASE WHEN g % 3 = 0 THEN 'new' END, NULL, CASE WHEN g % 3 = 0 THEN 1 END, CASE g % 3 WHEN 1 THEN 'session_started' WHEN 2 THEN 'purchase' END, CASE WHEN g % 3 > 0 THEN 1.0 END, NULL FROM generate_series(0, $((group - 1))) g ON CONFLICT (environment_number, event_id) DO NOTHING RETURNING event_id;
 SELECT version_number FROM served_versions WHERE $scope AND version_number IN (1);
 SELECT t.tally, t.always_valid, x.status FROM experiment_tallies t JOIN experiments x ON x.project_id = t.project_id AND x.environment_id = t.environment_id AND x.experiment_key = t.experiment_key WHERE t.project_id = 'bench' AND t.environment_id = 'prod' AND t.experiment_key = 'checkout' FOR UPDATE OF t FOR SHARE OF x;
-SELECT unit_id, variant, first_exposure, several_variants, totals FROM experiment_units WHERE $scope AND experiment_key = 'checkout' AND unit_id = ANY(ARRAY(SELECT $unit u FROM generate_series(0, $units) u));
-SELECT unit_id, metric_name, event_time, metric_value FROM experiment_events WHERE $scope AND unit_id = ANY(ARRAY(SELECT $unit u FROM generate_series(0, $units) u)) AND event_type = 'metric' AND metric_name IN ('purchase', 'session_started');
-WITH written AS (INSERT INTO experiment_units (project_id, environment_id, experiment_key, unit_id, variant, first_exposure, several_variants, totals) SELECT 'bench', 'prod', 'checkout', $unit u, 'new', 1700000000000, 0, 'purchase 1 1.0;session_started 1 1.0' FROM generate_series(0, $units) u ON CONFLICT (project_id, environment_id, experiment_key, unit_id) DO UPDATE SET variant = excluded.variant, first_exposure = excluded.first_exposure, several_variants = excluded.several_variants, totals = excluded.totals) UPDATE experiment_tallies SET tally = tally, always_valid = always_valid, update_time = 1700000000000 WHERE $scope AND experiment_key = 'checkout';
+SELECT unit_id, variant, first_exposure, several_variants, totals FROM experiment_units WHERE environment_number = $number AND experiment_key = 'checkout' AND unit_id = ANY(ARRAY(SELECT $unit u FROM generate_series(0, $units) u));
+SELECT unit_id, metric_name, event_time, metric_value FROM experiment_events WHERE environment_number = $number AND unit_id = ANY(ARRAY(SELECT $unit u FROM generate_series(0, $units) u)) AND event_type = 'metric' AND metric_name IN ('purchase', 'session_started');
+WITH written AS (INSERT INTO experiment_units (environment_number, experiment_key, unit_id, variant, first_exposure, several_variants, totals) SELECT $number, 'checkout', $unit u, 'new', 1700000000000, 0, 'purchase 1 1.0;session_started 1 1.0' FROM generate_series(0, $units) u ON CONFLICT (environment_number, experiment_key, unit_id) DO UPDATE SET variant = excluded.variant, first_exposure = excluded.first_exposure, several_variants = excluded.several_variants, totals = excluded.totals) UPDATE experiment_tallies SET tally = tally, always_valid = always_valid, update_time = 1700000000000 WHERE $scope AND experiment_key = 'checkout';
 COMMIT;
 SQL
     # pgbench's backends exit with it: their time is counted from the postmaster's reaped children.

@@ -112,10 +112,9 @@ static void prepare_transaction(void) {
     run("CREATE TABLE experiment_tallies (project_id TEXT NOT NULL, environment_id TEXT NOT NULL, "
         "experiment_key TEXT NOT NULL, tally TEXT NOT NULL, update_time BIGINT NOT NULL, always_valid TEXT, "
         "PRIMARY KEY (project_id, environment_id, experiment_key))");
-    run("CREATE TABLE experiment_units (project_id TEXT NOT NULL, environment_id TEXT NOT NULL, "
-        "experiment_key TEXT NOT NULL, unit_id TEXT NOT NULL, variant TEXT NOT NULL, first_exposure BIGINT NOT NULL, "
+    run("CREATE TABLE experiment_units (environment_number BIGINT NOT NULL, experiment_key TEXT NOT NULL, unit_id TEXT NOT NULL, variant TEXT NOT NULL, first_exposure BIGINT NOT NULL, "
         "several_variants BIGINT NOT NULL, totals TEXT NOT NULL, "
-        "PRIMARY KEY (project_id, environment_id, experiment_key, unit_id))");
+        "PRIMARY KEY (environment_number, experiment_key, unit_id))");
     // Sums and readings the size vane stores for the benchmark's experiment (three metrics).
     memset(tally_text, 'x', sizeof tally_text - 1);
     memset(history_text, 'y', sizeof history_text - 1);
@@ -124,16 +123,16 @@ static void prepare_transaction(void) {
     tally_read = prepare("SELECT tally, always_valid FROM experiment_tallies "
                          "WHERE project_id = 'bench' AND environment_id = 'prod' AND experiment_key = 'checkout'");
     units_read = prepare("SELECT unit_id, variant, first_exposure, several_variants, totals FROM experiment_units "
-                         "WHERE project_id = 'bench' AND environment_id = 'prod' AND experiment_key = 'checkout' "
+                         "WHERE environment_number = 1 AND experiment_key = 'checkout' "
                          "AND unit_id IN (SELECT value FROM json_each(?1))");
     replay_read = prepare("SELECT unit_id, metric_name, event_time, metric_value FROM experiment_events "
-                          "WHERE project_id = 'bench' AND environment_id = 'prod' "
+                          "WHERE environment_number = 1 "
                           "AND unit_id IN (SELECT value FROM json_each(?1)) AND event_type = 'metric' "
                           "AND metric_name IN ('purchase', 'session_started') AND rowid < ?2");
-    units_write = prepare("INSERT INTO experiment_units (project_id, environment_id, experiment_key, unit_id, variant, "
-                          "first_exposure, several_variants, totals) SELECT 'bench', 'prod', 'checkout', value ->> 0, "
+    units_write = prepare("INSERT INTO experiment_units (environment_number, experiment_key, unit_id, variant, "
+                          "first_exposure, several_variants, totals) SELECT 1, 'checkout', value ->> 0, "
                           "value ->> 1, value ->> 2, value ->> 3, value ->> 4 FROM jsonb_each(?1) WHERE true "
-                          "ON CONFLICT (project_id, environment_id, experiment_key, unit_id) DO UPDATE SET "
+                          "ON CONFLICT (environment_number, experiment_key, unit_id) DO UPDATE SET "
                           "variant = excluded.variant, first_exposure = excluded.first_exposure, "
                           "several_variants = excluded.several_variants, totals = excluded.totals");
     tally_write = prepare("UPDATE experiment_tallies SET tally = ?1, always_valid = ?2, update_time = ?3 "
@@ -203,16 +202,16 @@ int main(int argc, char **argv) {
     run("PRAGMA journal_mode = WAL");
     run("PRAGMA synchronous = FULL");
     run("PRAGMA temp_store = MEMORY");
-    // Migrations 5 and 8: the table, its primary key, the receipt index and the metric events' unit index.
-    run("CREATE TABLE experiment_events (project_id TEXT NOT NULL, environment_id TEXT NOT NULL, "
-        "event_id TEXT NOT NULL, event_type TEXT NOT NULL, unit_id TEXT NOT NULL, event_time BIGINT NOT NULL, "
+    // Migration 18: the table, its primary key, the receipt index and the metric events' unit index,
+    // keyed by the environment's number (1 here).
+    run("CREATE TABLE experiment_events (environment_number BIGINT NOT NULL, event_id TEXT NOT NULL, event_type TEXT NOT NULL, unit_id TEXT NOT NULL, event_time BIGINT NOT NULL, "
         "receive_time BIGINT NOT NULL, experiment_key TEXT, variant TEXT, flag_key TEXT, template_version BIGINT, "
         "metric_name TEXT, metric_value DOUBLE PRECISION, properties TEXT, "
-        "PRIMARY KEY (project_id, environment_id, event_id))");
-    run("CREATE INDEX experiment_events_by_receipt ON experiment_events (project_id, environment_id, receive_time, event_id)");
-    run("CREATE INDEX experiment_events_by_unit ON experiment_events (project_id, environment_id, unit_id, event_time) "
+        "PRIMARY KEY (environment_number, event_id))");
+    run("CREATE INDEX experiment_events_by_receipt ON experiment_events (environment_number, receive_time, event_id)");
+    run("CREATE INDEX experiment_events_by_unit ON experiment_events (environment_number, unit_id, event_time) "
         "WHERE event_type = 'metric'");
-    const char *columns = "INSERT INTO experiment_events (project_id, environment_id, receive_time, event_id, event_type, "
+    const char *columns = "INSERT INTO experiment_events (environment_number, receive_time, event_id, event_type, "
                           "unit_id, event_time, experiment_key, variant, flag_key, template_version, metric_name, "
                           "metric_value, properties) ";
     char sql[2048];
@@ -220,14 +219,14 @@ int main(int argc, char **argv) {
     int transaction = strcmp(mode, "transaction") == 0;
     if (json) {
         snprintf(sql, sizeof sql,
-                 "%s SELECT ?1, ?2, ?3, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, "
-                 "value ->> 6, value ->> 7, value ->> 8, value ->> 9, value ->> 10 FROM %s(?4) WHERE true "
-                 "ON CONFLICT (project_id, environment_id, event_id) DO NOTHING",
+                 "%s SELECT ?1, ?2, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, "
+                 "value ->> 6, value ->> 7, value ->> 8, value ->> 9, value ->> 10 FROM %s(?3) WHERE true "
+                 "ON CONFLICT (environment_number, event_id) DO NOTHING",
                  columns, strcmp(mode, "json") == 0 ? "json_each" : "jsonb_each");
         if (transaction) prepare_transaction();
     } else {
-        snprintf(sql, sizeof sql, "%s VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
-                 "ON CONFLICT (project_id, environment_id, event_id) DO NOTHING", columns);
+        snprintf(sql, sizeof sql, "%s VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) "
+                 "ON CONFLICT (environment_number, event_id) DO NOTHING", columns);
     }
     sqlite3_stmt *insert;
     if (S(prepare_v2)(db, sql, -1, &insert, 0)) {
@@ -261,10 +260,9 @@ int main(int argc, char **argv) {
         }
         run("BEGIN IMMEDIATE");
         if (json) {
-            S(bind_text)(insert, 1, "bench", -1, SQLITE_STATIC);
-            S(bind_text)(insert, 2, "prod", -1, SQLITE_STATIC);
-            S(bind_int64)(insert, 3, 1700000000000LL + g);
-            S(bind_text)(insert, 4, text, -1, SQLITE_STATIC);
+            S(bind_int64)(insert, 1, 1);
+            S(bind_int64)(insert, 2, 1700000000000LL + g);
+            S(bind_text)(insert, 3, text, -1, SQLITE_STATIC);
             if (S(step)(insert) != SQLITE_DONE) {
                 fprintf(stderr, "%s\n", S(errmsg)(db));
                 return 1;
@@ -273,26 +271,25 @@ int main(int argc, char **argv) {
         } else {
             for (int i = 0; i < count; i++) {
                 Event *e = &events[i];
-                S(bind_text)(insert, 1, "bench", -1, SQLITE_STATIC);
-                S(bind_text)(insert, 2, "prod", -1, SQLITE_STATIC);
-                S(bind_int64)(insert, 3, 1700000000000LL + g);
-                S(bind_text)(insert, 4, e->id, -1, SQLITE_STATIC);
-                S(bind_text)(insert, 5, e->metric ? "metric" : "exposure", -1, SQLITE_STATIC);
-                S(bind_text)(insert, 6, e->unit, -1, SQLITE_STATIC);
-                S(bind_int64)(insert, 7, e->time);
+                S(bind_int64)(insert, 1, 1);
+                S(bind_int64)(insert, 2, 1700000000000LL + g);
+                S(bind_text)(insert, 3, e->id, -1, SQLITE_STATIC);
+                S(bind_text)(insert, 4, e->metric ? "metric" : "exposure", -1, SQLITE_STATIC);
+                S(bind_text)(insert, 5, e->unit, -1, SQLITE_STATIC);
+                S(bind_int64)(insert, 6, e->time);
                 if (e->metric) {
-                    for (int c = 8; c <= 11; c++) S(bind_null)(insert, c);
-                    S(bind_text)(insert, 12, e->name, -1, SQLITE_STATIC);
-                    S(bind_double)(insert, 13, e->value);
+                    for (int c = 7; c <= 10; c++) S(bind_null)(insert, c);
+                    S(bind_text)(insert, 11, e->name, -1, SQLITE_STATIC);
+                    S(bind_double)(insert, 12, e->value);
                 } else {
-                    S(bind_text)(insert, 8, "checkout", -1, SQLITE_STATIC);
-                    S(bind_text)(insert, 9, "new", -1, SQLITE_STATIC);
-                    S(bind_null)(insert, 10);
-                    S(bind_int64)(insert, 11, 1);
+                    S(bind_text)(insert, 7, "checkout", -1, SQLITE_STATIC);
+                    S(bind_text)(insert, 8, "new", -1, SQLITE_STATIC);
+                    S(bind_null)(insert, 9);
+                    S(bind_int64)(insert, 10, 1);
+                    S(bind_null)(insert, 11);
                     S(bind_null)(insert, 12);
-                    S(bind_null)(insert, 13);
                 }
-                S(bind_null)(insert, 14);
+                S(bind_null)(insert, 13);
                 if (S(step)(insert) != SQLITE_DONE) {
                     fprintf(stderr, "%s\n", S(errmsg)(db));
                     return 1;

@@ -8,6 +8,8 @@ package final class ExperimentEventStore: Sendable {
     package let engine: DatabaseEngine
     /// Whether this store has made sure PostgreSQL has statistics for the event tables.
     private let statisticsChecked = Atomic<Bool>(false)
+    /// The environments' numbers in the event tables.
+    private let numbers = EventEnvironment.Numbers()
 
     package init(engine: DatabaseEngine) {
         self.engine = engine
@@ -37,16 +39,17 @@ package final class ExperimentEventStore: Sendable {
     ) async throws -> (stored: Stored, commit: Duration) {
         guard !events.isEmpty else { return (.only([]), .zero) }
         let kind = engine.kind
+        let environment = try await numbers.environment(environment, engine: engine)
         let source = JSONBinds.select(
-            constants: [environment.projectId, environment.environmentId, receivedAt],
+            constants: [environment.number, receivedAt],
             columns: [.text, .text, .text, .integer, .text, .text, .text, .integer, .text, .real, .text],
             rows: rows.json,
             kind: kind
         )
         let insert: SQLQueryString = """
-            INSERT INTO experiment_events (project_id, environment_id, receive_time, event_id, event_type, unit_id, \
+            INSERT INTO experiment_events (environment_number, receive_time, event_id, event_type, unit_id, \
             event_time, experiment_key, variant, flag_key, template_version, metric_name, metric_value, properties) \
-            \(source) ON CONFLICT (project_id, environment_id, event_id) DO NOTHING
+            \(source) ON CONFLICT (environment_number, event_id) DO NOTHING
             """
         let (stored, worked) = try await engine.transaction { database in
             let stored: Stored
@@ -129,8 +132,8 @@ package final class ExperimentEventStore: Sendable {
             Set(
                 try await database.raw(
                     """
-                    SELECT event_id FROM experiment_events WHERE project_id = \(bind: environment.projectId) \
-                    AND environment_id = \(bind: environment.environmentId) AND \(JSONBinds.column("event_id", in: ids, kind: kind))
+                    SELECT event_id FROM experiment_events WHERE \(EventEnvironment.rows(of: environment)) \
+                    AND \(JSONBinds.column("event_id", in: ids, kind: kind))
                     """
                 ).all(decodingColumn: "event_id", as: String.self)
             )
@@ -259,14 +262,13 @@ package final class ExperimentEventStore: Sendable {
         let environment = experiment.environment
         let names = ExperimentAggregation.eventNames(experiment.definition).sorted()
         var filters: [SQLQueryString] = [
-            "project_id = \(bind: environment.projectId) AND environment_id = \(bind: environment.environmentId)",
+            EventEnvironment.rows(of: environment),
             // The units it exposed are those with a state in experiment_units (written as their
             // exposures are counted): one lookup in its primary key per metric event read.
             """
             ((event_type = 'exposure' AND experiment_key = \(bind: experiment.key)) \
             OR (event_type = 'metric' AND metric_name IN (\(binds: names)) AND EXISTS (SELECT 1 FROM experiment_units u \
-            WHERE u.project_id = experiment_events.project_id AND u.environment_id = experiment_events.environment_id \
-            AND u.experiment_key = \(bind: experiment.key) AND u.unit_id = experiment_events.unit_id)))
+            WHERE u.environment_number = experiment_events.environment_number AND u.experiment_key = \(bind: experiment.key) AND u.unit_id = experiment_events.unit_id)))
             """,
         ]
         if let since { filters.append("event_time >= \(bind: since)") }
@@ -293,20 +295,18 @@ package final class ExperimentEventStore: Sendable {
     /// One environment at a time, so each delete reads the receipt index
     /// (`experiment_events_by_receipt`).
     package func deleteEvents(receivedBefore cutoff: Int64) async throws {
-        let environments = try await engine.withSession { database in
-            try await database.raw("SELECT project_id, id FROM environments ORDER BY project_id, id").all().map {
-                EnvironmentKey(
-                    projectId: try $0.decode(column: "project_id", as: String.self),
-                    environmentId: try $0.decode(column: "id", as: String.self)
-                )
-            }
+        let numbers = try await engine.withSession { database in
+            try await database.raw("SELECT number FROM event_environments ORDER BY number").all(
+                decodingColumn: "number",
+                as: Int64.self
+            )
         }
-        for environment in environments {
+        for number in numbers {
             try await engine.withSession { database in
                 try await database.raw(
                     """
-                    DELETE FROM experiment_events WHERE project_id = \(bind: environment.projectId) \
-                    AND environment_id = \(bind: environment.environmentId) AND receive_time < \(bind: cutoff)
+                    DELETE FROM experiment_events WHERE environment_number = \(bind: number) \
+                    AND receive_time < \(bind: cutoff)
                     """
                 ).run()
             }
@@ -350,8 +350,7 @@ package final class ExperimentEventStore: Sendable {
             for row in try await database.raw(
                 """
                 SELECT event_type, COUNT(*) AS n FROM experiment_events \
-                WHERE project_id = \(bind: environment.projectId) AND environment_id = \(bind: environment.environmentId) \
-                GROUP BY event_type
+                WHERE \(EventEnvironment.rows(of: environment)) GROUP BY event_type
                 """
             ).all() {
                 counts[try row.decode(column: "event_type", as: String.self)] = try row.decode(

@@ -73,6 +73,8 @@ package enum ExperimentTallyStore {
     /// What counting a batch for one experiment needs, read in the events' transaction.
     package struct Counting: Sendable {
         fileprivate var scope: Scope
+        /// The environment's number in the units' table.
+        fileprivate var environmentNumber: Int64
         fileprivate var definition: ExperimentDefinition
         fileprivate var stored: Stored
         fileprivate var units: [String: ExperimentUnit]
@@ -94,7 +96,7 @@ package enum ExperimentTallyStore {
     package static func apply(
         _ events: [ExperimentEvent],
         to running: [Experiment],
-        in environment: EnvironmentKey,
+        in environment: EventEnvironment,
         storedBefore: Int64?,
         database: any SQLDatabase,
         kind: DatabaseEngine.Kind
@@ -116,7 +118,7 @@ package enum ExperimentTallyStore {
     package static func read(
         _ events: [ExperimentEvent],
         to running: [Experiment],
-        in environment: EnvironmentKey,
+        in environment: EventEnvironment,
         batch: BatchRows,
         database: any SQLDatabase,
         kind: DatabaseEngine.Kind
@@ -125,7 +127,7 @@ package enum ExperimentTallyStore {
         for event in events {
             if case .exposure(_, _, _, let version?) = event.kind { versions.insert(version) }
         }
-        let unserved = try await ServedVersionLog.unserved(versions, in: environment, database: database)
+        let unserved = try await ServedVersionLog.unserved(versions, in: environment.key, database: database)
         // The stored rows a replay reads (below the batch's, or all), and whether the batch's own
         // metric events are added to them.
         let (storedFrom, addsTheBatch): (Int64?, Bool)
@@ -154,12 +156,18 @@ package enum ExperimentTallyStore {
                 }
             }
             guard !exposures.isEmpty || !metrics.isEmpty else { continue }
-            let scope = Scope(environment: environment, experiment: experiment.key)
+            let scope = Scope(environment: environment.key, experiment: experiment.key)
             // The caller's list may be a second old (ExperimentStore.runningExperiments): an
             // experiment stopped since, on any node, counts nothing more.
             guard let stored = try await lockTallyIfRunning(scope, database: database, kind: kind) else { continue }
             let unitKeys = Set(exposures.map(\.unit)).union(metrics.map(\.unit))
-            let units = try await readUnits(unitKeys.sorted(), scope: scope, database: database, kind: kind)
+            let units = try await readUnits(
+                unitKeys.sorted(),
+                of: experiment.key,
+                in: environment,
+                database: database,
+                kind: kind
+            )
             let replay = ExperimentAggregation.unitsToReplay(units, exposures: exposures)
             var replayed = try await storedMetricEvents(
                 of: Array(replay),
@@ -178,6 +186,7 @@ package enum ExperimentTallyStore {
             countings.append(
                 Counting(
                     scope: scope,
+                    environmentNumber: environment.number,
                     definition: definition,
                     stored: stored,
                     units: units,
@@ -218,7 +227,12 @@ package enum ExperimentTallyStore {
             }
             let written = changed.sorted().compactMap { key in units[key].map { (key, $0) } }
             return CountedWrites(
-                units: unitsUpsert(written, scope: counting.scope, kind: kind),
+                units: unitsUpsert(
+                    written,
+                    of: counting.scope.experiment,
+                    environmentNumber: counting.environmentNumber,
+                    kind: kind
+                ),
                 tally: """
                     UPDATE experiment_tallies SET tally = \(bind: try text(stored.tally)), \
                     always_valid = \(bind: try historyText(stored.history)), update_time = \(bind: Clock.nowMilliseconds()) \
@@ -336,7 +350,8 @@ package enum ExperimentTallyStore {
 
     private static func readUnits(
         _ keys: [String],
-        scope: Scope,
+        of experiment: String,
+        in environment: EventEnvironment,
         database: any SQLDatabase,
         kind: DatabaseEngine.Kind
     ) async throws
@@ -347,7 +362,8 @@ package enum ExperimentTallyStore {
         for row in try await database.raw(
             """
             SELECT unit_id, variant, first_exposure, several_variants, totals FROM experiment_units \
-            WHERE \(scope.condition) AND \(JSONBinds.column("unit_id", in: keys, kind: kind))
+            WHERE environment_number = \(bind: environment.number) AND experiment_key = \(bind: experiment) \
+            AND \(JSONBinds.column("unit_id", in: keys, kind: kind))
             """
         ).all() {
             let key = try row.decode(column: "unit_id", as: String.self)
@@ -355,7 +371,11 @@ package enum ExperimentTallyStore {
                 variant: try row.decode(column: "variant", as: String.self),
                 firstExposure: try row.decode(column: "first_exposure", as: Int64.self),
                 isInSeveralVariants: try row.decode(column: "several_variants", as: Int64.self) != 0,
-                totals: try totals(try row.decode(column: "totals", as: String.self), scope: scope, unit: key)
+                totals: try totals(
+                    try row.decode(column: "totals", as: String.self),
+                    experiment: experiment,
+                    unit: key
+                )
             )
         }
         return units
@@ -364,7 +384,8 @@ package enum ExperimentTallyStore {
     /// The statement that stores `units`' new state; nil when there are none.
     private static func unitsUpsert(
         _ units: [(key: String, unit: ExperimentUnit)],
-        scope: Scope,
+        of experiment: String,
+        environmentNumber: Int64,
         kind: DatabaseEngine.Kind
     ) -> SQLQueryString? {
         guard !units.isEmpty else { return nil }
@@ -381,15 +402,15 @@ package enum ExperimentTallyStore {
         }
         writer.endArray()
         let source = JSONBinds.select(
-            constants: [scope.environment.projectId, scope.environment.environmentId, scope.experiment],
+            constants: [environmentNumber, experiment],
             columns: [.text, .text, .integer, .integer, .text],
             rows: String(decoding: writer.bytes, as: UTF8.self),
             kind: kind
         )
         return """
-            INSERT INTO experiment_units (project_id, environment_id, experiment_key, unit_id, variant, first_exposure, \
+            INSERT INTO experiment_units (environment_number, experiment_key, unit_id, variant, first_exposure, \
             several_variants, totals) \(source) \
-            ON CONFLICT (project_id, environment_id, experiment_key, unit_id) DO UPDATE SET \
+            ON CONFLICT (environment_number, experiment_key, unit_id) DO UPDATE SET \
             variant = excluded.variant, first_exposure = excluded.first_exposure, \
             several_variants = excluded.several_variants, totals = excluded.totals
             """
@@ -400,7 +421,7 @@ package enum ExperimentTallyStore {
     private static func storedMetricEvents(
         of units: [String],
         names: Set<String>,
-        in environment: EnvironmentKey,
+        in environment: EventEnvironment,
         before rowid: Int64?,
         database: any SQLDatabase,
         kind: DatabaseEngine.Kind
@@ -411,7 +432,7 @@ package enum ExperimentTallyStore {
         for row in try await database.raw(
             """
             SELECT unit_id, metric_name, event_time, metric_value FROM experiment_events \
-            WHERE project_id = \(bind: environment.projectId) AND environment_id = \(bind: environment.environmentId) \
+            WHERE environment_number = \(bind: environment.number) \
             AND \(JSONBinds.column("unit_id", in: units, kind: kind)) AND event_type = 'metric' \
             AND metric_name IN (\(binds: names.sorted()))\(below)
             """
@@ -438,12 +459,12 @@ package enum ExperimentTallyStore {
     }
 
     /// Reads ``totalsText(_:)``.
-    package static func totals(_ text: String, scope: Scope, unit: String) throws -> [String: EventTotal] {
+    package static func totals(_ text: String, experiment: String, unit: String) throws -> [String: EventTotal] {
         var totals: [String: EventTotal] = [:]
         for entry in text.split(separator: ";") {
             let parts = entry.split(separator: " ")
             guard parts.count == 3, let count = Int(parts[1]), let sum = Double(parts[2]) else {
-                throw UnreadableState(experiment: scope.experiment, what: "state of unit \"\(unit)\"")
+                throw UnreadableState(experiment: experiment, what: "state of unit \"\(unit)\"")
             }
             totals[String(parts[0])] = EventTotal(count: count, sum: sum)
         }
