@@ -122,7 +122,9 @@ import Testing
                     ]
                 }
             }
-            #expect(units == [["prod", "u1", "new", "purchase 1 12.5"], ["staging", "u1", "control", "purchase 1 12.5"]])
+            #expect(
+                units == [["prod", "u1", "new", "purchase 1 12.5"], ["staging", "u1", "control", "purchase 1 12.5"]]
+            )
 
             // Retention reaches every environment by its number.
             try await events.deleteEvents(receivedBefore: 1_600)
