@@ -202,6 +202,8 @@ int main(int argc, char **argv) {
     run("PRAGMA journal_mode = WAL");
     run("PRAGMA synchronous = FULL");
     run("PRAGMA temp_store = MEMORY");
+    run("PRAGMA cache_size = -32768");
+    run("PRAGMA wal_autocheckpoint = 8000");
     // Migration 18: the table, its primary key, the receipt index and the metric events' unit index,
     // keyed by the environment's number (1 here).
     run("CREATE TABLE experiment_events (environment_number BIGINT NOT NULL, event_id TEXT NOT NULL, event_type TEXT NOT NULL, unit_id TEXT NOT NULL, event_time BIGINT NOT NULL, "

@@ -88,6 +88,12 @@ package final class DatabaseEngine: Sendable {
                         // keeps one) in memory instead of a temporary file: a tenth of the
                         // database thread's time when ingesting events.
                         "PRAGMA foreign_keys = ON", "PRAGMA temp_store = MEMORY",
+                        // A 32 MB page cache (SQLite's default is 2 MB), and a checkpoint when the
+                        // WAL holds 8,000 pages (32 MB) rather than 1,000: storing events touches
+                        // the same index pages in every transaction, and each checkpoint copied
+                        // them to the database file again (checkpoints took 12 % of the thread,
+                        // reading back evicted pages 9 %). Each commit still syncs.
+                        "PRAGMA cache_size = -32768", "PRAGMA wal_autocheckpoint = 8000",
                     ] {
                         try await database.raw(SQLQueryString(pragma)).run()
                     }
