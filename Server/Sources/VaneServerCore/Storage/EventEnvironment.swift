@@ -14,9 +14,9 @@ package struct EventEnvironment: Sendable, Hashable {
 
     /// The SQL condition that holds for the event tables' rows of `key`: one lookup of its
     /// number per statement, and none of its rows when it has none yet.
-    package static func rows(of key: EnvironmentKey, column: String = "environment_number") -> SQLQueryString {
+    package static func rows(of key: EnvironmentKey) -> SQLQueryString {
         """
-        \(ident: column) = (SELECT number FROM event_environments \
+        environment_number = (SELECT number FROM event_environments \
         WHERE project_id = \(bind: key.projectId) AND environment_id = \(bind: key.environmentId))
         """
     }

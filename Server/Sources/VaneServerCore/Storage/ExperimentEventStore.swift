@@ -268,7 +268,8 @@ package final class ExperimentEventStore: Sendable {
             """
             ((event_type = 'exposure' AND experiment_key = \(bind: experiment.key)) \
             OR (event_type = 'metric' AND metric_name IN (\(binds: names)) AND EXISTS (SELECT 1 FROM experiment_units u \
-            WHERE u.environment_number = experiment_events.environment_number AND u.experiment_key = \(bind: experiment.key) AND u.unit_id = experiment_events.unit_id)))
+            WHERE u.environment_number = experiment_events.environment_number \
+            AND u.experiment_key = \(bind: experiment.key) AND u.unit_id = experiment_events.unit_id)))
             """,
         ]
         if let since { filters.append("event_time >= \(bind: since)") }
