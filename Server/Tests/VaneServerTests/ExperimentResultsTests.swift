@@ -173,6 +173,52 @@ import VaneCore
         }
     }
 
+    /// A retried batch that also brings new events: the events stored before (by the first
+    /// send) are read back once, the batch's new ones are counted as they are, and the
+    /// retried ids are not counted again (the counting reads the stored events around the
+    /// rows the batch just stored, which each database finds its own way).
+    @Test(arguments: TestDatabase.allCases)
+    func aRetriedBatchWithNewEventsCountsEachEventOnce(database: TestDatabase) async throws {
+        try await TestServer.run(database) { server in
+            try await EventIngestionTests.startExperiment(server)
+            // u1's revenue arrives before its exposure; so does u2's, in a batch whose reply is lost.
+            try await Self.send(
+                server,
+                [
+                    Self.metric("r1", unit: "u1", name: "revenue", value: 10),
+                    Self.metric("r2", unit: "u2", name: "revenue", value: 7),
+                ]
+            )
+            let reply = try await server.send(
+                .post,
+                Self.eventsPath,
+                json: [
+                    "events": [
+                        Self.metric("r1", unit: "u1", name: "revenue", value: 10),
+                        Self.exposure("x1", unit: "u1", variant: "control"),
+                        Self.metric("r1b", unit: "u1", name: "revenue", value: 5),
+                        Self.metric("r2", unit: "u2", name: "revenue", value: 7),
+                        Self.exposure("x2", unit: "u2", variant: "new-flow"),
+                        Self.metric("r2b", unit: "u2", name: "revenue", value: 1),
+                        Self.metric("r2b", unit: "u2", name: "revenue", value: 1),
+                        // A unit more in each variant, without revenue: a mean needs two.
+                        Self.exposure("x3", unit: "u3", variant: "control"),
+                        Self.exposure("x4", unit: "u4", variant: "new-flow"),
+                    ]
+                ]
+            )
+            #expect(reply.object?["accepted"] == 6, "\(reply.text)")
+            #expect(reply.object?["duplicates"] == 3, "\(reply.text)")
+            let results = try await Self.results(server)
+            #expect(Self.exposed(results) == ["control": 2, "new-flow": 2])
+            let revenue = Self.variants(results, metric: "revenue", measure: "meanPerUnit")
+            let control = revenue["control"]?["estimate"]?.objectValue?["value"]
+            #expect(control == 7.5, "u1: 10 stored before and 5 new, over 2 units: \(results)")
+            let newFlow = revenue["new-flow"]?["estimate"]?.objectValue?["value"]
+            #expect(newFlow == 4, "u2: 7 stored before and 1 new (sent twice), over 2 units: \(results)")
+        }
+    }
+
     @Test(arguments: TestDatabase.allCases)
     func aUnitInTwoVariantsIsFlaggedAndLeftOut(database: TestDatabase) async throws {
         try await TestServer.run(database) { server in

@@ -52,9 +52,10 @@ package final class ExperimentEventStore: Sendable {
             \(source) ON CONFLICT (environment_number, event_id) DO NOTHING
             """
         let (stored, worked) = try await engine.transaction { database in
-            let stored: Stored
-            // SQLite: the first rowid this insert gave; every row below it was stored before.
-            var firstRowid: Int64?
+            // How many rows the insert stored, and where they are, for the counting's reads of
+            // the earlier ones. Rows returned one by one would cost more than the insert itself.
+            let count: Int64
+            let batch: ExperimentTallyStore.BatchRows
             switch kind {
             case .sqlite:
                 // Ids are rarely stored already, so the counting first takes every event as new:
@@ -71,35 +72,40 @@ package final class ExperimentEventStore: Sendable {
                 async let counted = withTaskExecutorPreference(globalConcurrentExecutor) {
                     try ExperimentTallyStore.count(countings, kind: kind)
                 }
-                // Rows returned one by one cost more than the insert itself. A rowid table
-                // numbers new rows one above its largest, so the rows this insert stored are the
-                // last `changes()` rowids.
                 try await database.raw(insert).run()
-                // One row, always (a SELECT without FROM).
+                // One row, always (a SELECT without FROM). A rowid table numbers new rows one
+                // above its largest, so the rows this insert stored are the last `changes()` rowids.
                 let row = try await database.raw("SELECT changes() AS stored, last_insert_rowid() AS last").first()
-                let count = try row?.decode(column: "stored", as: Int64.self) ?? 0
-                let first = (try row?.decode(column: "last", as: Int64.self) ?? 0) - count + 1
-                firstRowid = first
+                count = try row?.decode(column: "stored", as: Int64.self) ?? 0
+                batch = .storedFrom((try row?.decode(column: "last", as: Int64.self) ?? 0) - count + 1)
                 if count == Int64(events.count) {
                     try await ExperimentTallyStore.write(try await counted, database: database, kind: kind)
                     return (Stored.all, ContinuousClock.now)
-                } else if count == 0 {
-                    stored = .only([])
-                } else {
-                    stored = .only(
-                        Set(
-                            try await database.raw(
-                                "SELECT event_id FROM experiment_events WHERE rowid >= \(bind: first)"
-                            ).all(decodingColumn: "event_id", as: String.self)
-                        )
-                    )
                 }
             case .postgres:
-                let ids = try await database.raw("\(insert) RETURNING event_id").all(
-                    decodingColumn: "event_id",
-                    as: String.self
+                let row = try await database.raw(
+                    "WITH inserted AS (\(insert) RETURNING 1) SELECT count(*) AS stored FROM inserted"
+                ).first()
+                count = try row?.decode(column: "stored", as: Int64.self) ?? 0
+                batch = .storedByThisTransaction(receivedAt: receivedAt)
+            }
+            let stored: Stored
+            if count == Int64(events.count) {
+                stored = .all
+            } else if count == 0 {
+                stored = .only([])
+            } else {
+                stored = .only(
+                    Set(
+                        try await database.raw(
+                            """
+                            SELECT event_id FROM experiment_events \
+                            WHERE environment_number = \(bind: environment.number) \
+                            AND \(JSONBinds.column("event_id", in: events.map(\.id), kind: kind)) AND \(batch.condition)
+                            """
+                        ).all(decodingColumn: "event_id", as: String.self)
+                    )
                 )
-                stored = ids.count == events.count ? .all : .only(Set(ids))
             }
             // Only what is new counts: an id seen twice in the batch counts once.
             let new: [ExperimentEvent]
@@ -113,7 +119,7 @@ package final class ExperimentEventStore: Sendable {
                 new,
                 to: running,
                 in: environment,
-                storedBefore: firstRowid,
+                batch: batch,
                 database: database,
                 kind: kind
             )

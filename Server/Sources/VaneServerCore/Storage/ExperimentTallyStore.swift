@@ -58,16 +58,29 @@ package enum ExperimentTallyStore {
         }
     }
 
-    /// Where a batch's own rows are when its counting reads the stored events.
+    /// Where a batch's own rows are when its counting reads the stored events. The counting
+    /// reads only the earlier rows and takes the batch's metric events as they are, rather than
+    /// reading them back.
     package enum BatchRows: Sendable {
-        /// Not stored yet: every stored row is an earlier one, and the batch's metric events are
-        /// taken as they are (SQLite, counting beside the insert).
+        /// Not stored yet: every stored row is an earlier one (SQLite, counting beside the
+        /// insert).
         case notYetStored
-        /// Stored from this rowid on: the earlier rows are read below it, and the batch's metric
-        /// events taken as they are rather than read back (SQLite).
+        /// Stored from this rowid on (SQLite).
         case storedFrom(Int64)
-        /// Stored among the others, and read back with them (PostgreSQL).
-        case storedAmongTheRest
+        /// Stored by the current transaction, received at this time (PostgreSQL). A row's `xmin`
+        /// is the transaction that stored it; the receive time keeps out a row stored four
+        /// billion transactions ago, when transaction ids last had the same 32 bits.
+        case storedByThisTransaction(receivedAt: Int64)
+
+        /// The condition on `experiment_events` that holds for the batch's stored rows only.
+        package var condition: SQLQueryString {
+            switch self {
+            case .notYetStored: "FALSE"
+            case .storedFrom(let rowid): "rowid >= \(bind: rowid)"
+            case .storedByThisTransaction(let receivedAt):
+                "xmin = pg_current_xact_id()::xid AND receive_time = \(bind: receivedAt)"
+            }
+        }
     }
 
     /// What counting a batch for one experiment needs, read in the events' transaction.
@@ -91,13 +104,12 @@ package enum ExperimentTallyStore {
     }
 
     /// Applies newly stored events to the running experiments they concern.
-    /// - Parameter storedBefore: On SQLite, the first rowid of `events`' rows: the units' earlier
-    ///   events are read below it and `events` taken as they are, rather than read back.
+    /// - Parameter batch: Where `events`' rows are.
     package static func apply(
         _ events: [ExperimentEvent],
         to running: [Experiment],
         in environment: EventEnvironment,
-        storedBefore: Int64?,
+        batch: BatchRows,
         database: any SQLDatabase,
         kind: DatabaseEngine.Kind
     ) async throws {
@@ -105,7 +117,7 @@ package enum ExperimentTallyStore {
             events,
             to: running,
             in: environment,
-            batch: storedBefore.map(BatchRows.storedFrom) ?? .storedAmongTheRest,
+            batch: batch,
             database: database,
             kind: kind
         )
@@ -128,14 +140,6 @@ package enum ExperimentTallyStore {
             if case .exposure(_, _, _, let version?) = event.kind { versions.insert(version) }
         }
         let unserved = try await ServedVersionLog.unserved(versions, in: environment.key, database: database)
-        // The stored rows a replay reads (below the batch's, or all), and whether the batch's own
-        // metric events are added to them.
-        let (storedFrom, addsTheBatch): (Int64?, Bool)
-        switch batch {
-        case .notYetStored: (storedFrom, addsTheBatch) = (nil, true)
-        case .storedFrom(let rowid): (storedFrom, addsTheBatch) = (rowid, true)
-        case .storedAmongTheRest: (storedFrom, addsTheBatch) = (nil, false)
-        }
         var countings: [Counting] = []
         // Sorted, so batches touching several experiments lock them in one order (no deadlock).
         for experiment in running.sorted(by: { $0.key < $1.key }) {
@@ -173,15 +177,13 @@ package enum ExperimentTallyStore {
                 of: Array(replay),
                 names: names,
                 in: environment,
-                before: storedFrom,
+                batch: batch,
                 database: database,
                 kind: kind
             )
-            if addsTheBatch {
-                // The batch's own events, after the earlier ones.
-                for event in metrics where replay.contains(event.unit) {
-                    replayed[event.unit, default: []].append(event)
-                }
+            // The batch's own events, after the earlier ones.
+            for event in metrics where replay.contains(event.unit) {
+                replayed[event.unit, default: []].append(event)
             }
             countings.append(
                 Counting(
@@ -416,25 +418,23 @@ package enum ExperimentTallyStore {
             """
     }
 
-    /// All stored metric events of `units` with one of `names`, by unit; on SQLite only the rows
-    /// below `rowid` when it is given (those stored before this transaction).
+    /// The metric events of `units` with one of `names` stored before `batch`, by unit.
     private static func storedMetricEvents(
         of units: [String],
         names: Set<String>,
         in environment: EventEnvironment,
-        before rowid: Int64?,
+        batch: BatchRows,
         database: any SQLDatabase,
         kind: DatabaseEngine.Kind
     ) async throws -> [String: [ExperimentAggregation.MetricEvent]] {
         guard !units.isEmpty, !names.isEmpty else { return [:] }
-        let below: SQLQueryString = rowid.map { " AND rowid < \(bind: $0)" } ?? ""
         var events: [String: [ExperimentAggregation.MetricEvent]] = [:]
         for row in try await database.raw(
             """
             SELECT unit_id, metric_name, event_time, metric_value FROM experiment_events \
             WHERE environment_number = \(bind: environment.number) \
             AND \(JSONBinds.column("unit_id", in: units, kind: kind)) AND event_type = 'metric' \
-            AND metric_name IN (\(binds: names.sorted()))\(below)
+            AND metric_name IN (\(binds: names.sorted())) AND NOT (\(batch.condition))
             """
         ).all() {
             let unit = try row.decode(column: "unit_id", as: String.self)
