@@ -136,7 +136,8 @@ package enum ExperimentAggregation {
     ///   - metrics: The batch's metric events whose names the experiment reads.
     ///   - replayed: For each unit of ``unitsToReplay(_:exposures:)``, all its stored metric
     ///     events of those names, the batch's included.
-    /// - Returns: The units whose state changed, to be stored.
+    /// - Returns: The units whose state changed, to be stored, in key order (the order their rows
+    ///   are written and locked in).
     package static func apply(
         _ definition: ExperimentDefinition,
         tally: inout ExperimentTally,
@@ -144,12 +145,12 @@ package enum ExperimentAggregation {
         exposures: [Exposure],
         metrics: [MetricEvent],
         replayed: [String: [MetricEvent]]
-    ) -> Set<String> {
+    ) -> [String] {
         let names = eventNames(definition)
         let replay = unitsToReplay(units, exposures: exposures)
         let exposuresByUnit = Dictionary(grouping: exposures, by: \.unit)
         let metricsByUnit = Dictionary(grouping: metrics.filter { names.contains($0.name) }, by: \.unit)
-        var changed: Set<String> = []
+        var changed: [String] = []
         for key in Set(exposuresByUnit.keys).union(metricsByUnit.keys).sorted() {
             let old = units[key]
             var new = old
@@ -187,7 +188,7 @@ package enum ExperimentAggregation {
             tally.add(unit, sign: 1, definition: definition)
             if unit.isInSeveralVariants && old?.isInSeveralVariants != true { tally.unitsInSeveralVariants += 1 }
             units[key] = unit
-            changed.insert(key)
+            changed.append(key)
         }
         return changed
     }
@@ -198,30 +199,40 @@ extension ExperimentTally {
     /// variants contributes nothing.
     package mutating func add(_ unit: ExperimentUnit, sign: Int, definition: ExperimentDefinition) {
         guard !unit.isInSeveralVariants else { return }
+        // Changed in place: a copy of the variant's sums taken out and put back copied its
+        // dictionaries for every unit counted.
+        variants[unit.variant, default: VariantSums()].add(unit, sign: sign, definition: definition)
+    }
+}
+
+extension ExperimentTally.VariantSums {
+    fileprivate mutating func add(_ unit: ExperimentUnit, sign: Int, definition: ExperimentDefinition) {
         let s = Double(sign)
-        var sums = variants[unit.variant] ?? VariantSums()
-        sums.exposedUnits += sign
+        exposedUnits += sign
         for metric in definition.metrics {
             let total = unit.totals[metric.event] ?? .none
             if metric.kind == .ratio {
-                let x = total.sum
                 let y = (metric.denominatorEvent.flatMap { unit.totals[$0] } ?? .none).sum
-                var ratio = sums.ratioMetrics[metric.name] ?? RatioMetricAggregates.zero
-                ratio.numeratorSum += s * x
-                ratio.denominatorSum += s * y
-                // Taking a unit out can leave a rounding error below zero; a square sum cannot be.
-                ratio.numeratorSumOfSquares = max(0, ratio.numeratorSumOfSquares + s * x * x)
-                ratio.denominatorSumOfSquares = max(0, ratio.denominatorSumOfSquares + s * y * y)
-                ratio.productSum += s * x * y
-                sums.ratioMetrics[metric.name] = ratio
+                Self.add(x: total.sum, y: y, sign: s, to: &ratioMetrics[metric.name, default: .zero])
             } else {
-                var metricSums = sums.metrics[metric.name] ?? MetricAggregates.zero
-                if total.count > 0 { metricSums.convertedUnits += sign }
-                metricSums.valueSum += s * total.sum
-                metricSums.valueSumOfSquares = max(0, metricSums.valueSumOfSquares + s * total.sum * total.sum)
-                sums.metrics[metric.name] = metricSums
+                Self.add(total, sign: sign, to: &metrics[metric.name, default: .zero])
             }
         }
-        variants[unit.variant] = sums
+    }
+
+    private static func add(x: Double, y: Double, sign s: Double, to ratio: inout RatioMetricAggregates) {
+        ratio.numeratorSum += s * x
+        ratio.denominatorSum += s * y
+        // Taking a unit out can leave a rounding error below zero; a square sum cannot be.
+        ratio.numeratorSumOfSquares = max(0, ratio.numeratorSumOfSquares + s * x * x)
+        ratio.denominatorSumOfSquares = max(0, ratio.denominatorSumOfSquares + s * y * y)
+        ratio.productSum += s * x * y
+    }
+
+    private static func add(_ total: EventTotal, sign: Int, to sums: inout MetricAggregates) {
+        let s = Double(sign)
+        if total.count > 0 { sums.convertedUnits += sign }
+        sums.valueSum += s * total.sum
+        sums.valueSumOfSquares = max(0, sums.valueSumOfSquares + s * total.sum * total.sum)
     }
 }

@@ -227,7 +227,7 @@ package enum ExperimentTallyStore {
                     configuration: definition.analysisConfiguration
                 )
             }
-            let written = changed.sorted().compactMap { key in units[key].map { (key, $0) } }
+            let written = changed.compactMap { key in units[key].map { (key, $0) } }
             return CountedWrites(
                 units: unitsUpsert(
                     written,
