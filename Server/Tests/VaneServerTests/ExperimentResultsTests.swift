@@ -390,6 +390,15 @@ import VaneCore
             #expect(Self.exposed(results) == ["control": units / 2, "new-flow": units / 2])
             let conversion = Self.variants(results, metric: "checkout_completed", measure: "conversionRate")
             #expect(conversion["control"]?["convertedUnits"]?.numberValue?.intValue == units / 2)
+            // A conversion counts a unit once however many checkouts it has: the sums show
+            // whether a checkout was counted twice (read back as well as taken from its batch).
+            let stored = try await engine.withSession { database in
+                try await ExperimentTallyStore.stored(environment, experiment: "checkout-button", database: database)
+            }
+            for variant in ["control", "new-flow"] {
+                let sums = stored.tally.variants[variant]?.metrics["checkout_completed"]
+                #expect(sums?.valueSum == Double(units / 2), "\(variant): \(String(describing: sums))")
+            }
         }
     }
 
