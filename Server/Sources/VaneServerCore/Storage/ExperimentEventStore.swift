@@ -96,14 +96,11 @@ package final class ExperimentEventStore: Sendable {
                 stored = .only([])
             } else {
                 stored = .only(
-                    Set(
-                        try await database.raw(
-                            """
-                            SELECT event_id FROM experiment_events \
-                            WHERE environment_number = \(bind: environment.number) \
-                            AND \(JSONBinds.column("event_id", in: events.map(\.id), kind: kind)) AND \(batch.condition)
-                            """
-                        ).all(decodingColumn: "event_id", as: String.self)
+                    try await Self.ids(
+                        events.map(\.id),
+                        storedWhere: "environment_number = \(bind: environment.number) AND \(batch.condition)",
+                        database: database,
+                        kind: kind
                     )
                 )
             }
@@ -135,15 +132,25 @@ package final class ExperimentEventStore: Sendable {
         guard !ids.isEmpty else { return [] }
         let kind = engine.kind
         return try await engine.withSession { database in
-            Set(
-                try await database.raw(
-                    """
-                    SELECT event_id FROM experiment_events WHERE \(EventEnvironment.rows(of: environment)) \
-                    AND \(JSONBinds.column("event_id", in: ids, kind: kind))
-                    """
-                ).all(decodingColumn: "event_id", as: String.self)
-            )
+            try await Self.ids(ids, storedWhere: EventEnvironment.rows(of: environment), database: database, kind: kind)
         }
+    }
+
+    /// Which of `ids` are stored in the rows of `experiment_events` that `condition` selects.
+    private static func ids(
+        _ ids: [String],
+        storedWhere condition: SQLQueryString,
+        database: any SQLDatabase,
+        kind: DatabaseEngine.Kind
+    ) async throws -> Set<String> {
+        Set(
+            try await database.raw(
+                """
+                SELECT event_id FROM experiment_events WHERE \(condition) \
+                AND \(JSONBinds.column("event_id", in: ids, kind: kind))
+                """
+            ).all(decodingColumn: "event_id", as: String.self)
+        )
     }
 
     /// Events as the JSON array of rows the insert binds: `[id, type, unit, time, experiment,
