@@ -207,7 +207,7 @@ events_path=/v1/projects/bench/environments/prod/events
 
 if [ "${VANE_INGEST_ONLY:-}" = sqlite ]; then
     read -r s_events s_rate s_p50 s_p99 s_cpu s_db < <(measure "$events_path" "$sqlite_port" "$sqlite_pid" sqlite)
-    echo "| vane, SQLite | $s_events events in $duration s | $s_rate events/s | results median $(results_time "$sqlite_port") ms |"
+    echo "| vane, SQLite | $s_events events in $duration s | $s_rate events/s | vane $s_cpu µs CPU per event | results median $(results_time "$sqlite_port") ms |"
     exit 0
 fi
 if [ "${VANE_INGEST_ONLY:-}" = postgres ]; then

@@ -21,6 +21,8 @@ import VaneCore
 package enum ExperimentTallyStore {
     private static let encoder = JSONEncoder()
     private static let decoder = JSONDecoder()
+    /// What the last texts read or written decode to (``DecodedStateCache``).
+    private static let decodedStates = DecodedStateCache()
     /// The readings' intervals may be unbounded, which plain JSON cannot hold.
     private static let historyEncoder = {
         let encoder = JSONEncoder()
@@ -205,7 +207,7 @@ package enum ExperimentTallyStore {
     /// Counts each experiment's events into its sums and units (no database): the statements
     /// that store what changed.
     package static func count(_ countings: [Counting], kind: DatabaseEngine.Kind) throws -> [CountedWrites] {
-        try countings.compactMap { counting in
+        try countings.compactMap { counting -> CountedWrites? in
             var stored = counting.stored
             var units = counting.units
             let definition = counting.definition
@@ -228,6 +230,16 @@ package enum ExperimentTallyStore {
                 )
             }
             let written = changed.compactMap { key in units[key].map { (key, $0) } }
+            let tallyText = try text(stored.tally)
+            let historyText = try historyText(stored.history)
+            // The next group reads these texts back: it finds them decoded.
+            decodedStates.remember(
+                stored,
+                of: counting.scope.environment,
+                experiment: counting.scope.experiment,
+                tally: tallyText,
+                history: historyText
+            )
             return CountedWrites(
                 units: unitsUpsert(
                     written,
@@ -236,8 +248,8 @@ package enum ExperimentTallyStore {
                     kind: kind
                 ),
                 tally: """
-                    UPDATE experiment_tallies SET tally = \(bind: try text(stored.tally)), \
-                    always_valid = \(bind: try historyText(stored.history)), update_time = \(bind: Clock.nowMilliseconds()) \
+                    UPDATE experiment_tallies SET tally = \(bind: tallyText), \
+                    always_valid = \(bind: historyText), update_time = \(bind: Clock.nowMilliseconds()) \
                     WHERE \(counting.scope.condition)
                     """
             )
@@ -280,18 +292,32 @@ package enum ExperimentTallyStore {
     }
 
     private static func read(_ row: any SQLRow, _ scope: Scope) throws -> Stored {
-        let tally = try decode(ExperimentTally.self, try row.decode(column: "tally", as: String.self), scope, "sums")
-        guard let text = try row.decode(column: "always_valid", as: String?.self) else {
-            return Stored(tally: tally)
+        let tallyText = try row.decode(column: "tally", as: String.self)
+        let historyText = try row.decode(column: "always_valid", as: String?.self)
+        if let stored = decodedStates.stored(
+            scope.environment,
+            experiment: scope.experiment,
+            tally: tallyText,
+            history: historyText
+        ) {
+            return stored
         }
-        do {
-            return Stored(
-                tally: tally,
-                history: try historyDecoder.decode(AlwaysValidHistory.self, from: Data(text.utf8))
-            )
-        } catch {
-            throw UnreadableState(experiment: scope.experiment, what: "always-valid readings")
+        var stored = Stored(tally: try decode(ExperimentTally.self, tallyText, scope, "sums"))
+        if let historyText {
+            do {
+                stored.history = try historyDecoder.decode(AlwaysValidHistory.self, from: Data(historyText.utf8))
+            } catch {
+                throw UnreadableState(experiment: scope.experiment, what: "always-valid readings")
+            }
         }
+        decodedStates.remember(
+            stored,
+            of: scope.environment,
+            experiment: scope.experiment,
+            tally: tallyText,
+            history: historyText
+        )
+        return stored
     }
 
     private static func historyText(_ history: AlwaysValidHistory) throws -> String {
