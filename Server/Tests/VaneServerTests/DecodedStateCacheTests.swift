@@ -1,4 +1,3 @@
-import ExperimentStatistics
 import Foundation
 import SQLKit
 import Testing
@@ -72,20 +71,18 @@ import VaneCore
             try await EventIngestionTests.startExperiment(server)
             try await Self.sendBatches(server, from: 0, count: 4)
             let (tallyText, historyText) = try await Self.texts(server)
-            let decodedTally = try JSONDecoder().decode(ExperimentTally.self, from: Data(tallyText.utf8))
-            let historyDecoder = JSONDecoder()
-            historyDecoder.nonConformingFloatDecodingStrategy = .convertFromString(
-                positiveInfinity: "inf",
-                negativeInfinity: "-inf",
-                nan: "nan"
-            )
             let history = try #require(historyText)
-            let decodedHistory = try historyDecoder.decode(AlwaysValidHistory.self, from: Data(history.utf8))
-            #expect(!decodedHistory.entries.isEmpty, "the batches made looks: \(history)")
+            // The stored texts decoded afresh, past the cache.
+            let decoded = try ExperimentTallyStore.decoded(
+                tally: tallyText,
+                history: history,
+                ExperimentTallyStore.Scope(environment: Self.environment, experiment: "checkout-button")
+            )
+            #expect(!decoded.history.entries.isEmpty, "the batches made looks: \(history)")
             // The state the last group wrote, as this process keeps it.
             let stored = try await Self.stored(server)
-            #expect(stored.tally == decodedTally)
-            #expect(stored.history == decodedHistory)
+            #expect(stored.tally == decoded.tally)
+            #expect(stored.history == decoded.history)
             #expect(stored.tally.variants["control"]?.exposedUnits == 20)
         }
     }

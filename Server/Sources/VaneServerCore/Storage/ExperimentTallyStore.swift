@@ -302,14 +302,7 @@ package enum ExperimentTallyStore {
         ) {
             return stored
         }
-        var stored = Stored(tally: try decode(ExperimentTally.self, tallyText, scope, "sums"))
-        if let historyText {
-            do {
-                stored.history = try historyDecoder.decode(AlwaysValidHistory.self, from: Data(historyText.utf8))
-            } catch {
-                throw UnreadableState(experiment: scope.experiment, what: "always-valid readings")
-            }
-        }
+        let stored = try decoded(tally: tallyText, history: historyText, scope)
         decodedStates.remember(
             stored,
             of: scope.environment,
@@ -317,6 +310,19 @@ package enum ExperimentTallyStore {
             tally: tallyText,
             history: historyText
         )
+        return stored
+    }
+
+    /// The state that stored texts hold, decoded (``DecodedStateCache`` spares most reads this).
+    static func decoded(tally: String, history: String?, _ scope: Scope) throws -> Stored {
+        var stored = Stored(tally: try decode(ExperimentTally.self, tally, scope, "sums"))
+        if let history {
+            do {
+                stored.history = try historyDecoder.decode(AlwaysValidHistory.self, from: Data(history.utf8))
+            } catch {
+                throw UnreadableState(experiment: scope.experiment, what: "always-valid readings")
+            }
+        }
         return stored
     }
 
