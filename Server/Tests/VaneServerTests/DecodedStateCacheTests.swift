@@ -65,6 +65,41 @@ import VaneCore
         }
     }
 
+    /// Many experiments counting at once keep at most ``DecodedStateCache/capacity`` states, and
+    /// a state is found only under the texts it was kept with.
+    @Test func aBurstOfExperimentsKeepsAtMostTheCapacity() async {
+        let cache = DecodedStateCache()
+        let experiments = 3 * DecodedStateCache.capacity
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<experiments {
+                group.addTask {
+                    var stored = ExperimentTallyStore.Stored()
+                    stored.tally.unitsInSeveralVariants = index
+                    cache.remember(
+                        stored,
+                        of: Self.environment,
+                        experiment: "e\(index)",
+                        tally: "t\(index)",
+                        history: nil
+                    )
+                }
+            }
+        }
+        #expect(cache.count == DecodedStateCache.capacity)
+        var found = 0
+        for index in 0..<experiments {
+            if let stored = cache.stored(Self.environment, experiment: "e\(index)", tally: "t\(index)", history: nil) {
+                #expect(stored.tally.unitsInSeveralVariants == index)
+                found += 1
+            }
+            #expect(
+                cache.stored(Self.environment, experiment: "e\(index)", tally: "t\(index + 1)", history: nil) == nil
+            )
+            #expect(cache.stored(Self.environment, experiment: "e\(index)", tally: "t\(index)", history: "") == nil)
+        }
+        #expect(found == DecodedStateCache.capacity)
+    }
+
     @Test(arguments: TestDatabase.allCases)
     func theStateReadIsWhatTheStoredTextsDecodeTo(database: TestDatabase) async throws {
         try await TestServer.run(database) { server in

@@ -26,6 +26,9 @@ final class DecodedStateCache: Sendable {
 
     private let entries = Mutex<[Key: Entry]>([:])
 
+    /// Experiments kept now.
+    var count: Int { entries.withLock { $0.count } }
+
     /// The state stored as these texts, when it is the one kept for the experiment.
     func stored(
         _ environment: EnvironmentKey,
