@@ -5,12 +5,13 @@
 # client in the same run; the CPU time vane and PostgreSQL spend per event (from /proc, so what
 # one node would need if the database ran elsewhere); then the time `GET …/results` takes once
 # the events are in.
-# Last, the floor of the PostgreSQL run: PostgreSQL alone running vane's statements for a group
-# (the insert, counted; the tally's row locked; the units read, and their metric events stored
-# before the group; the units and the tally written; Storage/ExperimentTallyStore.swift) from
-# pgbench, two clients as vane's two writers, groups of half the events the client keeps in
-# flight (what vane's groups hold), the rows made by generate_series rather than parsed from JSON:
-# the least PostgreSQL does for them.
+# Last, the floors of both runs, groups of half the events the client keeps in flight (what vane's
+# groups hold). SQLite's: SQLite alone running vane's transaction from a C loop
+# (SQLiteFloor/sqlite-floor.c, built with the toolchain's clang). PostgreSQL's: PostgreSQL alone
+# running vane's statements for a group (the insert, counted; the tally's row locked; the units
+# read, and their metric events stored before the group; the units and the tally written;
+# Storage/ExperimentTallyStore.swift) from pgbench, two clients as vane's two writers, the rows
+# made by generate_series rather than parsed from JSON: the least PostgreSQL does for them.
 # Release build, loopback only, bounded in time.
 #
 #   Server/Benchmarks/ingest-benchmark.sh [seconds-per-run] [client-threads]    (default 20, 8)
@@ -277,16 +278,51 @@ SQL
 print('%d %.1f %d %.1f' % (events, $tps * $group, $group, ($after - $before) / t * 1e6 / events))"
 }
 
+# The floor of the SQLite run: SQLite alone running vane's transaction for groups of the same
+# size (SQLiteFloor/sqlite-floor.c `transaction`: vane's schema, pragmas, statements and
+# durability, the rows made in C), from one C loop on a core of its own: no HTTP, no parsing, no
+# counting, nothing else on the machine. Built with the toolchain's clang against the SQLite vane
+# links (SQLiteNIO's amalgamation, in the build folder's checkouts), once per build folder.
+sqlite_floor() {
+    local group=$((threads * 50 < 200 ? 200 : threads * 50)) folder="" source floor groups output
+    for candidate in "$scratch" .build; do
+        if [ -f "$candidate/checkouts/sqlite-nio/Sources/VaporCSQLite/sqlite_nio_sqlite3.c" ]; then
+            folder=$candidate
+            break
+        fi
+    done
+    [ -n "$folder" ] || { echo "no SQLiteNIO checkout in $scratch or .build: build vane first" >&2; return 1; }
+    source=$folder/checkouts/sqlite-nio/Sources/VaporCSQLite
+    floor=$folder/sqlite-floor
+    if [ ! -x "$floor" ] || [ "$floor" -ot Benchmarks/SQLiteFloor/sqlite-floor.c ] || [ "$floor" -ot "$source/sqlite_nio_sqlite3.c" ]; then
+        # The flags SQLiteNIO compiles its amalgamation with (sqlite-floor.c's header).
+        "${CC:-clang}" -O2 -w -o "$floor" Benchmarks/SQLiteFloor/sqlite-floor.c "$source/sqlite_nio_sqlite3.c" \
+            -I"$source/include" -DSQLITE_DEFAULT_MEMSTATUS=0 -DSQLITE_DQS=0 -DSQLITE_OMIT_DEPRECATED \
+            -DSQLITE_OMIT_LOAD_EXTENSION -DSQLITE_OMIT_SHARED_CACHE -DSQLITE_SECURE_DELETE -DSQLITE_THREADSAFE=1 \
+            -DSQLITE_USE_URI -lpthread -lm >&2 || return 1
+    fi
+    # About as many events as vane's run stored (80,000 a second), at least five groups.
+    groups=$(python3 -c "import math; print(max(5, math.ceil($duration * 80000 / $group)))")
+    mkdir -p "$work/sqlite-floor"
+    output=$("$floor" "$work/sqlite-floor" transaction "$groups" "$group") || return 1
+    # | SQLite alone (C), transaction, G groups of N | R events/s | C µs CPU per event |
+    awk -F'|' -v events=$((groups * group)) -v group="$group" \
+        '{ split($3, rate, " "); split($4, cpu, " "); print events, rate[1], group, cpu[1] }' <<<"$output"
+}
+
 ratio() { python3 -c "print('%.2f' % ($1 / $2))"; }
 # After the results' timing: the floor's rows would count in them.
 read -r f_events f_rate f_group f_db < <(postgres_floor) || true
 [ -n "${f_db:-}" ] || { echo "the PostgreSQL floor did not run" >&2; exit 1; }
+read -r l_events l_rate l_group l_cpu < <(sqlite_floor) || true
+[ -n "${l_cpu:-}" ] || { echo "the SQLite floor did not run" >&2; exit 1; }
 
 echo "| target ($threads connections) | events in ${duration} s | events/s | vs baseline | batch p50 ms | batch p99 ms | vane CPU µs/event | PostgreSQL CPU µs/event |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 echo "| Hummingbird POST /events (reads the body only) | $b_events | $b_rate | 1.00 | $b_p50 | $b_p99 | | |"
 echo "| vane, SQLite | $s_events | $s_rate | $(ratio "$s_rate" "$b_rate") | $s_p50 | $s_p99 | $s_cpu | — |"
 echo "| vane, PostgreSQL | $p_events | $p_rate | $(ratio "$p_rate" "$b_rate") | $p_p50 | $p_p99 | $p_cpu | $p_db |"
+echo "| the floor: SQLite alone, vane's transaction from C, groups of $l_group (its CPU in vane's column) | $l_events | $l_rate | $(ratio "$l_rate" "$b_rate") | | | $l_cpu | — |"
 echo "| the floor: PostgreSQL alone, vane's statements from pgbench, groups of $f_group | $f_events | $f_rate | $(ratio "$f_rate" "$b_rate") | | | — | $f_db |"
 echo
 echo "| GET …/results after the run (median of 200) | ms |"
