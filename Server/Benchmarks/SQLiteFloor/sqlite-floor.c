@@ -2,7 +2,9 @@
  * The floor of event ingest on SQLite: the rows `ingest-benchmark.sh` sends, stored by SQLite
  * alone from a C loop, with vane's schema, pragmas and durability (WAL, synchronous = FULL, one
  * transaction per group of GROUP events), and nothing else: no HTTP, no JSON request body, no
- * experiment sums. Built against the SQLite that vane links (SQLiteNIO's amalgamation):
+ * experiment sums. `ingest-benchmark.sh` builds it (clang, the same flags, once per build folder)
+ * and runs `transaction` beside vane's rows in every table. By hand, against the SQLite that vane
+ * links (SQLiteNIO's amalgamation):
  *
  *   S=Server/.build/checkouts/sqlite-nio/Sources/VaporCSQLite
  *   gcc -O2 -o /tmp/sqlite-floor Server/Benchmarks/SQLiteFloor/sqlite-floor.c $S/sqlite_nio_sqlite3.c \
