@@ -7,11 +7,12 @@
 # the events are in.
 # Last, the floors of both runs, groups of half the events the client keeps in flight (what vane's
 # groups hold). SQLite's: SQLite alone running vane's transaction from a C loop
-# (SQLiteFloor/sqlite-floor.c, built with the toolchain's clang). PostgreSQL's: PostgreSQL alone
-# running vane's statements for a group (the insert, counted; the tally's row locked; the units
-# read, and their metric events stored before the group; the units and the tally written;
-# Storage/ExperimentTallyStore.swift) from pgbench, two clients as vane's two writers, the rows
-# made by generate_series rather than parsed from JSON: the least PostgreSQL does for them.
+# (SQLiteFloor/sqlite-floor.c, linked to the SQLite that vane's build compiled). PostgreSQL's:
+# PostgreSQL alone running vane's statements for a group (the insert, counted; the tally's row
+# locked; the units read, and their metric events stored before the group; the units and the
+# tally written; Storage/ExperimentTallyStore.swift) from pgbench, two clients as vane's two
+# writers, the rows made by generate_series rather than parsed from JSON: the least PostgreSQL
+# does for them.
 # Release build, loopback only, bounded in time.
 #
 #   Server/Benchmarks/ingest-benchmark.sh [seconds-per-run] [client-threads]    (default 20, 8)
@@ -281,30 +282,21 @@ print('%d %.1f %d %.1f' % (events, $tps * $group, $group, ($after - $before) / t
 # The floor of the SQLite run: SQLite alone running vane's transaction for groups of the same
 # size (SQLiteFloor/sqlite-floor.c `transaction`: vane's schema, pragmas, statements and
 # durability, the rows made in C), from one C loop on a core of its own: no HTTP, no parsing, no
-# counting, nothing else on the machine. Built with the toolchain's clang against the SQLite vane
-# links (SQLiteNIO's amalgamation, in the build folder's checkouts), once per build folder.
+# counting, nothing else on the machine. Linked with the toolchain's clang to the very SQLite vane
+# links: the object SwiftPM compiled from SQLiteNIO's amalgamation, release build first.
 sqlite_floor() {
-    local group=$((threads * 50 < 200 ? 200 : threads * 50)) folder="" source floor groups output
-    for candidate in "$scratch" .build; do
-        if [ -f "$candidate/checkouts/sqlite-nio/Sources/VaporCSQLite/sqlite_nio_sqlite3.c" ]; then
-            folder=$candidate
-            break
-        fi
+    local group=$((threads * 50 < 200 ? 200 : threads * 50)) object="" folder groups output
+    for folder in "$scratch" .build; do
+        [ -d "$folder" ] || continue
+        object=$(find "$folder" -path '*/VaporCSQLite.build/sqlite_nio_sqlite3.c.o' -print -quit)
+        [ -z "$object" ] || break
     done
-    [ -n "$folder" ] || { echo "no SQLiteNIO checkout in $scratch or .build: build vane first" >&2; return 1; }
-    source=$folder/checkouts/sqlite-nio/Sources/VaporCSQLite
-    floor=$folder/sqlite-floor
-    if [ ! -x "$floor" ] || [ "$floor" -ot Benchmarks/SQLiteFloor/sqlite-floor.c ] || [ "$floor" -ot "$source/sqlite_nio_sqlite3.c" ]; then
-        # The flags SQLiteNIO compiles its amalgamation with (sqlite-floor.c's header).
-        "${CC:-clang}" -O2 -w -o "$floor" Benchmarks/SQLiteFloor/sqlite-floor.c "$source/sqlite_nio_sqlite3.c" \
-            -I"$source/include" -DSQLITE_DEFAULT_MEMSTATUS=0 -DSQLITE_DQS=0 -DSQLITE_OMIT_DEPRECATED \
-            -DSQLITE_OMIT_LOAD_EXTENSION -DSQLITE_OMIT_SHARED_CACHE -DSQLITE_SECURE_DELETE -DSQLITE_THREADSAFE=1 \
-            -DSQLITE_USE_URI -lpthread -lm >&2 || return 1
-    fi
+    [ -n "$object" ] || { echo "no compiled SQLite (VaporCSQLite.build) in $scratch or .build: build vane first" >&2; return 1; }
+    "${CC:-clang}" -O2 -o "$work/sqlite-floor" Benchmarks/SQLiteFloor/sqlite-floor.c "$object" -lpthread -lm >&2 || return 1
     # About as many events as vane's run stored (80,000 a second), at least five groups.
     groups=$(python3 -c "import math; print(max(5, math.ceil($duration * 80000 / $group)))")
-    mkdir -p "$work/sqlite-floor"
-    output=$("$floor" "$work/sqlite-floor" transaction "$groups" "$group") || return 1
+    mkdir -p "$work/sqlite-floor-data"
+    output=$("$work/sqlite-floor" "$work/sqlite-floor-data" transaction "$groups" "$group") || return 1
     # | SQLite alone (C), transaction, G groups of N | R events/s | C µs CPU per event |
     awk -F'|' -v events=$((groups * group)) -v group="$group" \
         '{ split($3, rate, " "); split($4, cpu, " "); print events, rate[1], group, cpu[1] }' <<<"$output"

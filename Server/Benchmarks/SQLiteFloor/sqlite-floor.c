@@ -2,15 +2,15 @@
  * The floor of event ingest on SQLite: the rows `ingest-benchmark.sh` sends, stored by SQLite
  * alone from a C loop, with vane's schema, pragmas and durability (WAL, synchronous = FULL, one
  * transaction per group of GROUP events), and nothing else: no HTTP, no JSON request body, no
- * experiment sums. `ingest-benchmark.sh` builds it (clang, the same flags, once per build folder)
- * and runs `transaction` beside vane's rows in every table. By hand, against the SQLite that vane
- * links (SQLiteNIO's amalgamation):
+ * experiment sums. It links the very SQLite vane links: the object SwiftPM compiled from
+ * SQLiteNIO's amalgamation, with SQLiteNIO's flags, in the build folder (a `.build` whose
+ * checkouts another package's resolution has since replaced still holds it). `ingest-benchmark.sh`
+ * builds it with the toolchain's clang and runs `transaction` beside vane's rows in every table.
+ * By hand:
  *
- *   S=Server/.build/checkouts/sqlite-nio/Sources/VaporCSQLite
- *   gcc -O2 -o /tmp/sqlite-floor Server/Benchmarks/SQLiteFloor/sqlite-floor.c $S/sqlite_nio_sqlite3.c \
- *       -I$S/include -DSQLITE_DEFAULT_MEMSTATUS=0 -DSQLITE_DQS=0 -DSQLITE_OMIT_DEPRECATED \
- *       -DSQLITE_OMIT_LOAD_EXTENSION -DSQLITE_OMIT_SHARED_CACHE -DSQLITE_SECURE_DELETE \
- *       -DSQLITE_THREADSAFE=1 -DSQLITE_USE_URI -lpthread -lm
+ *   clang -O2 -o /tmp/sqlite-floor Server/Benchmarks/SQLiteFloor/sqlite-floor.c \
+ *       Server/.build-release/x86_64-unknown-linux-gnu/release/VaporCSQLite.build/sqlite_nio_sqlite3.c.o \
+ *       -lpthread -lm
  *   /tmp/sqlite-floor DIR MODE [GROUPS] [GROUP]      (default 300 groups of 800 events)
  *
  * MODE: `jsonb` — the rows as one JSON array read by `jsonb_each` (what vane binds);
@@ -28,9 +28,30 @@
 #include <string.h>
 #include <time.h>
 #include <sys/resource.h>
-#include "sqlite_nio_sqlite3.h"
-
+// The functions the loop calls, as SQLiteNIO's amalgamation exports them (its names carry the
+// `sqlite_nio_` prefix); declared here, as the header stays in a checkout a build folder may no
+// longer hold.
+typedef struct sqlite3 sqlite3;
+typedef struct sqlite3_stmt sqlite3_stmt;
+typedef long long sqlite3_int64;
+#define SQLITE_ROW 100
+#define SQLITE_DONE 101
+#define SQLITE_STATIC ((void (*)(void *))0)
 #define S(x) sqlite_nio_sqlite3_##x
+int S(open)(const char *path, sqlite3 **db);
+int S(close)(sqlite3 *db);
+int S(exec)(sqlite3 *db, const char *sql, int (*callback)(void *, int, char **, char **), void *argument, char **error);
+const char *S(errmsg)(sqlite3 *db);
+int S(prepare_v2)(sqlite3 *db, const char *sql, int bytes, sqlite3_stmt **statement, const char **tail);
+int S(step)(sqlite3_stmt *statement);
+int S(reset)(sqlite3_stmt *statement);
+int S(bind_double)(sqlite3_stmt *statement, int index, double value);
+int S(bind_int64)(sqlite3_stmt *statement, int index, sqlite3_int64 value);
+int S(bind_null)(sqlite3_stmt *statement, int index);
+int S(bind_text)(sqlite3_stmt *statement, int index, const char *text, int bytes, void (*destructor)(void *));
+int S(column_count)(sqlite3_stmt *statement);
+const unsigned char *S(column_text)(sqlite3_stmt *statement, int column);
+sqlite3_int64 S(last_insert_rowid)(sqlite3 *db);
 
 static sqlite3 *db;
 
