@@ -281,9 +281,9 @@ print('%d %.1f %d %.1f' % (events, $tps * $group, $group, ($after - $before) / t
 
 # The floor of the SQLite run: SQLite alone running vane's transaction for groups of the same
 # size (SQLiteFloor/sqlite-floor.c `transaction`: vane's schema, pragmas, statements and
-# durability, the rows made in C), from one C loop on a core of its own: no HTTP, no parsing, no
-# counting, nothing else on the machine. Linked with the toolchain's clang to the very SQLite vane
-# links: the object SwiftPM compiled from SQLiteNIO's amalgamation, release build first.
+# durability, the rows made in C), from one C loop while vane's nodes sit idle: no HTTP, no
+# parsing, no counting. Linked with the toolchain's clang to the very SQLite vane links: the
+# object SwiftPM compiled from SQLiteNIO's amalgamation, release build first.
 sqlite_floor() {
     local group=$((threads * 50 < 200 ? 200 : threads * 50)) object="" folder groups output
     for folder in "$scratch" .build; do
