@@ -233,9 +233,13 @@ times.sort(); print("%.2f" % (times[100] * 1000))
 PY
 )
 
+# Both floors' groups: half the events the client keeps in flight (what vane's groups hold), at
+# least 200.
+floor_group=$((threads * 50 < 200 ? 200 : threads * 50))
+
 # The floor (see the top): pgbench for DURATION seconds on vane's database, after vane's runs.
 postgres_floor() {
-    local group=$((threads * 50 < 200 ? 200 : threads * 50)) script="$work/floor.sql" units before after output tps groups
+    local group=$floor_group script="$work/floor.sql" units before after output tps groups
     units=$((group / 3))
     local unit="'u-' || :client_id || '-' || :n || '-' ||" scope="project_id = 'bench' AND environment_id = 'prod'" number
     # The environment's number in the event tables, given when vane stored its first event there:
@@ -285,7 +289,7 @@ print('%d %.1f %d %.1f' % (events, $tps * $group, $group, ($after - $before) / t
 # parsing, no counting. Linked with the toolchain's clang to the very SQLite vane links: the
 # object SwiftPM compiled from SQLiteNIO's amalgamation, release build first.
 sqlite_floor() {
-    local group=$((threads * 50 < 200 ? 200 : threads * 50)) object="" folder groups output
+    local group=$floor_group object="" folder groups output
     for folder in "$scratch" .build; do
         [ -d "$folder" ] || continue
         object=$(find "$folder" -path '*/VaporCSQLite.build/sqlite_nio_sqlite3.c.o' -print -quit)
