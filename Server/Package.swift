@@ -244,8 +244,11 @@ let package = Package(
         .executableTarget(
             name: "vane-http-baseline",
             dependencies: [
+                "VaneServerCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             path: "Benchmarks/HTTPBaseline"
         ),

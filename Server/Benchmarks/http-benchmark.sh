@@ -2,7 +2,10 @@
 # Fetch throughput and latency of `vane serve`, beside Hummingbird's bare routes measured in the
 # same run: a POST that reads the same body and answers 304 (the floor under fetch's 304 path),
 # hello world (the baseline of full evaluations) and a POST that reads the same body and writes as
-# many bytes as a full evaluation (the floor under it). Each fetch route runs on two nodes: one with
+# many bytes as a full evaluation (the floor under it). Beside the 304 rows, the floor that also
+# takes the steps fetch's 304 path must keep (the key, the body's digest, three token buckets, the
+# ETag's proof, the metrics; vane-http-baseline's FetchStepsFloor.swift), against the same bare POST;
+# each 304 row is then also given as a share of it. Each fetch route runs on two nodes: one with
 # every rate limiter off, one with all three on at limits wrk cannot reach (the per-request cost
 # of the token buckets is part of the deployed path). Release build, loopback only, bounded in
 # time. Needs wrk (apt-get install wrk).
@@ -129,6 +132,13 @@ prepare "$vane_port" open
 prepare "$limited_port" limited
 # The bare POST reads the same body.
 lua "$work/bare.lua" "unused" ""
+# The bare POST with the steps fetch's 304 path must take (vane-http-baseline's FetchStepsFloor):
+# its key, and the tag it proves for this body.
+steps_key=vane_client_floor-key-0000000000000000000000000000
+steps_etag=$(curl -s -D - -o /dev/null -X POST "http://127.0.0.1:$hello_port/fetch-steps" -H "Authorization: Bearer $steps_key" \
+    -d "$body" | awk 'tolower($1)=="etag:" {print $2}' | tr -d '\r')
+[ -n "$steps_etag" ] || { echo "vane-http-baseline's /fetch-steps gave no ETag" >&2; exit 1; }
+lua "$work/steps.lua" "$steps_key" "wrk.headers[\"If-None-Match\"] = [[$steps_etag]]"
 
 run() { # name url [script]
     local out
@@ -155,11 +165,15 @@ baseline() { # kind
     esac
 }
 floor_name="Hummingbird POST reading the body, 200 with the same $full_bytes bytes (floor of a full evaluation)"
+steps_name="Hummingbird POST with the 304 Not Modified path's steps: key, digest, three buckets, proof, metrics (floor of fetch's 304)"
 open_fetch="http://127.0.0.1:$vane_port/v1/projects/bench/environments/prod/fetch"
 limited_fetch="http://127.0.0.1:$limited_port/v1/projects/bench/environments/prod/fetch"
 routes=( # baseline|name|url|script
     "bare|fetch, 304 Not Modified path, limiters off|$open_fetch|$work/open-notmodified.lua"
     "bare|fetch, 304 Not Modified path, limiters on|$limited_fetch|$work/limited-notmodified.lua"
+    # The floor under the 304 path with its steps: the bare POST plus what the issue says fetch must
+    # keep doing, with vane's own types, and none of vane's request context, chain or routing.
+    "bare|$steps_name|http://127.0.0.1:$hello_port/fetch-steps|$work/steps.lua"
     "hello|fetch, 304 after evaluating (ETag without proof), limiters off|$open_fetch|$work/open-evaluated304.lua"
     "hello|fetch, full evaluation (200 parameters, $entries entries), limiters off|$open_fetch|$work/open-full.lua"
     "hello|fetch, full evaluation (200 parameters, $entries entries), limiters on|$limited_fetch|$work/limited-full.lua"
@@ -228,17 +242,26 @@ for row in "${rows[@]}"; do
     ratio=$(python3 -c "print(f'{$ratio * 100:.0f} % ({$lowest * 100:.0f}–{$highest * 100:.0f} %)')")
     echo "| $name | $rps | $ratio | $p50 | $p99 | $errors |"
 done
-# The full evaluations against the floor that writes as many bytes.
+# The full evaluations against the floor that writes as many bytes; the 304 paths against the floor
+# that takes their steps, as the ratio of the two routes' median ratios to the same bare POST (they
+# ran in different rounds, each beside its own baseline runs).
 floor_rps=""
+steps_ratio=""
 for row in "${rows[@]}"; do
-    IFS='|' read -r name rps _ <<<"$row"
+    IFS='|' read -r name rps _ _ _ ratio _ <<<"$row"
     if [ "$name" = "$floor_name" ]; then floor_rps=$rps; fi
+    if [ "$name" = "$steps_name" ]; then steps_ratio=$ratio; fi
 done
 echo
 for row in "${rows[@]}"; do
-    IFS='|' read -r name rps _ <<<"$row"
+    IFS='|' read -r name rps _ _ _ ratio _ <<<"$row"
     case "$name" in
-        "$floor_name") ;;
+        "$floor_name" | "$steps_name") ;;
+        *"304 Not Modified path"*)
+            if [ -n "$steps_ratio" ]; then
+                echo "$name: $(python3 -c "print(f'{$ratio / $steps_ratio * 100:.0f} %')") of the floor that takes its steps"
+            fi
+            ;;
         *"full evaluation"*)
             if [ -n "$floor_rps" ]; then
                 echo "$name: $(python3 -c "print(f'{$rps / $floor_rps * 100:.0f} %')") of the floor that writes $full_bytes bytes"

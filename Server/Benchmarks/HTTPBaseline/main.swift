@@ -1,5 +1,7 @@
 import Hummingbird
+import Metrics
 import NIOConcurrencyHelpers
+import Prometheus
 
 // Hummingbird's bare minimum, the baseline the benchmarks compare against:
 //   GET /             hello world (Server/Benchmarks/http-benchmark.sh)
@@ -7,6 +9,7 @@ import NIOConcurrencyHelpers
 //   POST /publish?version=N   writes `id: N` to every open /sse stream (Server/Benchmarks/stream-benchmark.sh)
 //   POST /events      reads a body and answers a small JSON object (Server/Benchmarks/ingest-benchmark.sh)
 //   POST /fetch       reads a body and answers 304 with an ETag (Server/Benchmarks/http-benchmark.sh)
+//   POST /fetch-steps /fetch with the steps fetch's 304 path must take (FetchStepsFloor.swift)
 //   POST /update?bytes=N   reads a body and answers 200 with N bytes of JSON and an ETag: the floor
 //                     under a full fetch, which writes as much (Server/Benchmarks/http-benchmark.sh)
 // One task and one buffer per stream, the least a Hummingbird stream can cost.
@@ -104,5 +107,8 @@ router.post("/update") { request, _ in
         body: ResponseBody(byteBuffer: bytes)
     )
 }
+// The metrics backend vane serves `/metrics` from, for the route that counts like fetch.
+MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()))
+router.post("/fetch-steps", use: FetchStepsFloor().respond)
 let application = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)))
 try await application.runService()
