@@ -11,7 +11,7 @@ import VaneServerCore
 ///    looked up in a dictionary under a lock, as `KeyIndex` does.
 /// 2. The body, read up to fetch's 64 KiB, and its digest (`Digest128`), as fetch hashes it.
 /// 3. The three token buckets (`RateLimiter`) at rates wrk cannot reach, as the benchmark's
-///    limited node sets them.
+///    limited node sets them, keyed by a fixed address (vane reads the peer's from the channel).
 /// 4. The `If-None-Match` tag read and its proof checked (`ResultETag`) for this body.
 /// 5. The request counted and timed under fetch's metric labels, with the Prometheus backend
 ///    vane serves `/metrics` from.
