@@ -241,12 +241,24 @@ let package = Package(
             ],
             path: "Benchmarks/StreamBenchmark"
         ),
+        // SQLite alone running vane's ingest transaction (sqlite-floor.c): the database half of
+        // vane-http-baseline's POST /events-stored; ingest-benchmark.sh also builds the file with
+        // clang as a program and runs it alone. Its SQLite is SQLiteNIO's, linked with VaneServerCore.
+        .target(
+            name: "SQLiteFloor",
+            path: "Benchmarks/SQLiteFloor",
+            cSettings: [.define("SQLITE_FLOOR_LIBRARY")]
+        ),
         .executableTarget(
             name: "vane-http-baseline",
             dependencies: [
                 "VaneServerCore",
+                "SQLiteFloor",
+                .product(name: "VaneCore", package: "vane"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],

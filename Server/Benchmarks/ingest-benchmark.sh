@@ -7,7 +7,9 @@
 # the events are in.
 # Last, the floors of both runs, groups of half the events the client keeps in flight (what vane's
 # groups hold). SQLite's: SQLite alone running vane's transaction from a C loop
-# (SQLiteFloor/sqlite-floor.c, linked to the SQLite that vane's build compiled). PostgreSQL's:
+# (SQLiteFloor/sqlite-floor.c, linked to the SQLite that vane's build compiled); and the same
+# transaction on the same cores as the HTTP server that reads the bodies, with and without vane's
+# parser reading the events (vane-http-baseline's /events-stored, HTTPBaseline/StoredEventsFloor.swift). PostgreSQL's:
 # PostgreSQL alone running vane's statements for a group (the insert, counted; the tally's row
 # locked; the units read, and their metric events stored before the group; the units and the
 # tally written; Storage/ExperimentTallyStore.swift) from pgbench, two clients as vane's two
@@ -18,6 +20,8 @@
 #   Server/Benchmarks/ingest-benchmark.sh [seconds-per-run] [client-threads]    (default 20, 8)
 #   VANE_INGEST_ONLY=sqlite Server/Benchmarks/ingest-benchmark.sh 450   # one long SQLite run (~10 M events)
 #   VANE_INGEST_ONLY=postgres Server/Benchmarks/ingest-benchmark.sh 20 64  # vane on PostgreSQL alone (to profile)
+#   VANE_INGEST_ONLY=sqlite-same-cores Server/Benchmarks/ingest-benchmark.sh 15 8   # the bare POST, vane on
+#       SQLite and SQLite's floor on the same cores, one after another (no PostgreSQL run, no C loop)
 #
 # PostgreSQL runs through scripts/with-postgres (a throwaway server in a temp dir). VANE_BIN names a
 # vane binary to measure instead of building in release; vane-http-baseline is taken from the same
@@ -47,6 +51,7 @@ work=$(mktemp -d)
 pids=()
 cleanup() { kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
+ratio() { python3 -c "print('%.2f' % ($1 / $2))"; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 admin=vane_admin_benchmark-key-000000000000000000000000000
 
@@ -194,7 +199,10 @@ PY
 }
 
 hello_port=$(free_port)
-"$bin/vane-http-baseline" "$hello_port" >"$work/hello.log" 2>&1 &
+# Its data folder holds the database of POST /events-stored (the floor on the same cores).
+mkdir -p "$work/baseline-data"
+"$bin/vane-http-baseline" "$hello_port" "$work/baseline-data" >"$work/hello.log" 2>&1 &
+hello_pid=$!
 pids+=($!)
 wait_ready "http://127.0.0.1:$hello_port/"
 
@@ -206,6 +214,33 @@ wait_ready "http://127.0.0.1:$hello_port/"
 start_vane sqlite_port
 start_vane postgres_port --database "$VANE_TEST_POSTGRES_URL"
 events_path=/v1/projects/bench/environments/prod/events
+
+# Both floors' groups: half the events the client keeps in flight (what vane's groups hold), at
+# least 200.
+floor_group=$((threads * 50 < 200 ? 200 : threads * 50))
+
+# SQLite's floor on the same cores as the HTTP server (HTTPBaseline/StoredEventsFloor.swift):
+# Hummingbird reads the bodies and SQLite stores them in vane's transaction (sqlite-floor.c), in
+# groups of floor_group, SQLite on a thread of its own; with `parse`, vane's parser also reads
+# each body's events first. Prints the result line and the process's CPU µs per event.
+same_cores_floor() {
+    measure "/events-stored?group=$floor_group$1" "$hello_port" "$hello_pid" sqlite
+}
+
+if [ "${VANE_INGEST_ONLY:-}" = sqlite-same-cores ]; then
+    read -r b_events b_rate b_p50 b_p99 < <(drive /events "$hello_port")
+    read -r s_events s_rate s_p50 s_p99 s_cpu s_db < <(measure "$events_path" "$sqlite_port" "$sqlite_pid" sqlite)
+    read -r h_events h_rate h_p50 h_p99 h_cpu h_db < <(same_cores_floor "")
+    read -r j_events j_rate j_p50 j_p99 j_cpu j_db < <(same_cores_floor "&parse=1")
+    echo "| $threads connections, $duration s | events/s | vs the bare POST | CPU µs/event |"
+    echo "|---|---:|---:|---:|"
+    echo "| Hummingbird POST /events (reads the body only) | $b_rate | 1.00 | |"
+    echo "| vane, SQLite | $s_rate | $(ratio "$s_rate" "$b_rate") | $s_cpu |"
+    echo "| the floor on the same cores: Hummingbird reads, SQLite stores in vane's transaction, groups of $floor_group | $h_rate | $(ratio "$h_rate" "$b_rate") | $h_cpu |"
+    echo "| the same, and vane's parser reads each body's events | $j_rate | $(ratio "$j_rate" "$b_rate") | $j_cpu |"
+    echo "| vane as a share of the last | $(ratio "$s_rate" "$j_rate") | | |"
+    exit 0
+fi
 
 if [ "${VANE_INGEST_ONLY:-}" = sqlite ]; then
     read -r s_events s_rate s_p50 s_p99 s_cpu s_db < <(measure "$events_path" "$sqlite_port" "$sqlite_pid" sqlite)
@@ -220,6 +255,8 @@ fi
 read -r b_events b_rate b_p50 b_p99 < <(drive /events "$hello_port")
 read -r s_events s_rate s_p50 s_p99 s_cpu s_db < <(measure "$events_path" "$sqlite_port" "$sqlite_pid" sqlite)
 read -r p_events p_rate p_p50 p_p99 p_cpu p_db < <(measure "$events_path" "$postgres_port" "$postgres_pid" postgres)
+read -r h_events h_rate h_p50 h_p99 h_cpu h_db < <(same_cores_floor "")
+read -r j_events j_rate j_p50 j_p99 j_cpu j_db < <(same_cores_floor "&parse=1")
 s_results=$(results_time "$sqlite_port")
 p_results=$(results_time "$postgres_port")
 hello_get=$(python3 - "$hello_port" <<'PY'
@@ -232,10 +269,6 @@ for _ in range(200):
 times.sort(); print("%.2f" % (times[100] * 1000))
 PY
 )
-
-# Both floors' groups: half the events the client keeps in flight (what vane's groups hold), at
-# least 200.
-floor_group=$((threads * 50 < 200 ? 200 : threads * 50))
 
 # The floor (see the top): pgbench for DURATION seconds on vane's database, after vane's runs.
 postgres_floor() {
@@ -306,7 +339,6 @@ sqlite_floor() {
         '{ split($3, rate, " "); split($4, cpu, " "); print events, rate[1], group, cpu[1] }' <<<"$output"
 }
 
-ratio() { python3 -c "print('%.2f' % ($1 / $2))"; }
 # After the results' timing: the floor's rows would count in them.
 read -r f_events f_rate f_group f_db < <(postgres_floor) || true
 [ -n "${f_db:-}" ] || { echo "the PostgreSQL floor did not run" >&2; exit 1; }
@@ -319,6 +351,8 @@ echo "| Hummingbird POST /events (reads the body only) | $b_events | $b_rate | 1
 echo "| vane, SQLite | $s_events | $s_rate | $(ratio "$s_rate" "$b_rate") | $s_p50 | $s_p99 | $s_cpu | — |"
 echo "| vane, PostgreSQL | $p_events | $p_rate | $(ratio "$p_rate" "$b_rate") | $p_p50 | $p_p99 | $p_cpu | $p_db |"
 echo "| the floor: SQLite alone, vane's transaction from C, groups of $l_group (its CPU in vane's column) | $l_events | $l_rate | $(ratio "$l_rate" "$b_rate") | | | $l_cpu | — |"
+echo "| the floor on the same cores: Hummingbird reads the bodies, SQLite stores them in vane's transaction, groups of $floor_group (the process's CPU in vane's column) | $h_events | $h_rate | $(ratio "$h_rate" "$b_rate") | $h_p50 | $h_p99 | $h_cpu | — |"
+echo "| the same, and vane's parser reads each body's events | $j_events | $j_rate | $(ratio "$j_rate" "$b_rate") | $j_p50 | $j_p99 | $j_cpu | — |"
 echo "| the floor: PostgreSQL alone, vane's statements from pgbench, groups of $f_group | $f_events | $f_rate | $(ratio "$f_rate" "$b_rate") | | | — | $f_db |"
 echo
 echo "| GET …/results after the run (median of 200) | ms |"

@@ -10,10 +10,12 @@ import Prometheus
 //   POST /events      reads a body and answers a small JSON object (Server/Benchmarks/ingest-benchmark.sh)
 //   POST /fetch       reads a body and answers 304 with an ETag (Server/Benchmarks/http-benchmark.sh)
 //   POST /fetch-steps /fetch with the steps fetch's 304 path must take (FetchStepsFloor.swift)
+//   POST /events-stored[?parse=1]   /events with the batches stored by SQLite in vane's transaction,
+//                     on the same cores (StoredEventsFloor.swift; needs DATA-DIR)
 //   POST /update?bytes=N   reads a body and answers 200 with N bytes of JSON and an ETag: the floor
 //                     under a full fetch, which writes as much (Server/Benchmarks/http-benchmark.sh)
 // One task and one buffer per stream, the least a Hummingbird stream can cost.
-//     vane-http-baseline PORT
+//     vane-http-baseline PORT [DATA-DIR]
 
 /// Every open /sse stream.
 final class Streams: Sendable {
@@ -110,5 +112,6 @@ router.post("/update") { request, _ in
 // The metrics backend vane serves `/metrics` from, for the route that counts like fetch.
 MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()))
 router.post("/fetch-steps", use: FetchStepsFloor().respond)
+router.post("/events-stored", use: StoredEventsFloor(directory: CommandLine.arguments.dropFirst(2).first).respond)
 let application = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)))
 try await application.runService()

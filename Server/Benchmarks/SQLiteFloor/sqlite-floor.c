@@ -22,6 +22,11 @@
  *       `json` — the same through `json_each` (what vane bound before);
  *       `row` — one prepared INSERT stepped per row with bound values (the least SQLite does).
  * Prints the CPU time (user + system) per event and the events per second of the loop.
+ *
+ * Built as the `SQLiteFloor` target (with SQLITE_FLOOR_LIBRARY, no `main`), it is also the
+ * database half of `vane-http-baseline`'s `POST /events-stored`: `sqlite_floor_open` and
+ * `sqlite_floor_store` (include/SQLiteFloor.h) run the same `transaction` for a group of
+ * requests' events, from the server's writer thread.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +68,7 @@ static void run(const char *sql) {
     }
 }
 
+#ifndef SQLITE_FLOOR_LIBRARY
 static double cpu_seconds(void) {
     struct rusage u;
     getrusage(RUSAGE_SELF, &u);
@@ -74,6 +80,7 @@ static double now_seconds(void) {
     clock_gettime(CLOCK_MONOTONIC, &t);
     return t.tv_sec + t.tv_nsec / 1e9;
 }
+#endif
 
 typedef struct {
     char id[48], unit[48];
@@ -207,21 +214,18 @@ static void count_group(Event *events, int count) {
     step_all(tally_write);
 }
 
-int main(int argc, char **argv) {
-    if (argc < 3) {
-        fprintf(stderr, "usage: %s DIR jsonb|json|row|transaction [GROUPS] [GROUP]\n", argv[0]);
-        return 64;
-    }
-    const char *mode = argv[2];
-    int groups = argc > 3 ? atoi(argv[3]) : 300, count = argc > 4 ? atoi(argv[4]) : 800;
+static void open_database(const char *directory) {
     char path[4096];
-    snprintf(path, sizeof path, "%s/sqlite-floor.db", argv[1]);
+    snprintf(path, sizeof path, "%s/sqlite-floor.db", directory);
     for (int i = 0; i < 3; i++) {
         char file[4200];
         snprintf(file, sizeof file, "%s%s", path, (const char *[]){"", "-wal", "-shm"}[i]);
         remove(file);
     }
-    if (S(open)(path, &db)) return 1;
+    if (S(open)(path, &db)) {
+        fprintf(stderr, "cannot open %s\n", path);
+        exit(1);
+    }
     run("PRAGMA journal_mode = WAL");
     run("PRAGMA synchronous = FULL");
     run("PRAGMA temp_store = MEMORY");
@@ -236,9 +240,83 @@ int main(int argc, char **argv) {
     run("CREATE INDEX experiment_events_by_receipt ON experiment_events (environment_number, receive_time, event_id)");
     run("CREATE INDEX experiment_events_by_unit ON experiment_events (environment_number, unit_id, event_time) "
         "WHERE event_type = 'metric'");
-    const char *columns = "INSERT INTO experiment_events (environment_number, receive_time, event_id, event_type, "
-                          "unit_id, event_time, experiment_key, variant, flag_key, template_version, metric_name, "
-                          "metric_value, properties) ";
+}
+
+static const char *insert_columns = "INSERT INTO experiment_events (environment_number, receive_time, event_id, "
+                                    "event_type, unit_id, event_time, experiment_key, variant, flag_key, "
+                                    "template_version, metric_name, metric_value, properties) ";
+
+// The rows of `count` events as one JSON array, as vane binds them.
+static void write_rows(char *text, Event *events, int count) {
+    char *p = text;
+    *p++ = '[';
+    for (int i = 0; i < count; i++) {
+        Event *e = &events[i];
+        if (e->metric)
+            p += sprintf(p, "%s[\"%s\",\"metric\",\"%s\",%lld,null,null,null,null,\"%s\",%g,null]", i ? "," : "",
+                         e->id, e->unit, e->time, e->name, e->value);
+        else
+            p += sprintf(p, "%s[\"%s\",\"exposure\",\"%s\",%lld,\"checkout\",\"new\",null,1,null,null,null]",
+                         i ? "," : "", e->id, e->unit, e->time);
+    }
+    *p++ = ']';
+    *p = 0;
+}
+
+#ifdef SQLITE_FLOOR_LIBRARY
+#include "SQLiteFloor.h"
+
+static sqlite3_stmt *library_insert;
+static Event *library_events;
+static char *library_text;
+static int library_groups;
+
+void sqlite_floor_open(const char *directory) {
+    open_database(directory);
+    prepare_transaction();
+    char sql[2048];
+    snprintf(sql, sizeof sql,
+             "%s SELECT ?1, ?2, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, "
+             "value ->> 6, value ->> 7, value ->> 8, value ->> 9, value ->> 10 FROM jsonb_each(?3) WHERE true "
+             "ON CONFLICT (environment_number, event_id) DO NOTHING",
+             insert_columns);
+    library_insert = prepare(sql);
+    library_events = malloc(sizeof(Event) * SQLITE_FLOOR_MAXIMUM_GROUP);
+    library_text = malloc((size_t)SQLITE_FLOOR_MAXIMUM_GROUP * 200 + 2);
+    units_text = malloc((size_t)SQLITE_FLOOR_MAXIMUM_GROUP * 60 + 2);
+    unit_rows = malloc((size_t)SQLITE_FLOOR_MAXIMUM_GROUP * 160 + 2);
+    srand(1);
+}
+
+void sqlite_floor_store(int count) {
+    if (count < 1 || count > SQLITE_FLOOR_MAXIMUM_GROUP) {
+        fprintf(stderr, "sqlite_floor_store: %d events, expected 1 to %d\n", count, SQLITE_FLOOR_MAXIMUM_GROUP);
+        exit(1);
+    }
+    int group = library_groups++;
+    make_group(library_events, count, group);
+    write_rows(library_text, library_events, count);
+    run("BEGIN IMMEDIATE");
+    S(bind_int64)(library_insert, 1, 1);
+    S(bind_int64)(library_insert, 2, 1700000000000LL + group);
+    S(bind_text)(library_insert, 3, library_text, -1, SQLITE_STATIC);
+    if (S(step)(library_insert) != SQLITE_DONE) {
+        fprintf(stderr, "%s\n", S(errmsg)(db));
+        exit(1);
+    }
+    S(reset)(library_insert);
+    count_group(library_events, count);
+    run("COMMIT");
+}
+#else
+int main(int argc, char **argv) {
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s DIR jsonb|json|row|transaction [GROUPS] [GROUP]\n", argv[0]);
+        return 64;
+    }
+    const char *mode = argv[2];
+    int groups = argc > 3 ? atoi(argv[3]) : 300, count = argc > 4 ? atoi(argv[4]) : 800;
+    open_database(argv[1]);
     char sql[2048];
     int json = strcmp(mode, "row") != 0;
     int transaction = strcmp(mode, "transaction") == 0;
@@ -247,11 +325,11 @@ int main(int argc, char **argv) {
                  "%s SELECT ?1, ?2, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, "
                  "value ->> 6, value ->> 7, value ->> 8, value ->> 9, value ->> 10 FROM %s(?3) WHERE true "
                  "ON CONFLICT (environment_number, event_id) DO NOTHING",
-                 columns, strcmp(mode, "json") == 0 ? "json_each" : "jsonb_each");
+                 insert_columns, strcmp(mode, "json") == 0 ? "json_each" : "jsonb_each");
         if (transaction) prepare_transaction();
     } else {
         snprintf(sql, sizeof sql, "%s VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) "
-                 "ON CONFLICT (environment_number, event_id) DO NOTHING", columns);
+                 "ON CONFLICT (environment_number, event_id) DO NOTHING", insert_columns);
     }
     sqlite3_stmt *insert;
     if (S(prepare_v2)(db, sql, -1, &insert, 0)) {
@@ -268,21 +346,7 @@ int main(int argc, char **argv) {
         make_group(events, count, g);
         double cpu0 = cpu_seconds(), wall0 = now_seconds();
         // The rows' JSON is written inside the timing, as vane writes it per group.
-        if (json) {
-            char *p = text;
-            *p++ = '[';
-            for (int i = 0; i < count; i++) {
-                Event *e = &events[i];
-                if (e->metric)
-                    p += sprintf(p, "%s[\"%s\",\"metric\",\"%s\",%lld,null,null,null,null,\"%s\",%g,null]", i ? "," : "",
-                                 e->id, e->unit, e->time, e->name, e->value);
-                else
-                    p += sprintf(p, "%s[\"%s\",\"exposure\",\"%s\",%lld,\"checkout\",\"new\",null,1,null,null,null]",
-                                 i ? "," : "", e->id, e->unit, e->time);
-            }
-            *p++ = ']';
-            *p = 0;
-        }
+        if (json) write_rows(text, events, count);
         run("BEGIN IMMEDIATE");
         if (json) {
             S(bind_int64)(insert, 1, 1);
@@ -333,3 +397,4 @@ int main(int argc, char **argv) {
     S(close)(db);
     return 0;
 }
+#endif
