@@ -221,8 +221,9 @@ floor_group=$((threads * 50 < 200 ? 200 : threads * 50))
 
 # SQLite's floor on the same cores as the HTTP server (HTTPBaseline/StoredEventsFloor.swift):
 # Hummingbird reads the bodies and SQLite stores them in vane's transaction (sqlite-floor.c), in
-# groups of floor_group, SQLite on a thread of its own; with `parse`, vane's parser also reads
-# each body's events first. Prints the result line and the process's CPU µs per event.
+# groups of floor_group, SQLite on a thread of its own; with `parse=1`, vane's parser also reads
+# each body's events first (`parse=foundation`: JSONDecoder instead). Prints the result line and
+# the process's CPU µs per event.
 same_cores_floor() {
     measure "/events-stored?group=$floor_group$1" "$hello_port" "$hello_pid" sqlite
 }
@@ -232,6 +233,7 @@ if [ "${VANE_INGEST_ONLY:-}" = sqlite-same-cores ]; then
     read -r s_events s_rate s_p50 s_p99 s_cpu s_db < <(measure "$events_path" "$sqlite_port" "$sqlite_pid" sqlite)
     read -r h_events h_rate h_p50 h_p99 h_cpu h_db < <(same_cores_floor "")
     read -r j_events j_rate j_p50 j_p99 j_cpu j_db < <(same_cores_floor "&parse=1")
+    read -r k_events k_rate k_p50 k_p99 k_cpu k_db < <(same_cores_floor "&parse=foundation")
     echo "| $threads connections, $duration s | events/s | vs the bare POST | CPU µs/event |"
     echo "|---|---:|---:|---:|"
     echo "| Hummingbird POST /events (reads the body only) | $b_rate | 1.00 | |"
@@ -239,6 +241,7 @@ if [ "${VANE_INGEST_ONLY:-}" = sqlite-same-cores ]; then
     echo "| the floor on the same cores: Hummingbird reads, SQLite stores in vane's transaction, groups of $floor_group | $h_rate | $(ratio "$h_rate" "$b_rate") | $h_cpu |"
     echo "| the same, and vane's parser reads each body's events | $j_rate | $(ratio "$j_rate" "$b_rate") | $j_cpu |"
     echo "| vane as a share of the last | $(ratio "$s_rate" "$j_rate") | | |"
+    echo "| the floor on the same cores, Foundation's JSONDecoder decoding each body instead (checks nothing) | $k_rate | $(ratio "$k_rate" "$b_rate") | $k_cpu |"
     exit 0
 fi
 

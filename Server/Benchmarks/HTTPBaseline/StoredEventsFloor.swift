@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import NIOConcurrencyHelpers
 import NIOCore
@@ -13,7 +14,9 @@ import VaneServerCore
 ///
 /// With `?parse=1` the route also takes the step every ingest must: the body parsed with vane's
 /// JSON parser and read as events with vane's rules (`ExperimentEventReader`), as many stored as
-/// were read. Without it, a body counts as the benchmark's 100 events.
+/// were read. With `?parse=foundation` Foundation's `JSONDecoder` decodes it into plain `Codable`
+/// events instead, checking nothing (the parser vane's is compared with). Without `parse`, a body
+/// counts as the benchmark's 100 events.
 ///
 /// Left out, so the floor is the least such a server does: authentication, the running
 /// experiments, the quota, counting the events into the experiment's sums in Swift (the
@@ -44,6 +47,23 @@ final class StoredEventsFloor: Sendable {
     /// How long a writer waits for its group's events.
     private static let maximumWait = Duration.milliseconds(5)
 
+    /// A batch as `JSONDecoder` reads it for `?parse=foundation`: the members the benchmark sends.
+    private struct DecodedBatch: Decodable {
+        struct Event: Decodable {
+            var id: String
+            var type: String
+            var unit: String
+            var time: String
+            var experiment: String?
+            var variant: String?
+            var templateVersion: String?
+            var name: String?
+            var value: Double?
+        }
+
+        var events: [Event]
+    }
+
     private let queue = NIOLockedValueBox(Queue())
     /// SQLite's thread; nil when no data folder was given.
     private let thread: NIOThreadPool?
@@ -68,12 +88,17 @@ final class StoredEventsFloor: Sendable {
         let body = try await request.body.collect(upTo: 1 << 20)
         let group = request.uri.queryParameters.get("group", as: Int.self) ?? 0
         var events = 100
-        if request.uri.queryParameters["parse"] == "1" {
+        switch request.uri.queryParameters["parse"] {
+        case "1":
             let object = try JSONBody.object(parsing: Array(buffer: body))
             let now = VaneServerCore.Clock.nowMilliseconds()
             guard case .success(let batch) = ExperimentEventReader.read(object, now: now), !batch.events.isEmpty
             else { return Response(status: .badRequest) }
             events = batch.events.count
+        case "foundation":
+            events = try JSONDecoder().decode(DecodedBatch.self, from: Data(buffer: body)).events.count
+        default:
+            break
         }
         await store(events, group: min(max(group, 0), Int(SQLITE_FLOOR_MAXIMUM_GROUP)), on: thread)
         return Response(
