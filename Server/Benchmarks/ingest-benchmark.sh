@@ -228,11 +228,17 @@ same_cores_floor() {
     measure "/events-stored?group=$floor_group$1" "$hello_port" "$hello_pid" sqlite
 }
 
-if [ "${VANE_INGEST_ONLY:-}" = sqlite-same-cores ]; then
+# The bare POST, vane on SQLite, and SQLite's floor on the same cores without and with vane's
+# parser: the b_, s_, h_ and j_ figures.
+measure_sqlite_rows() {
     read -r b_events b_rate b_p50 b_p99 < <(drive /events "$hello_port")
     read -r s_events s_rate s_p50 s_p99 s_cpu s_db < <(measure "$events_path" "$sqlite_port" "$sqlite_pid" sqlite)
     read -r h_events h_rate h_p50 h_p99 h_cpu h_db < <(same_cores_floor "")
     read -r j_events j_rate j_p50 j_p99 j_cpu j_db < <(same_cores_floor "&parse=1")
+}
+
+if [ "${VANE_INGEST_ONLY:-}" = sqlite-same-cores ]; then
+    measure_sqlite_rows
     read -r k_events k_rate k_p50 k_p99 k_cpu k_db < <(same_cores_floor "&parse=foundation")
     echo "| $threads connections, $duration s | events/s | vs the bare POST | CPU µs/event |"
     echo "|---|---:|---:|---:|"
@@ -255,11 +261,8 @@ if [ "${VANE_INGEST_ONLY:-}" = postgres ]; then
     echo "| vane, PostgreSQL | $p_events events in $duration s | $p_rate events/s | vane $p_cpu + PostgreSQL $p_db µs CPU per event |"
     exit 0
 fi
-read -r b_events b_rate b_p50 b_p99 < <(drive /events "$hello_port")
-read -r s_events s_rate s_p50 s_p99 s_cpu s_db < <(measure "$events_path" "$sqlite_port" "$sqlite_pid" sqlite)
+measure_sqlite_rows
 read -r p_events p_rate p_p50 p_p99 p_cpu p_db < <(measure "$events_path" "$postgres_port" "$postgres_pid" postgres)
-read -r h_events h_rate h_p50 h_p99 h_cpu h_db < <(same_cores_floor "")
-read -r j_events j_rate j_p50 j_p99 j_cpu j_db < <(same_cores_floor "&parse=1")
 s_results=$(results_time "$sqlite_port")
 p_results=$(results_time "$postgres_port")
 hello_get=$(python3 - "$hello_port" <<'PY'
