@@ -246,6 +246,15 @@ static const char *insert_columns = "INSERT INTO experiment_events (environment_
                                     "event_type, unit_id, event_time, experiment_key, variant, flag_key, "
                                     "template_version, metric_name, metric_value, properties) ";
 
+// The insert of a group's rows bound as one JSON array, read by `each` (`jsonb_each`, as vane).
+static void json_insert(char *sql, size_t size, const char *each) {
+    snprintf(sql, size,
+             "%s SELECT ?1, ?2, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, "
+             "value ->> 6, value ->> 7, value ->> 8, value ->> 9, value ->> 10 FROM %s(?3) WHERE true "
+             "ON CONFLICT (environment_number, event_id) DO NOTHING",
+             insert_columns, each);
+}
+
 // The rows of `count` events as one JSON array, as vane binds them.
 static void write_rows(char *text, Event *events, int count) {
     char *p = text;
@@ -275,11 +284,7 @@ void sqlite_floor_open(const char *directory) {
     open_database(directory);
     prepare_transaction();
     char sql[2048];
-    snprintf(sql, sizeof sql,
-             "%s SELECT ?1, ?2, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, "
-             "value ->> 6, value ->> 7, value ->> 8, value ->> 9, value ->> 10 FROM jsonb_each(?3) WHERE true "
-             "ON CONFLICT (environment_number, event_id) DO NOTHING",
-             insert_columns);
+    json_insert(sql, sizeof sql, "jsonb_each");
     library_insert = prepare(sql);
     library_events = malloc(sizeof(Event) * SQLITE_FLOOR_MAXIMUM_GROUP);
     library_text = malloc((size_t)SQLITE_FLOOR_MAXIMUM_GROUP * 200 + 2);
@@ -321,11 +326,7 @@ int main(int argc, char **argv) {
     int json = strcmp(mode, "row") != 0;
     int transaction = strcmp(mode, "transaction") == 0;
     if (json) {
-        snprintf(sql, sizeof sql,
-                 "%s SELECT ?1, ?2, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, "
-                 "value ->> 6, value ->> 7, value ->> 8, value ->> 9, value ->> 10 FROM %s(?3) WHERE true "
-                 "ON CONFLICT (environment_number, event_id) DO NOTHING",
-                 insert_columns, strcmp(mode, "json") == 0 ? "json_each" : "jsonb_each");
+        json_insert(sql, sizeof sql, strcmp(mode, "json") == 0 ? "json_each" : "jsonb_each");
         if (transaction) prepare_transaction();
     } else {
         snprintf(sql, sizeof sql, "%s VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) "
