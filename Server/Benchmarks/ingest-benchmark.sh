@@ -9,12 +9,12 @@
 # groups hold). SQLite's: SQLite alone running vane's transaction from a C loop
 # (SQLiteFloor/sqlite-floor.c, linked to the SQLite that vane's build compiled); and the same
 # transaction on the same cores as the HTTP server that reads the bodies, with and without vane's
-# parser reading the events (vane-http-baseline's /events-stored, HTTPBaseline/StoredEventsFloor.swift). PostgreSQL's:
-# PostgreSQL alone running vane's statements for a group (the insert, counted; the tally's row
-# locked; the units read, and their metric events stored before the group; the units and the
-# tally written; Storage/ExperimentTallyStore.swift) from pgbench, two clients as vane's two
-# writers, the rows made by generate_series rather than parsed from JSON: the least PostgreSQL
-# does for them.
+# parser reading the events (vane-http-baseline's /events-stored,
+# HTTPBaseline/StoredEventsFloor.swift). PostgreSQL's: PostgreSQL alone running vane's statements
+# for a group (the insert, counted; the tally's row locked; the units read, and their metric events
+# stored before the group; the units and the tally written; Storage/ExperimentTallyStore.swift)
+# from pgbench, two clients as vane's two writers, the rows made by generate_series rather than
+# parsed from JSON: the least PostgreSQL does for them.
 # Release build, loopback only, bounded in time.
 #
 #   Server/Benchmarks/ingest-benchmark.sh [seconds-per-run] [client-threads]    (default 20, 8)
@@ -203,7 +203,7 @@ hello_port=$(free_port)
 mkdir -p "$work/baseline-data"
 "$bin/vane-http-baseline" "$hello_port" "$work/baseline-data" >"$work/hello.log" 2>&1 &
 hello_pid=$!
-pids+=($!)
+pids+=("$hello_pid")
 wait_ready "http://127.0.0.1:$hello_port/"
 
 # A server that has run a while reuses its WAL files after each checkpoint; this one is new, and

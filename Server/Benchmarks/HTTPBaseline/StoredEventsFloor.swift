@@ -64,6 +64,9 @@ final class StoredEventsFloor: Sendable {
         var events: [Event]
     }
 
+    /// Made once, as vane keeps its decoders: the comparison is of parsing, not of setting up.
+    private static let decoder = JSONDecoder()
+
     private let queue = NIOLockedValueBox(Queue())
     /// SQLite's thread; nil when no data folder was given.
     private let thread: NIOThreadPool?
@@ -86,7 +89,7 @@ final class StoredEventsFloor: Sendable {
             return Response(status: .serviceUnavailable)
         }
         let body = try await request.body.collect(upTo: 1 << 20)
-        let group = request.uri.queryParameters.get("group", as: Int.self) ?? 0
+        let target = request.uri.queryParameters.get("group", as: Int.self) ?? 0
         var events = 100
         switch request.uri.queryParameters["parse"] {
         case "1":
@@ -96,11 +99,11 @@ final class StoredEventsFloor: Sendable {
             else { return Response(status: .badRequest) }
             events = batch.events.count
         case "foundation":
-            events = try JSONDecoder().decode(DecodedBatch.self, from: Data(buffer: body)).events.count
+            events = try Self.decoder.decode(DecodedBatch.self, from: Data(buffer: body)).events.count
         default:
             break
         }
-        await store(events, group: min(max(group, 0), Int(SQLITE_FLOOR_MAXIMUM_GROUP)), on: thread)
+        await store(events, target: min(max(target, 0), Int(SQLITE_FLOOR_MAXIMUM_GROUP)), on: thread)
         return Response(
             status: .ok,
             headers: [.contentType: "application/json"],
@@ -108,8 +111,9 @@ final class StoredEventsFloor: Sendable {
         )
     }
 
-    /// Returns once `events` are committed, with whatever else was queued meanwhile.
-    private func store(_ events: Int, group: Int, on thread: NIOThreadPool) async {
+    /// Returns once `events` are committed, with whatever else was queued meanwhile; `target` is
+    /// the events a group waits for (0: none).
+    private func store(_ events: Int, target: Int, on thread: NIOThreadPool) async {
         await withCheckedContinuation { continuation in
             let (starts, gathered) = queue.withLockedValue { queue in
                 queue.pending.append(Pending(events: events, continuation: continuation))
@@ -124,7 +128,7 @@ final class StoredEventsFloor: Sendable {
                 return (true, gathered)
             }
             gathered?.resume()
-            if starts { Task { await self.write(group: group, on: thread) } }
+            if starts { Task { await self.write(target: target, on: thread) } }
         }
     }
 
@@ -150,7 +154,7 @@ final class StoredEventsFloor: Sendable {
         }
     }
 
-    private func write(group target: Int, on thread: NIOThreadPool) async {
+    private func write(target: Int, on thread: NIOThreadPool) async {
         while true {
             if target > 0 { await gather(target) }
             let group = queue.withLockedValue { queue -> [Pending] in
