@@ -5,7 +5,9 @@
 # many bytes as a full evaluation (the floor under it). Beside the 304 rows, the floor that also
 # takes the steps fetch's 304 path must keep (the key, the body's digest, three token buckets, the
 # ETag's proof, the metrics; vane-http-baseline's FetchStepsFloor.swift), against the same bare POST;
-# each 304 row is then also given as a share of it. Each fetch route runs on two nodes: one with
+# each 304 row is then also given as a share of it. Beside the full evaluations, the same steps
+# writing as many bytes, against hello world: each full evaluation is given as a share of both of
+# its floors. Each fetch route runs on two nodes: one with
 # every rate limiter off, one with all three on at limits wrk cannot reach (the per-request cost
 # of the token buckets is part of the deployed path). Release build, loopback only, bounded in
 # time. Needs wrk (apt-get install wrk).
@@ -139,6 +141,8 @@ steps_etag=$(curl -s -D - -o /dev/null -X POST "http://127.0.0.1:$hello_port/fet
     -d "$body" | awk 'tolower($1)=="etag:" {print $2}' | tr -d '\r')
 [ -n "$steps_etag" ] || { echo "vane-http-baseline's /fetch-steps gave no ETag" >&2; exit 1; }
 lua "$work/steps.lua" "$steps_key" "wrk.headers[\"If-None-Match\"] = [[$steps_etag]]"
+# The same steps without a tag: a 200 with as many bytes as a full evaluation.
+lua "$work/steps-full.lua" "$steps_key" ""
 
 run() { # name url [script]
     local out
@@ -166,6 +170,7 @@ baseline() { # kind
 }
 floor_name="Hummingbird POST reading the body, 200 with the same $full_bytes bytes (floor of a full evaluation)"
 steps_name="Hummingbird POST with the 304 Not Modified path's steps: key, digest, three buckets, proof, metrics (floor of fetch's 304)"
+full_steps_name="Hummingbird POST with the same steps, 200 with the same $full_bytes bytes (floor of a full evaluation with its steps)"
 open_fetch="http://127.0.0.1:$vane_port/v1/projects/bench/environments/prod/fetch"
 limited_fetch="http://127.0.0.1:$limited_port/v1/projects/bench/environments/prod/fetch"
 routes=( # baseline|name|url|script
@@ -180,6 +185,9 @@ routes=( # baseline|name|url|script
     # The floor under a full evaluation: Hummingbird reading the same body and writing as many
     # bytes, with no authentication, evaluation or assembly.
     "hello|$floor_name|http://127.0.0.1:$hello_port/update?bytes=$full_bytes|$work/bare.lua"
+    # The same with the steps the 304 path keeps, which a full evaluation takes too: what is left
+    # of a full evaluation above it is the body's parse, the evaluation and the answer's assembly.
+    "hello|$full_steps_name|http://127.0.0.1:$hello_port/fetch-steps?bytes=$full_bytes|$work/steps-full.lua"
 )
 # HTTP_ROUTES keeps only the routes whose name contains it: more rounds of a few routes in the
 # same minutes, for a row whose rounds spread wider than its gap to the target.
@@ -242,29 +250,33 @@ for row in "${rows[@]}"; do
     ratio=$(python3 -c "print(f'{$ratio * 100:.0f} % ({$lowest * 100:.0f}–{$highest * 100:.0f} %)')")
     echo "| $name | $rps | $ratio | $p50 | $p99 | $errors |"
 done
-# The full evaluations against the floor that writes as many bytes; the 304 paths against the floor
-# that takes their steps, as the ratio of the two routes' median ratios to the same bare POST (they
-# ran in different rounds, each beside its own baseline runs).
-floor_rps=""
+# The full evaluations against the floors that write as many bytes, the 304 paths against the
+# floor that takes their steps: the ratio of the two routes' median ratios to the same baseline
+# (they ran in different rounds, each beside its own baseline runs).
+floor_ratio=""
 steps_ratio=""
+full_steps_ratio=""
 for row in "${rows[@]}"; do
-    IFS='|' read -r name rps _ _ _ ratio _ <<<"$row"
-    if [ "$name" = "$floor_name" ]; then floor_rps=$rps; fi
+    IFS='|' read -r name _ _ _ _ ratio _ <<<"$row"
+    if [ "$name" = "$floor_name" ]; then floor_ratio=$ratio; fi
     if [ "$name" = "$steps_name" ]; then steps_ratio=$ratio; fi
+    if [ "$name" = "$full_steps_name" ]; then full_steps_ratio=$ratio; fi
 done
+share() { python3 -c "print(f'{$1 / $2 * 100:.0f} %')"; }
 echo
 for row in "${rows[@]}"; do
-    IFS='|' read -r name rps _ _ _ ratio _ <<<"$row"
+    IFS='|' read -r name _ _ _ _ ratio _ <<<"$row"
     case "$name" in
-        "$floor_name" | "$steps_name") ;;
+        "$floor_name" | "$steps_name" | "$full_steps_name") ;;
         *"304 Not Modified path"*)
-            if [ -n "$steps_ratio" ]; then
-                echo "$name: $(python3 -c "print(f'{$ratio / $steps_ratio * 100:.0f} %')") of the floor that takes its steps"
-            fi
+            if [ -n "$steps_ratio" ]; then echo "$name: $(share "$ratio" "$steps_ratio") of the floor that takes its steps"; fi
             ;;
         *"full evaluation"*)
-            if [ -n "$floor_rps" ]; then
-                echo "$name: $(python3 -c "print(f'{$rps / $floor_rps * 100:.0f} %')") of the floor that writes $full_bytes bytes"
+            if [ -n "$floor_ratio" ]; then
+                echo "$name: $(share "$ratio" "$floor_ratio") of the floor that writes $full_bytes bytes"
+            fi
+            if [ -n "$full_steps_ratio" ]; then
+                echo "$name: $(share "$ratio" "$full_steps_ratio") of the floor that takes the steps and writes $full_bytes bytes"
             fi
             ;;
     esac

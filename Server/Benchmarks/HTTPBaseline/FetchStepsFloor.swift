@@ -19,6 +19,10 @@ import VaneServerCore
 /// What it leaves out is what vane adds around those steps: the request context and the chain of
 /// middleware, the route's environment, the served template's lookup, logging and errors. A fetch
 /// that measures close to this route costs about what its steps cost.
+///
+/// With `?bytes=N` a request without a current tag gets a 200 with N bytes of JSON, as `/update`
+/// answers: the floor under a full evaluation that takes the same steps, with no parsing of the
+/// body, no evaluation and no assembly of the answer.
 struct FetchStepsFloor: Sendable {
     /// The one client key this route accepts.
     static let clientKey = "vane_client_floor-key-0000000000000000000000000000"
@@ -31,28 +35,44 @@ struct FetchStepsFloor: Sendable {
         Array("vane-fetch-etag-1\u{0}bench\u{0}prod\u{0}".utf8) + [UInt8](repeating: 1, count: 8)
         + [UInt8](repeating: 2, count: 32) + [UInt8](repeating: 3, count: 32)
     let activeRequests = Meter(label: "http.server.active_requests", dimensions: [("http.request.method", "POST")])
-    let requests: Counter
-    let duration: Timer
+    /// A status's metrics, as vane keeps one set per route, method and status.
+    struct StatusMetrics: Sendable {
+        let requests: Counter
+        let duration: Timer
 
-    init() {
+        init(status: Int) {
+            let dimensions = [
+                ("http.route", "/v1/projects/{project}/environments/{environment}/fetch"),
+                ("http.request.method", "POST"),
+                ("http.response.status_code", String(status)),
+            ]
+            requests = Counter(label: "hb.requests", dimensions: dimensions)
+            duration = Timer(
+                label: "http.server.request.duration",
+                dimensions: dimensions,
+                preferredDisplayUnit: .seconds
+            )
+        }
+    }
+    let notModified = StatusMetrics(status: 304)
+    let ok = StatusMetrics(status: 200)
+    let bodies: UpdateBodies
+
+    init(bodies: UpdateBodies) {
         keys = NIOLockedValueBox([KeyDigest(secret: Self.clientKey): "floor-key"])
-        let dimensions = [
-            ("http.route", "/v1/projects/{project}/environments/{environment}/fetch"),
-            ("http.request.method", "POST"),
-            ("http.response.status_code", "304"),
-        ]
-        requests = Counter(label: "hb.requests", dimensions: dimensions)
-        duration = Timer(label: "http.server.request.duration", dimensions: dimensions, preferredDisplayUnit: .seconds)
+        self.bodies = bodies
     }
 
     /// 304 when the request's tag proves its values for this body; else 200 with the tag to send
-    /// (the benchmark asks once for it); 401 without the key; 429 when a bucket is empty.
+    /// (the benchmark asks once for it) and, with `?bytes=N`, N bytes of JSON; 401 without the
+    /// key; 429 when a bucket is empty.
     @Sendable func respond(_ request: Request, context: some RequestContext) async throws -> Response {
         let started = DispatchTime.now().uptimeNanoseconds
         activeRequests.increment()
+        var metrics = notModified
         defer {
-            requests.increment()
-            duration.recordNanoseconds(DispatchTime.now().uptimeNanoseconds - started)
+            metrics.requests.increment()
+            metrics.duration.recordNanoseconds(DispatchTime.now().uptimeNanoseconds - started)
             activeRequests.decrement()
         }
         guard let secret = APIKeyCredentials.secret(in: request.headers),
@@ -71,6 +91,15 @@ struct FetchStepsFloor: Sendable {
             return Response(status: .notModified, headers: [.eTag: etag.headerValue])
         }
         let etag = ResultETag(values: Digest128(high: 1, low: 2), scope: scope, until: nil, body: digest)
-        return Response(status: .ok, headers: [.eTag: etag.headerValue])
+        metrics = ok
+        guard let size = request.uri.queryParameters.get("bytes", as: Int.self) else {
+            return Response(status: .ok, headers: [.eTag: etag.headerValue])
+        }
+        guard let bytes = bodies.body(bytes: size) else { return Response(status: .badRequest) }
+        return Response(
+            status: .ok,
+            headers: [.eTag: etag.headerValue, .contentType: "application/json; charset=utf-8"],
+            body: ResponseBody(byteBuffer: bytes)
+        )
     }
 }

@@ -9,7 +9,8 @@ import Prometheus
 //   POST /publish?version=N   writes `id: N` to every open /sse stream (Server/Benchmarks/stream-benchmark.sh)
 //   POST /events      reads a body and answers a small JSON object (Server/Benchmarks/ingest-benchmark.sh)
 //   POST /fetch       reads a body and answers 304 with an ETag (Server/Benchmarks/http-benchmark.sh)
-//   POST /fetch-steps /fetch with the steps fetch's 304 path must take (FetchStepsFloor.swift)
+//   POST /fetch-steps[?bytes=N]   /fetch with the steps fetch's 304 path must take; with bytes,
+//                     a 200 answers as /update does (FetchStepsFloor.swift)
 //   POST /events-stored[?parse=1]   /events with the batches stored by SQLite in vane's transaction,
 //                     on the same cores (StoredEventsFloor.swift; needs DATA-DIR)
 //   POST /update?bytes=N   reads a body and answers 200 with N bytes of JSON and an ETag: the floor
@@ -88,18 +89,12 @@ router.post("/fetch") { request, _ in
 // The floor under a full fetch: read the body as /fetch does, then answer 200 with a JSON body as
 // long as fetch's `UPDATE` (N bytes, made once per size) and an ETag as long as fetch's, with no
 // authentication, evaluation or response assembly.
-let updateBodies = NIOLockedValueBox<[Int: ByteBuffer]>([:])
+let updateBodies = UpdateBodies()
 router.post("/update") { request, _ in
     let body = try await request.body.collect(upTo: 64 << 10)
     guard body.readableBytes > 0, let size = request.uri.queryParameters.get("bytes", as: Int.self),
-        (2...(1 << 20)).contains(size)
+        let bytes = updateBodies.body(bytes: size)
     else { return Response(status: .badRequest) }
-    let bytes = updateBodies.withLockedValue { bodies in
-        if let made = bodies[size] { return made }
-        let made = ByteBuffer(string: "\"" + String(repeating: "x", count: size - 2) + "\"")
-        bodies[size] = made
-        return made
-    }
     return Response(
         status: .ok,
         headers: [
@@ -111,7 +106,7 @@ router.post("/update") { request, _ in
 }
 // The metrics backend vane serves `/metrics` from, for the route that counts like fetch.
 MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()))
-router.post("/fetch-steps", use: FetchStepsFloor().respond)
+router.post("/fetch-steps", use: FetchStepsFloor(bodies: updateBodies).respond)
 router.post("/events-stored", use: StoredEventsFloor(directory: CommandLine.arguments.dropFirst(2).first).respond)
 let application = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)))
 try await application.runService()
