@@ -7,10 +7,9 @@
 # ETag's proof, the metrics; vane-http-baseline's FetchStepsFloor.swift), against the same bare POST;
 # each 304 row is then also given as a share of it. Beside the full evaluations, the same steps
 # writing as many bytes, against hello world: each full evaluation is given as a share of both of
-# its floors. Each fetch route runs on two nodes: one with
-# every rate limiter off, one with all three on at limits wrk cannot reach (the per-request cost
-# of the token buckets is part of the deployed path). Release build, loopback only, bounded in
-# time. Needs wrk (apt-get install wrk).
+# its floors. Each fetch route runs on two nodes: one with every rate limiter off, one with all
+# three on at limits wrk cannot reach (the per-request cost of the token buckets is part of the
+# deployed path). Release build, loopback only, bounded in time. Needs wrk (apt-get install wrk).
 #
 #   Server/Benchmarks/http-benchmark.sh [seconds-per-run] [connections]     (default 15, 64)
 #   HTTP_ROUNDS=5 Server/Benchmarks/http-benchmark.sh 10
