@@ -11,8 +11,8 @@ import Prometheus
 //   POST /fetch       reads a body and answers 304 with an ETag (Server/Benchmarks/http-benchmark.sh)
 //   POST /fetch-steps[?bytes=N]   /fetch with the steps fetch's 304 path must take; with bytes,
 //                     a 200 answers as /update does (FetchStepsFloor.swift)
-//   POST /events-stored[?parse=1]   /events with the batches stored by SQLite in vane's transaction,
-//                     on the same cores (StoredEventsFloor.swift; needs DATA-DIR)
+//   POST /events-stored[?group=N][&parse=1|foundation]   /events with the batches stored by SQLite
+//                     in vane's transaction, on the same cores (StoredEventsFloor.swift; needs DATA-DIR)
 //   POST /update?bytes=N   reads a body and answers 200 with N bytes of JSON and an ETag: the floor
 //                     under a full fetch, which writes as much (Server/Benchmarks/http-benchmark.sh)
 // One task and one buffer per stream, the least a Hummingbird stream can cost.
